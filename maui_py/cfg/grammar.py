@@ -1,0 +1,167 @@
+"""The maui.cfg grammar (spec section 1.2): logical lines, then a pyparsing grammar per line.
+
+Pass 1 (`logical_lines`) does what Maui's MCfgAdjustBuffer does: `#` starts a comment, a `\\` at the
+end of a line's code joins it with the next line (a `\\` elsewhere is a space), control characters
+become spaces. It keeps, for every logical line, where each physical line starts in it, so any
+offset maps back to the physical line and 1-based column an editor shows.
+
+Pass 2 parses one logical line with pyparsing:
+
+    line      := NAME [ "[" INDEX [ "]" ] ] ( ws | ws? "=" ws? ) VALUE
+    VALUE     := the rest of the line, or for *CFG parameters an attribute list:
+    attrs     := ( ATTR [ "[" INDEX "]" ] ( "=" | "==" | "+=" | "-=" ) ( QUOTED | NON-SPACE* ) )*
+
+Words that are not `ATTR=VALUE` come back as junk, so the loader can warn about them. Both passes
+are linear in the length of the text (no backtracking beyond one token), so parsing a file is O(n).
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import pyparsing as pp
+
+
+
+@dataclass(frozen=True, slots=True)
+class LogicalLine:
+    """A parameter line after comments and continuations; `starts` maps offsets to physical lines."""
+
+    text: str
+    starts: tuple[int, ...]
+    lines: tuple[int, ...]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """(physical line, 1-based column) of an offset into `text`."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        return self.lines[i], offset - self.starts[i] + 1
+
+    @property
+    def indented(self) -> bool:
+        return self.text[:1].isspace()
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """Some text of a logical line and where it starts in it."""
+
+    text: str
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParamLine:
+    name: Token
+    index: Token | None
+    index_closed: bool
+    value: Token
+
+
+@dataclass(frozen=True, slots=True)
+class AttrToken:
+    """`NAME[INDEX]OP VALUE` inside a *CFG value; `op` is one of = == += -=."""
+
+    name: Token
+    index: Token | None
+    op: str
+    value: Token
+
+
+def logical_lines(text: str) -> tuple[list[LogicalLine], list[tuple[int, int]]]:
+    """Split a file into logical lines; also return (line, column) of each `#INCLUDE` seen."""
+    result: list[LogicalLine] = []
+    includes: list[tuple[int, int]] = []
+    parts: list[str] = []
+    starts: list[int] = []
+    lines: list[int] = []
+    length = 0
+    for number, raw in enumerate(text.split("\n"), start=1):
+        hash_at = raw.find("#")
+        code = raw if hash_at < 0 else raw[:hash_at]
+        if hash_at >= 0 and not code.strip() and raw[hash_at:hash_at + 8].upper() == "#INCLUDE":
+            includes.append((number, hash_at + 1))
+        code = _printable(code)
+        joined = code.rstrip().endswith("\\")
+        if joined:
+            code = code.rstrip()[:-1] + " "
+        code = code.replace("\\", " ")
+        starts.append(length)
+        lines.append(number)
+        parts.append(code)
+        length += len(code)
+        if not joined:
+            _flush(result, parts, starts, lines)
+            parts, starts, lines, length = [], [], [], 0
+    _flush(result, parts, starts, lines)
+    return result, includes
+
+
+def _printable(code: str) -> str:
+    """Control and other unprintable characters become spaces (tabs stay): columns are kept."""
+    if code.replace("\t", " ").isprintable():
+        return code
+    return "".join(c if c.isprintable() or c == "\t" else " " for c in code)
+
+
+def _flush(result: list[LogicalLine], parts: list[str], starts: list[int], lines: list[int]) -> None:
+    text = "".join(parts)
+    if text.strip():
+        result.append(LogicalLine(text, tuple(starts), tuple(lines)))
+
+
+_NAME = pp.Regex(r"[A-Za-z_][A-Za-z0-9_]*")
+_INDEX = pp.Suppress("[") + pp.Regex(r"[^\]\s]*") + pp.Optional(pp.Literal("]"))("close")
+_SEP = pp.Regex(r"[ \t]*=[ \t]*|[ \t]+")
+_REST = pp.Regex(r".*")
+_LINE = (pp.Located(_NAME)("name") + (
+    pp.Optional(pp.Located(_INDEX)("index")) + pp.Optional(_SEP)("sep") + pp.Located(_REST)("value")
+).leave_whitespace()).parse_with_tabs()
+
+_ATTR_NAME = pp.Regex(r"[A-Za-z_][A-Za-z0-9_.]*")
+_ATTR_INDEX = pp.Suppress("[") + pp.Regex(r"[^\]\s]*") + pp.Suppress("]")
+_OP = pp.Regex(r"\+=|-=|==|=")
+_QUOTED = pp.QuotedString("'", unquote_results=False) | pp.QuotedString('"', unquote_results=False)
+_ATTR = pp.Located(_ATTR_NAME)("name") + (
+    pp.Optional(pp.Located(_ATTR_INDEX)("index")) + _OP("op") + pp.Located(_QUOTED | pp.Regex(r"\S*"))("value")
+    + pp.FollowedBy(pp.White() | pp.StringEnd())
+).leave_whitespace()
+_JUNK = pp.Located(pp.Regex(r"\S+"))("junk")
+_ATTRS = (pp.ZeroOrMore(pp.Group(_ATTR | _JUNK)) + pp.StringEnd()).parse_with_tabs()
+
+
+def _token(located: pp.ParseResults, base: int = 0) -> Token:
+    return Token("".join(located[1]), base + located[0])
+
+
+def parse_line(line: LogicalLine) -> ParamLine | None:
+    """The name, index and value of a parameter line; None when the line is not one."""
+    try:
+        found = _LINE.parse_string(line.text, parse_all=True)
+    except pp.ParseException:
+        return None
+    value = _token(found["value"])
+    index = found.get("index")
+    if index is None and not found.get("sep") and value.text.strip():
+        return None
+    index_token = Token(index[1][0], index[0] + 1) if index is not None else None
+    closed = index is not None and len(index[1]) > 1
+    return ParamLine(_token(found["name"]), index_token, closed, Token(value.text.rstrip(), value.offset))
+
+
+def parse_attrs(value: Token) -> list[AttrToken | Token]:
+    """The `ATTR=VALUE` words of a *CFG value (offsets relative to the line); other words as Tokens."""
+    found = _ATTRS.parse_string(value.text, parse_all=True)
+    words: list[AttrToken | Token] = []
+    for group in found:
+        if "junk" in group:
+            words.append(_token(group["junk"], value.offset))
+            continue
+        index = group.get("index")
+        words.append(AttrToken(
+            _token(group["name"], value.offset),
+            Token(index[1][0], value.offset + index[0] + 1) if index is not None else None,
+            group["op"],
+            _token(group["value"], value.offset),
+        ))
+    return words

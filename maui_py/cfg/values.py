@@ -1,0 +1,583 @@
+"""Value types of maui.cfg: each turns one textual form into a typed Python value and back.
+
+A value type is the `Format` column of Maui's MCfg[] table made explicit. It names the form it
+expects (quoted in errors and in docs/config-reference.md), parses text into a typed value, checks
+a Python value given programmatically (`SchedulerConfig.with_overrides`), and formats a value back
+into maui.cfg syntax for showconfig. A spelling Maui 3.3.1 also accepted (or that is plainly meant,
+like a lower-case keyword) is mapped to the canonical value and reported through `warn`; text that
+has no reading raises `BadValue`. Every parse is linear in the length of its text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Iterable, Mapping
+
+from .errors import BadValue
+
+Warn = Callable[[str], None]
+
+INFINITY = 2**31 - 1
+"""Maui's "no end" for times (`INFINITY` in maui.cfg)."""
+
+_INT = re.compile(r"[+-]?\d+")
+_FLOAT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_CLOCK = re.compile(r"\d+(?::\d+){1,3}")
+_FSTARGET = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([-+^%]?)")
+_TRUE = frozenset({"TRUE", "ON", "YES", "1"})
+_FALSE = frozenset({"FALSE", "OFF", "NO", "0"})
+_UNLIMITED = frozenset({"INFINITY", "UNLIMITED", "-1"})
+
+
+def _ignore(_: str) -> None:
+    """A `warn` that drops the message, for programmatic checks."""
+
+
+def unquote(text: str) -> str:
+    """Strip surrounding white space and one pair of matching quotes."""
+    text = text.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        return text[1:-1]
+    return text
+
+
+def split_tokens(text: str, seps: str) -> list[str]:
+    """Split on any run of the separator characters, dropping empty pieces."""
+    return [tok for tok in re.split(f"[{re.escape(seps)}]+", text.strip()) if tok]
+
+
+def canonical_word(token: str, warn: Warn) -> str:
+    """Upper-case a keyword, warning when the file spelled it otherwise (3.3.1 uses strcmp)."""
+    upper = token.upper()
+    if token != upper:
+        warn(f"{token!r} read as {upper} (Maui 3.3.1 matches keywords case-sensitively)")
+    return upper
+
+
+def nearest(word: str, choices: Iterable[str]) -> str | None:
+    """The closest known spelling, for "did you mean ...?" hints."""
+    found = difflib.get_close_matches(word.upper(), list(choices), n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def format_time(seconds: int) -> str:
+    """Seconds as maui.cfg writes them: [[DD:]HH:]MM:SS, INFINITY, or a negative "no limit"."""
+    if seconds >= INFINITY:
+        return "INFINITY"
+    if seconds < 0:
+        return str(seconds)
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    return f"{days}:{clock}" if days else clock
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A throttling limit `[<SOFT>,]<HARD>`; one value sets both. -1 means no limit.
+
+    Maui 3.3.1 enforces a limit only when it is > 0, so 0 also means "no limit" there
+    (docs/compatibility.md); `hard_or_none`/`soft_or_none` give the enforceable value.
+    """
+
+    soft: int
+    hard: int
+
+    UNLIMITED: ClassVar[int] = -1
+
+    @property
+    def hard_or_none(self) -> int | None:
+        return self.hard if self.hard > 0 else None
+
+    @property
+    def soft_or_none(self) -> int | None:
+        return self.soft if self.soft > 0 else None
+
+
+FS_MODES: Mapping[str, str] = {"": "target", "+": "floor", "-": "ceiling", "^": "capabs", "%": "caprel"}
+_FS_SUFFIX = {mode: suffix for suffix, mode in FS_MODES.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class FsTarget:
+    """A fair-share target `<DOUBLE>[+|-|^|%]` (MFS.c MFSTargetFromString).
+
+    mode: "target" (no suffix), "floor" (+), "ceiling" (-), "capabs" (^), "caprel" (%).
+    """
+
+    value: float
+    mode: str = "target"
+
+    def __post_init__(self) -> None:
+        if self.mode not in _FS_SUFFIX:
+            raise ValueError(f"unknown fair-share mode {self.mode!r}")
+
+    @property
+    def suffix(self) -> str:
+        return _FS_SUFFIX[self.mode]
+
+    def __str__(self) -> str:
+        return f"{self.value!r}{self.suffix}"
+
+
+class ValueType:
+    """Base of all value types. Subclasses set `form` and implement `parse` and `check`.
+
+    empty: what an empty value means (`PLIST=`): a value, or `NO_EMPTY` when an empty value is
+    not a setting at all (the loader then warns and leaves the parameter alone).
+    """
+
+    form: str = "<VALUE>"
+    NO_EMPTY: ClassVar[object] = object()
+    empty: Any = NO_EMPTY
+
+    def parse(self, text: str, warn: Warn = _ignore) -> Any:
+        raise NotImplementedError
+
+    def check(self, value: Any) -> Any:
+        """Validate a Python value given programmatically; return it normalised."""
+        raise BadValue(f"{type(value).__name__} is not a {self.form}")
+
+    def coerce(self, value: Any, warn: Warn = _ignore) -> Any:
+        return self.parse(value, warn) if isinstance(value, str) else self.check(value)
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return str(value)
+
+    def show(self, value: Any, in_attr: bool = False) -> str:
+        """`format`, with Maui's `[NONE]` for an unset value."""
+        return "[NONE]" if value is None else self.format(value, in_attr)
+
+
+class Integer(ValueType):
+    def __init__(self, lo: int | None = None, hi: int | None = None):
+        self.lo, self.hi = lo, hi
+        bounds = "" if lo is None and hi is None else (
+            f" in {lo}..{hi}" if lo is not None and hi is not None else f" >= {lo}" if lo is not None else f" <= {hi}")
+        self.form = "<INTEGER>" + bounds
+
+    def parse(self, text: str, warn: Warn = _ignore) -> int:
+        text = text.strip()
+        if not _INT.fullmatch(text):
+            raise BadValue()
+        return self.check(int(text))
+
+    def check(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadValue()
+        if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
+            raise BadValue(f"{value} is out of range")
+        return value
+
+
+class ComponentWeight(Integer):
+    """A priority component weight; Maui also reads `<INTEGER>%` and ignores the percent part."""
+
+    form = "<INTEGER>[%]"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.form = ComponentWeight.form
+
+    def parse(self, text: str, warn: Warn = _ignore) -> int:
+        text = text.strip()
+        if text.endswith("%"):
+            value = super().parse(text[:-1])
+            warn(f"'{text}': the percent form is stored but never used by Maui 3.3.1; weight {value} applies")
+            return value
+        return super().parse(text)
+
+
+class Double(ValueType):
+    form = "<DOUBLE>"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> float:
+        text = text.strip()
+        if not _FLOAT.fullmatch(text):
+            raise BadValue()
+        return float(text)
+
+    def check(self, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise BadValue()
+        return float(value)
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return repr(float(value))
+
+
+class Boolean(ValueType):
+    form = "TRUE|FALSE"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> bool:
+        word = text.strip().upper()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+        raise BadValue("use TRUE/FALSE, ON/OFF, YES/NO or 1/0")
+
+    def check(self, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise BadValue()
+        return value
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return "TRUE" if value else "FALSE"
+
+
+class Time(ValueType):
+    """`[[[DD:]HH:]MM:]SS` or plain seconds; `INFINITY`; a negative value means "no limit" (-1).
+
+    Fields are not bounded (`168:00:00` is a week), as in MUTimeFromString.
+    """
+
+    form = "[[[DD:]HH:]MM:]SS"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> int:
+        text = text.strip()
+        if text.upper() == "INFINITY":
+            return INFINITY
+        if _INT.fullmatch(text):
+            return self.check(int(text))
+        if not _CLOCK.fullmatch(text):
+            raise BadValue()
+        seconds = 0
+        for field, scale in zip(reversed(text.split(":")), (1, 60, 3600, 86400)):
+            seconds += int(field) * scale
+        return self.check(seconds)
+
+    def check(self, value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadValue()
+        return -1 if value < 0 else min(value, INFINITY)
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return format_time(value)
+
+
+class AclTime(Time):
+    """A time that may carry the `*` required-ACL marker of SRCFG (`TIMELIMIT=1:00:00*`)."""
+
+    form = "[[[DD:]HH:]MM:]SS[*]"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> int:
+        text = text.strip()
+        if text.endswith("*"):
+            warn(f"'{text}': the '*' (required ACL) marker is accepted but not acted on by maui-py")
+            text = text[:-1]
+        return super().parse(text)
+
+
+class String(ValueType):
+    form = "<STRING>"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> str:
+        value = unquote(text)
+        if not value or value.upper() == "[NONE]":
+            raise BadValue("empty")
+        return value
+
+    def check(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise BadValue()
+        return value
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return f"'{value}'" if in_attr and re.search(r"\s", value) else value
+
+
+class Name(String):
+    """One name (QDEF=hi); the `&`/`^` list markers of 3.3.1 are dropped with a warning."""
+
+    form = "<NAME>"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> str:
+        value = _drop_markers(unquote(text), warn)
+        if not value or re.search(r"\s", value):
+            raise BadValue()
+        return value
+
+
+def _drop_markers(text: str, warn: Warn) -> str:
+    if "&" in text or "^" in text:
+        warn(f"'{text}': the AND (&) / ONLY (^) list markers are accepted but not acted on by maui-py")
+        return text.replace("&", "").replace("^", "")
+    return text
+
+
+class Enum(ValueType):
+    """One keyword of a fixed set, matched case-insensitively; `aliases` maps other spellings.
+
+    aliases: {SPELLING: (CANONICAL, note)}; the note (or a default) becomes a warning.
+    """
+
+    def __init__(self, *values: str, aliases: Mapping[str, tuple[str, str]] | None = None):
+        self.values = tuple(values)
+        self.canonical = {value.upper(): value for value in values}
+        self.aliases = dict(aliases or {})
+        self.form = "|".join(self.values)
+
+    def parse(self, text: str, warn: Warn = _ignore) -> str:
+        raw = unquote(text)
+        bare = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw
+        word = bare.upper()
+        if word in self.canonical:
+            value = self.canonical[word]
+            if bare != value:
+                warn(f"{bare!r} read as {value} (Maui 3.3.1 matches keywords case-sensitively)")
+            return value
+        if word in self.aliases:
+            canonical, note = self.aliases[word]
+            warn(note or f"{raw!r} read as {canonical}")
+            return canonical
+        hint = nearest(word, self.values)
+        raise BadValue(f"did you mean {hint}?" if hint else "")
+
+    def check(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise BadValue()
+        return self.parse(value)
+
+
+class FsPolicy(Enum):
+    """FSPOLICY: a usage metric with an optional trailing `%` (percentage based fair share)."""
+
+    def __init__(self, *values: str, aliases: Mapping[str, tuple[str, str]] | None = None):
+        super().__init__(*values, aliases=aliases)
+        self.form += "[%]"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> str:
+        raw = unquote(text)
+        if not raw.endswith("%"):
+            return super().parse(raw, warn)
+        value = super().parse(raw[:-1], warn)
+        if value == "NONE":
+            raise BadValue("NONE takes no '%'")
+        return value + "%"
+
+
+class StringList(ValueType):
+    """Names separated by any of `seps`; `[ALL]`/`ALL` become "ALL" and `[NONE]` the empty list."""
+
+    empty: Any = ()
+
+    def __init__(self, item: str = "<NAME>", seps: str = " \t,:", markers: bool = False):
+        self.seps, self.markers = seps, markers
+        shown = "|".join("space" if s == " " else s for s in seps if s != "\t")
+        self.form = f"{item}[({shown}){item}]..."
+
+    def parse(self, text: str, warn: Warn = _ignore) -> tuple[str, ...]:
+        text = _drop_markers(text, warn) if self.markers else text
+        items = []
+        for token in split_tokens(unquote(text), self.seps):
+            bare = token.strip("[]") if token.startswith("[") and token.endswith("]") else token
+            if bare.upper() in ("ALL", "NONE"):
+                bare = canonical_word(bare, warn)
+                if bare == "NONE":
+                    continue
+            items.append(bare)
+        return tuple(items)
+
+    def check(self, value: Any) -> tuple[str, ...]:
+        if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+            return tuple(value)
+        raise BadValue()
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return ("," if in_attr else " ").join(value) if value or in_attr else "[NONE]"
+
+
+class EnumList(StringList):
+    """Several keywords of one `Enum` (JOBNODEMATCHPOLICY EXACTNODE EXACTPROC)."""
+
+    def __init__(self, enum: Enum, seps: str = " \t,:|"):
+        super().__init__(seps=seps)
+        self.enum = enum
+        self.form = f"{enum.form}[ ...]"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> tuple[str, ...]:
+        tokens = split_tokens(unquote(text), self.seps)
+        return tuple(self.enum.parse(tok, warn) for tok in tokens if tok.upper() not in ("NONE", "[NONE]"))
+
+    def check(self, value: Any) -> tuple[str, ...]:
+        return tuple(self.enum.check(v) for v in super().check(value))
+
+
+class Flags(ValueType):
+    """A set of flags; 3.3.1 finds them with strstr, so any delimiter works. Unknown flags are
+    dropped with a warning (Maui ignores them too)."""
+
+    empty: Any = frozenset()
+
+    def __init__(self, *known: str, seps: str = " \t,:|"):
+        self.known = frozenset(known)
+        self.seps = seps
+        self.form = "<FLAG>[:<FLAG>]..."
+
+    def parse(self, text: str, warn: Warn = _ignore) -> frozenset[str]:
+        flags = set()
+        for token in split_tokens(unquote(text), self.seps):
+            flag = canonical_word(token, warn)
+            if flag in self.known:
+                flags.add(flag)
+            elif flag not in ("NONE", "[NONE]"):
+                hint = nearest(flag, self.known)
+                warn(f"unknown flag {token!r} ignored" + (f" (did you mean {hint}?)" if hint else ""))
+        return frozenset(flags)
+
+    def check(self, value: Any) -> frozenset[str]:
+        if isinstance(value, str) or not all(isinstance(v, str) for v in value):
+            raise BadValue()
+        unknown = {v.upper() for v in value} - self.known
+        if unknown:
+            raise BadValue(f"unknown flags {sorted(unknown)}")
+        return frozenset(v.upper() for v in value)
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return (":" if in_attr else " ").join(sorted(value)) if value or in_attr else "[NONE]"
+
+
+class LimitType(ValueType):
+    """`[<SOFT>,]<HARD>` of `element` values (integers, or times for MAXWC); -1/INFINITY = none."""
+
+    def __init__(self, element: ValueType):
+        self.element = element
+        self.form = f"[<SOFT>,]<HARD> of {element.form}"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> Limit:
+        parts = unquote(text).split(",")
+        if len(parts) > 2:
+            raise BadValue("at most a soft and a hard value")
+        values = [self._one(part) for part in parts]
+        limit = Limit(values[0], values[-1])
+        if limit.hard_or_none is not None and limit.soft > limit.hard:
+            warn(f"soft limit {parts[0].strip()} is above the hard limit {parts[-1].strip()}")
+        return limit
+
+    def _one(self, text: str) -> int:
+        if text.strip().upper() in _UNLIMITED:
+            return Limit.UNLIMITED
+        value = self.element.parse(text)
+        return Limit.UNLIMITED if value < 0 or value >= INFINITY else value
+
+    def check(self, value: Any) -> Limit:
+        if isinstance(value, Limit):
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return Limit(value, value)
+        if isinstance(value, tuple) and len(value) == 2:
+            return Limit(*(self.element.check(v) for v in value))
+        raise BadValue()
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        one = (lambda v: "-1" if v < 0 else self.element.format(v))
+        return one(value.hard) if value.soft == value.hard else f"{one(value.soft)},{one(value.hard)}"
+
+
+class FsTargetType(ValueType):
+    form = "<DOUBLE>[+|-|^|%]"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> FsTarget:
+        match = _FSTARGET.fullmatch(unquote(text))
+        if not match:
+            raise BadValue()
+        return FsTarget(float(match.group(1)), FS_MODES[match.group(2)])
+
+    def check(self, value: Any) -> FsTarget:
+        if isinstance(value, FsTarget):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return FsTarget(float(value))
+        raise BadValue()
+
+
+class Resources(ValueType):
+    """Per-task resources of a standing reservation: `PROCS:4;MEM:1000` (or `=` and `,`)."""
+
+    form = "<RES>:<COUNT>[;<RES>:<COUNT>]..."
+
+    def parse(self, text: str, warn: Warn = _ignore) -> tuple[tuple[str, int], ...]:
+        pairs = []
+        for item in split_tokens(unquote(text), ";,"):
+            match = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)[:=]([+-]?\d+)", item.strip())
+            if not match:
+                raise BadValue(f"{item!r} is not <RES>:<COUNT>")
+            pairs.append((canonical_word(match.group(1), warn), int(match.group(2))))
+        if not pairs:
+            raise BadValue("empty")
+        return tuple(pairs)
+
+    def check(self, value: Any) -> tuple[tuple[str, int], ...]:
+        items = value.items() if isinstance(value, Mapping) else value
+        return self.parse(";".join(f"{k}:{v}" for k, v in items))
+
+    def format(self, value: Any, in_attr: bool = False) -> str:
+        return ";".join(f"{name}:{count}" for name, count in value)
+
+
+_DAYS = {full[:3]: full for full in
+         ("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY")}
+
+
+class Days(StringList):
+    """Days of the week (`MON,TUE`, `Monday` or `[ALL]`), as three-letter upper-case names."""
+
+    def __init__(self) -> None:
+        super().__init__(seps=" \t,:|")
+        self.form = "MON|TUE|WED|THU|FRI|SAT|SUN|[ALL][,...]"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> tuple[str, ...]:
+        days = []
+        for token in super().parse(text, warn):
+            day = token.upper()
+            if day != "ALL" and day not in _DAYS and day not in _DAYS.values():
+                raise BadValue(f"{token!r} is not a day")
+            days.append(day if day == "ALL" else day[:3])
+        return tuple(days)
+
+
+class RmType(ValueType):
+    """`<RMTYPE>[:<SUBTYPE>]` of RMCFG TYPE / RMTYPE."""
+
+    def __init__(self, kinds: Enum, subtypes: tuple[str, ...]):
+        self.kinds, self.subtypes = kinds, subtypes
+        self.form = f"{kinds.form}[:{'|'.join(subtypes)}]"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> str:
+        kind, _, sub = unquote(text).partition(":")
+        value = self.kinds.parse(kind, warn)
+        if not sub:
+            return value
+        if sub.upper() not in self.subtypes:
+            raise BadValue(f"unknown subtype {sub!r}")
+        return f"{value}:{canonical_word(sub, warn)}"
+
+    def check(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise BadValue()
+        return self.parse(value)
+
+
+class PolicyList(StringList):
+    """NODEAVAILABILITYPOLICY: `<POLICY>[:<RESOURCE>]` items separated by spaces or commas."""
+
+    def __init__(self, policies: Enum, resources: Mapping[str, str]):
+        super().__init__(seps=" \t,")
+        self.policies, self.resources = policies, dict(resources)
+        self.form = f"<POLICY>[:<RESOURCE>] ... with POLICY {policies.form}, RESOURCE {'|'.join(sorted(set(resources.values())))}"
+
+    def parse(self, text: str, warn: Warn = _ignore) -> tuple[str, ...]:
+        items = []
+        for token in split_tokens(unquote(text), self.seps):
+            policy, _, resource = token.partition(":")
+            value = self.policies.parse(policy, warn)
+            if resource:
+                if resource.upper() not in self.resources:
+                    raise BadValue(f"unknown resource {resource!r}")
+                value += ":" + self.resources[resource.upper()]
+            items.append(value)
+        return tuple(items)

@@ -1,0 +1,104 @@
+"""Jobs and what they ask for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from .resources import Resources
+
+
+class JobState(str, Enum):
+    """Maui's job states (MJobState), as showq prints them."""
+
+    IDLE = "Idle"
+    STARTING = "Starting"
+    RUNNING = "Running"
+    SUSPENDED = "Suspended"
+    COMPLETED = "Completed"
+    REMOVED = "Removed"
+    DEFERRED = "Deferred"
+
+    @property
+    def active(self) -> bool:
+        return self in (JobState.STARTING, JobState.RUNNING, JobState.SUSPENDED)
+
+    @property
+    def finished(self) -> bool:
+        return self in (JobState.COMPLETED, JobState.REMOVED)
+
+
+class HoldType(str, Enum):
+    USER = "User"
+    SYSTEM = "System"
+    BATCH = "Batch"
+    DEFER = "Defer"
+
+
+@dataclass(frozen=True, slots=True)
+class JobRequest:
+    """What a job needs: `tasks` copies of `per_task` placed on nodes.
+
+    nodes: exact number of distinct nodes (0: the scheduler chooses).
+    tasks_per_node: exact tasks on every node used (0: any split); Torque's ppn.
+    exclusive: the job holds its nodes whole (Slurm --exclusive, Maui DEDICATED).
+    hostlist: when not empty, the only hosts the job may use.
+    """
+
+    tasks: int = 1
+    per_task: Resources = Resources(procs=1)
+    nodes: int = 0
+    tasks_per_node: int = 0
+    features: frozenset[str] = field(default_factory=frozenset)
+    hostlist: tuple[str, ...] = ()
+    exclusive: bool = False
+
+    @property
+    def procs(self) -> int:
+        return self.tasks * self.per_task.procs
+
+    @property
+    def total(self) -> Resources:
+        return self.per_task.scaled(self.tasks)
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """A job as the resource manager knows it, plus Maui's credentials.
+
+    Times are integer epoch seconds; `wallclock` is the requested limit in seconds.
+    `allocation` lists (node, resources) for an active job; `system_priority` is what
+    setspri set (0: none); `reservation` names an advance reservation the job asked for.
+    """
+
+    id: str
+    user: str
+    request: JobRequest
+    wallclock: int
+    submit_time: int
+    group: str = ""
+    account: str = ""
+    class_: str = ""
+    qos: str = ""
+    name: str = ""
+    state: JobState = JobState.IDLE
+    holds: frozenset[HoldType] = field(default_factory=frozenset)
+    start_time: int | None = None
+    allocation: tuple[tuple[str, Resources], ...] = ()
+    system_priority: int = 0
+    reservation: str | None = None
+    depends_satisfied: bool = True
+
+    @property
+    def procs(self) -> int:
+        return self.request.procs
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.allocation)
+
+    @property
+    def expected_end(self) -> int | None:
+        if self.start_time is None:
+            return None
+        return self.start_time + self.wallclock

@@ -1,0 +1,49 @@
+"""The immutable view of a cluster that one scheduling cycle works from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .job import Job
+from .node import Node
+from .reservation import Reservation
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotDelta:
+    """Optional hint from an adapter: how this snapshot differs from snapshot `prev_seq`.
+
+    Adapters that know their changes (the simulator) pass it so the cycle can update its
+    cached reservation table in O(changes) instead of diffing every running job. A cycle
+    given a wrong or stale hint falls back to a full diff; the result is the same.
+    """
+
+    prev_seq: int
+    started: frozenset[str] = field(default_factory=frozenset)
+    ended: frozenset[str] = field(default_factory=frozenset)
+    changed: frozenset[str] = field(default_factory=frozenset)
+    nodes_changed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterSnapshot:
+    """now (epoch seconds), nodes, every known job, and externally defined reservations."""
+
+    now: int
+    nodes: tuple[Node, ...]
+    jobs: tuple[Job, ...]
+    reservations: tuple[Reservation, ...] = ()
+    seq: int = 0
+    delta: SnapshotDelta | None = None
+
+    def running(self) -> list[Job]:
+        return [j for j in self.jobs if j.state.active]
+
+    def queued(self) -> list[Job]:
+        return [j for j in self.jobs if not j.state.active and not j.state.finished]
+
+    def job(self, job_id: str) -> Job | None:
+        for j in self.jobs:
+            if j.id == job_id:
+                return j
+        return None

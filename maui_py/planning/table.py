@@ -1,0 +1,778 @@
+"""The time-indexed reservation table: what every node has free over time.
+
+Truth is kept per node: the holds on it (running jobs, reservations of any kind) and the
+step function of its usage from the table's origin (now) on. A sorted index of change
+points carries, for each point, three node sets (Python ints, see bitset.py):
+
+    chg   nodes whose usage changes at that point
+    idle  nodes of chg that hold nothing after it
+    full  nodes of chg whose processors are all taken after it
+
+plus the idle and full sets at the origin. Sweeping the index in time order therefore gives
+the idle and full sets at any instant with a few big-int operations, and the OR of `chg`
+over a window gives the nodes whose usage is constant across it. Most questions ("how many
+nodes are idle for the whole of [t, t+w)?") are answered over all nodes at once this way;
+only partly used nodes are examined one by one, and incrementally while scanning forward.
+
+N nodes, P change points, h holds on a node, k nodes in a hold. Python-level costs are
+given below; big-int operations cost O(N/64) machine words each and are counted as one.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from operator import add, sub
+from typing import Iterable, Sequence
+
+from sortedcontainers import SortedList
+
+from ..model import JobRequest, Node, Resources
+from .bitset import OrQueue, mask_of, members
+from .points import PointIndex
+
+FOREVER = 1 << 62
+"""End time of a hold or window without limit."""
+NEVER = -FOREVER
+"""First breakpoint of every node's step function: the usage there holds from the origin."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where and when a request fits: start, end and per-node resources."""
+
+    start: int
+    end: int
+    allocation: tuple[tuple[str, Resources], ...]
+
+    def __bool__(self) -> bool:
+        return True
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.allocation)
+
+    @property
+    def procs(self) -> int:
+        return sum(r.procs for _, r in self.allocation)
+
+
+@dataclass(frozen=True, slots=True)
+class NoPlacement:
+    """A request that can never fit (or not within the asked horizon), and why."""
+
+    reason: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A free backfill window: `procs` processors on `nodes` nodes for `duration` s."""
+
+    procs: int
+    nodes: int
+    duration: int
+
+
+@dataclass(slots=True)
+class Hold:
+    """Resources held by one owner over [start, end): alloc is (node index, vector)."""
+
+    owner: str
+    kind: str
+    start: int
+    end: int
+    alloc: tuple[tuple[int, tuple[int, ...]], ...]
+    mask: int
+
+
+class OverAllocation(ValueError):
+    """A hold that would take more than a node has."""
+
+
+@dataclass(slots=True)
+class Compiled:
+    """A request resolved against one table: per-task vector, eligible nodes, counting mode."""
+
+    request: JobRequest
+    d: tuple[int, ...]
+    tasks: int
+    mode: str                 # "any" | "tpn" | "nodes"
+    per_node: int             # tasks a node must hold to count (tpn, else 1)
+    nodes_needed: int
+    exclusive: bool
+    eligible: int
+    classes: list[tuple[int, int]]  # (mask of eligible nodes in a capacity class, idle fit)
+
+
+def _vadd(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(map(add, a, b))
+
+
+def _vsub(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(map(sub, a, b))
+
+
+def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
+    """How many copies of d fit in free (0 when anything is short)."""
+    best = 1 << 40
+    for need, have in zip(d, free):
+        if need > 0:
+            q = have // need
+            if q < best:
+                best = q
+    return best if best > 0 else 0
+
+
+class ReservationTable:
+    """Free resources of every node over time, and the earliest-start question on them."""
+
+    def __init__(self, nodes: Sequence[Node], origin: int):
+        """An empty table (nothing held). O(N)."""
+        self.origin = int(origin)
+        self.nodes: tuple[Node, ...] = tuple(nodes)
+        self.index: dict[str, int] = {n.name: i for i, n in enumerate(self.nodes)}
+        if len(self.index) != len(self.nodes):
+            raise ValueError("duplicate node names")
+        gres = sorted({k for n in self.nodes for k, _ in n.resources.gres})
+        self.track_mem = any(n.resources.mem > 0 for n in self.nodes)
+        self.dims: tuple[str, ...] = ("procs",) + (("mem",) if self.track_mem else ()) + tuple(gres)
+        self._gres_pos = {g: i + (2 if self.track_mem else 1) for i, g in enumerate(gres)}
+        self.zero: tuple[int, ...] = (0,) * len(self.dims)
+        self.cap: list[tuple[int, ...]] = [self.vector(n.resources) for n in self.nodes]
+        n = len(self.nodes)
+        self.all_mask = (1 << n) - 1
+        self.usable = mask_of([i for i, nd in enumerate(self.nodes) if nd.state.usable], n)
+        classes: dict[tuple[int, ...], list[int]] = {}
+        for i, c in enumerate(self.cap):
+            classes.setdefault(c, []).append(i)
+        self.cap_classes: list[tuple[tuple[int, ...], int]] = sorted(
+            (c, mask_of(ix, n)) for c, ix in classes.items())
+        self._iv: list[list[tuple[int, int, tuple[int, ...], str]]] = [[] for _ in range(n)]
+        self._T: list[list[int]] = [[NEVER] for _ in range(n)]
+        self._U: list[list[tuple[int, ...]]] = [[self.zero] for _ in range(n)]
+        self._pts = PointIndex()
+        self.idle0 = self.all_mask
+        self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
+        self.holds: dict[str, Hold] = {}
+        self._ends: SortedList = SortedList()
+        self._feature_masks: dict[str, int] = {}
+        self._class_masks: dict[str, int] = {}
+        self.overcommitted: set[int] = set()
+        self.free_now = sum(c[0] for i, c in enumerate(self.cap) if (self.usable >> i) & 1)
+        """Processors free at the origin on usable nodes: the O(1) test backfill starts from."""
+
+    # ----------------------------------------------------------------- vectors
+    def vector(self, r: Resources) -> tuple[int, ...]:
+        """Resources as this table's vector; KeyError for a gres no node has. O(dims)."""
+        v = [0] * len(self.dims)
+        v[0] = r.procs
+        if self.track_mem:
+            v[1] = r.mem
+        for name, count in r.gres:
+            if count:
+                v[self._gres_pos[name]] = count
+        return tuple(v)
+
+    def resources(self, v: tuple[int, ...]) -> Resources:
+        """The inverse of vector(). O(dims)."""
+        mem = v[1] if self.track_mem else 0
+        g = {name: v[p] for name, p in self._gres_pos.items() if v[p]}
+        return Resources.of(v[0], mem, g)
+
+    # ------------------------------------------------------------ node updates
+    def _steps(self, i: int, exclude: frozenset[str] | set[str] | None = None
+               ) -> tuple[list[int], list[tuple[int, ...]]]:
+        """Node i's usage step function from the origin, without `exclude`d owners. O(h log h)."""
+        origin = self.origin
+        zero = self.zero
+        ivs = self._iv[i]
+        if not ivs:
+            return [NEVER], [zero]
+        ev: dict[int, tuple[int, ...]] = {}
+        for s, e, v, owner in ivs:
+            if exclude and owner in exclude:
+                continue
+            if s < origin:
+                s = origin
+            if e <= s:
+                continue
+            ev[s] = _vadd(ev[s], v) if s in ev else v
+            neg = tuple(-x for x in v)
+            ev[e] = _vadd(ev[e], neg) if e in ev else neg
+        T = [NEVER]
+        U = [zero]
+        cur = zero
+        for t in sorted(ev):
+            cur = _vadd(cur, ev[t])
+            if t == origin:
+                U[0] = cur
+            elif cur != U[-1]:
+                T.append(t)
+                U.append(cur)
+        return T, U
+
+    def _cat(self, i: int, u: tuple[int, ...]) -> int:
+        """0 idle, 1 partly used, 2 processors all taken."""
+        if u == self.zero:
+            return 0
+        return 2 if u[0] >= self.cap[i][0] else 1
+
+    def _restep(self, i: int, acc: dict[int, list[list[int]]], acc0: list[list[int]]) -> None:
+        """Recompute node i and record how its change points moved. O(h log h)."""
+        oldT, oldU = self._T[i], self._U[i]
+        T, U = self._steps(i)
+        self._T[i], self._U[i] = T, U
+        if oldU[0][0] != U[0][0] and (self.usable >> i) & 1:
+            self.free_now += oldU[0][0] - U[0][0]
+        oc, nc = self._cat(i, oldU[0]), self._cat(i, U[0])
+        if oc != nc:
+            acc0[0].append(i)
+            if nc == 0:
+                acc0[1].append(i)
+            elif nc == 2:
+                acc0[2].append(i)
+        old = {t: self._cat(i, u) for t, u in zip(oldT[1:], oldU[1:])}
+        for t, u in zip(T[1:], U[1:]):
+            c = self._cat(i, u)
+            if old.pop(t, -1) != c:
+                slot = acc.get(t)
+                if slot is None:
+                    slot = acc[t] = [[], [], [], []]
+                slot[0].append(i)
+                slot[1].append(i)
+                if c == 0:
+                    slot[2].append(i)
+                elif c == 2:
+                    slot[3].append(i)
+        for t in old:
+            slot = acc.get(t)
+            if slot is None:
+                slot = acc[t] = [[], [], [], []]
+            slot[0].append(i)
+
+    def _apply(self, acc: dict[int, list[list[int]]], acc0: list[list[int]]) -> None:
+        """Fold recorded node changes into the change-point index. O(points touched)."""
+        n = len(self.nodes)
+        if acc0[0]:
+            clr = ~mask_of(acc0[0], n)
+            self.idle0 = (self.idle0 & clr) | mask_of(acc0[1], n)
+            self.full0 = (self.full0 & clr) | mask_of(acc0[2], n)
+        pts = self._pts
+        for t, (clr_l, chg_l, idle_l, full_l) in acc.items():
+            clr = ~mask_of(clr_l, n)
+            k = pts.find(t)
+            if k >= 0:
+                c0, i0, f0 = pts.chg[k], pts.idle[k], pts.full[k]
+            else:
+                c0 = i0 = f0 = 0
+            pts.put(t, (c0 & clr) | mask_of(chg_l, n), (i0 & clr) | mask_of(idle_l, n),
+                    (f0 & clr) | mask_of(full_l, n))
+
+    def _change(self, nodes: Iterable[int]) -> None:
+        acc: dict[int, list[list[int]]] = {}
+        acc0: list[list[int]] = [[], [], []]
+        for i in nodes:
+            self._restep(i, acc, acc0)
+        self._apply(acc, acc0)
+
+    def _room(self, i: int, s: int, e: int, exclude: frozenset[str] | None = None
+              ) -> tuple[int, ...]:
+        """Node i's smallest free vector over [s, e). O(log h + segments in window)."""
+        if exclude:
+            T, U = self._steps(i, exclude)
+        else:
+            T, U = self._T[i], self._U[i]
+        k = max(bisect_right(T, s) - 1, 0)
+        cap = self.cap[i]
+        worst = None
+        while k < len(T) and T[k] < e:
+            u = U[k]
+            if worst is None:
+                worst = u
+            else:
+                worst = tuple(map(max, worst, u))
+            k += 1
+        return _vsub(cap, worst or self.zero)
+
+    # ---------------------------------------------------------------- holds
+    def reserve(self, owner: str, start: int, end: int,
+                allocation: Iterable[tuple[str, Resources]], kind: str = "job",
+                force: bool = False) -> None:
+        """Hold `allocation` over [start, end) for `owner`.
+
+        Raises KeyError if the owner already holds something (release first) and
+        OverAllocation if a node lacks room, unless `force` (running jobs reported by the
+        resource manager are recorded as they are). O(k (h log h + log P)).
+        """
+        if owner in self.holds:
+            raise KeyError(f"{owner!r} already holds resources; release it first")
+        alloc = []
+        for name, res in allocation:
+            if name not in self.index:
+                raise KeyError(f"unknown node {name!r}")
+            alloc.append((self.index[name], self.vector(res)))
+        merged: dict[int, tuple[int, ...]] = {}
+        for i, v in alloc:
+            merged[i] = _vadd(merged[i], v) if i in merged else v
+        s = max(start, self.origin)
+        if end <= s:
+            return
+        if not force:
+            for i, v in merged.items():
+                room = self._room(i, s, end)
+                if any(a > b for a, b in zip(v, room)):
+                    raise OverAllocation(
+                        f"{owner}: node {self.nodes[i].name} lacks room for "
+                        f"{self.resources(v)} over [{s}, {end}) (free {room})")
+        items = tuple(merged.items())
+        for i, v in items:
+            if force and any(a > b for a, b in zip(v, self._room(i, s, end))):
+                self.overcommitted.add(i)
+            self._iv[i].append((start, end, v, owner))
+        self.holds[owner] = Hold(owner, kind, start, end, items, mask_of([i for i, _ in items]))
+        self._ends.add((end, owner))
+        self._change(i for i, _ in items)
+
+    def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
+             ) -> None:
+        """Record many holds at once, as reported (no room check): (owner, start, end,
+        allocation, kind). Builds each node's step function and the change-point index once.
+        O(H k + N h log h + P)."""
+        touched: set[int] = set()
+        for owner, start, end, allocation, kind in holds:
+            if owner in self.holds:
+                raise KeyError(f"{owner!r} already holds resources; release it first")
+            merged: dict[int, tuple[int, ...]] = {}
+            for name, res in allocation:
+                i = self.index[name]
+                v = self.vector(res)
+                merged[i] = _vadd(merged[i], v) if i in merged else v
+            if end <= max(start, self.origin) or not merged:
+                continue
+            items = tuple(merged.items())
+            for i, v in items:
+                self._iv[i].append((start, end, v, owner))
+                touched.add(i)
+            self.holds[owner] = Hold(owner, kind, start, end, items,
+                                     mask_of([i for i, _ in items]))
+            self._ends.add((end, owner))
+        self._change(sorted(touched))
+        for i in touched:
+            if any(x > c for u in self._U[i] for x, c in zip(u, self.cap[i])):
+                self.overcommitted.add(i)
+
+    def release(self, owner: str) -> bool:
+        """Drop everything `owner` holds; False when it held nothing. O(k (h log h + log P))."""
+        h = self.holds.pop(owner, None)
+        if h is None:
+            return False
+        self._ends.discard((h.end, owner))
+        for i, _ in h.alloc:
+            self._iv[i] = [iv for iv in self._iv[i] if iv[3] != owner]
+        self._change(i for i, _ in h.alloc)
+        return True
+
+    def advance(self, now: int) -> list[str]:
+        """Move the origin to `now`; returns owners whose holds ended by then.
+
+        Change points up to now are folded into the origin sets. Amortised O(1) per point
+        and O(h) per node whose usage changed.
+        """
+        if now <= self.origin:
+            return []
+        touched = 0
+        idle, full = self.idle0, self.full0
+        for chg, ia, fa in self._pts.pop_through(now):
+            idle = (idle & ~chg) | ia
+            full = (full & ~chg) | fa
+            touched |= chg
+        self.idle0, self.full0 = idle, full
+        self.origin = now
+        expired = []
+        gone = 0
+        while self._ends and self._ends[0][0] <= now:
+            _e, owner = self._ends.pop(0)
+            expired.append(owner)
+            gone |= self.holds.pop(owner).mask
+        for i in members(gone):
+            self._iv[i] = [iv for iv in self._iv[i] if iv[1] > now]
+        usable = self.usable
+        for i in members(touched):
+            T, U = self._T[i], self._U[i]
+            j = bisect_right(T, now) - 1
+            self._T[i] = [NEVER] + T[j + 1:]
+            self._U[i] = U[j:]
+            if (usable >> i) & 1:
+                self.free_now += U[0][0] - U[j][0]
+        return expired
+
+    # --------------------------------------------------------------- requests
+    def feature_mask(self, feature: str) -> int:
+        m = self._feature_masks.get(feature)
+        if m is None:
+            m = mask_of([i for i, n in enumerate(self.nodes) if feature in n.features],
+                        len(self.nodes))
+            self._feature_masks[feature] = m
+        return m
+
+    def class_mask(self, job_class: str) -> int:
+        m = self._class_masks.get(job_class)
+        if m is None:
+            m = mask_of([i for i, n in enumerate(self.nodes) if n.serves(job_class)],
+                        len(self.nodes))
+            self._class_masks[job_class] = m
+        return m
+
+    def compile(self, req: JobRequest, job_class: str = "",
+                exclusive: bool | None = None) -> Compiled | NoPlacement:
+        """Resolve a request against this table, or say why it can never fit.
+
+        O(features + classes) with cached masks, O(N) the first time a feature is seen.
+        """
+        if req.tasks <= 0:
+            return NoPlacement("the job asks for no tasks")
+        pt = req.per_task
+        for name, count in pt.gres:
+            if count and name not in self._gres_pos:
+                return NoPlacement(f"no node has generic resource {name!r}")
+        d = self.vector(pt)
+        excl = req.exclusive if exclusive is None else exclusive
+        tpn = req.tasks_per_node
+        if tpn > 0:
+            mode, per = "tpn", tpn
+            need = max(req.nodes, -(-req.tasks // tpn))
+            tasks = need * tpn
+        elif req.nodes > 0:
+            if req.nodes > req.tasks:
+                return NoPlacement(f"{req.nodes} nodes asked for only {req.tasks} tasks")
+            mode, per, need, tasks = "nodes", 1, req.nodes, req.tasks
+        else:
+            mode, per, need, tasks = "any", 1, 0, req.tasks
+        E = self.usable
+        if not E:
+            return NoPlacement("no node is up")
+        for f in sorted(req.features):
+            E &= self.feature_mask(f)
+        if not E:
+            return NoPlacement("no usable node has features " + ",".join(sorted(req.features)))
+        if job_class:
+            E &= self.class_mask(job_class)
+            if not E:
+                return NoPlacement(f"no usable node serves class {job_class!r}")
+        if req.hostlist:
+            unknown = [h for h in req.hostlist if h not in self.index]
+            if unknown:
+                return NoPlacement("hostlist names unknown nodes: " + ",".join(unknown))
+            E &= mask_of([self.index[h] for h in req.hostlist], len(self.nodes))
+            if not E:
+                return NoPlacement("no host of the hostlist is usable")
+        classes = []
+        total = count = 0
+        for cap, cm in self.cap_classes:
+            m = E & cm
+            if not m:
+                continue
+            kc = _times(d, cap) if any(d) else (1 << 30)
+            if kc < per:
+                E &= ~cm
+                continue
+            c = m.bit_count()
+            classes.append((m, kc))
+            total += c * (per if mode == "tpn" else kc)
+            count += c
+        if not classes:
+            return NoPlacement(f"no eligible node can hold {per} task(s) of {pt}")
+        if mode == "any" and total < tasks:
+            return NoPlacement(f"wider than the cluster: {tasks} tasks of {pt} asked, "
+                               f"the eligible nodes hold at most {total}")
+        if mode != "any" and count < need:
+            return NoPlacement(f"needs {need} nodes, only {count} eligible nodes exist")
+        if mode == "nodes":
+            fits = sorted((kc for m, kc in classes for _ in range(min(m.bit_count(), need))),
+                          reverse=True)
+            if sum(fits[:need]) < tasks:
+                return NoPlacement(f"{tasks} tasks do not fit on {need} nodes")
+        return Compiled(req, d, tasks, mode, per, need, excl, E, classes)
+
+    def _fit(self, cr: Compiled, i: int, t: int, e: int, exclude) -> int:
+        """Tasks node i holds over [t, e), as the request counts them. O(h) or O(h log h)."""
+        if cr.exclusive:
+            room = self._room(i, t, e, exclude)
+            return _times(cr.d, room) if room == self.cap[i] else 0
+        return _times(cr.d, self._room(i, t, e, exclude)) if any(cr.d) else (1 << 30)
+
+    def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
+             until: int | None = None, ignore: Iterable[str] = ()):
+        """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
+
+        Returns (t, fast, fits) where `fast` is the set of nodes idle and untouched over the
+        window (each holds its class's idle fit) and `fits` maps other nodes to the tasks
+        they hold; None when nothing fits by `until` (or ever). Holds of `ignore`d owners
+        are treated as free (the job's own reservation, reservations it may use).
+
+        O(P + changes in scanned windows) big-int operations plus O(h log h) per partly
+        used node whose usage changes during the scan; a start-now question (until = now)
+        costs O(1) big-int operations when no partly used node is involved.
+        """
+        w = max(int(wallclock), 1)
+        origin = self.origin
+        t = origin if after is None else max(int(after), origin)
+        pts = self._pts
+        keys, chgs, idles, fulls = pts.times, pts.chg, pts.idle, pts.full
+        npts = len(keys)
+        ign = frozenset(ignore)
+        ign_mask = 0
+        for o in ign:
+            h = self.holds.get(o)
+            if h is not None:
+                ign_mask |= h.mask
+        idle, full = self.idle0, self.full0
+        i = 0
+        if t > origin:
+            i = bisect_right(keys, t)
+            for k in range(i):
+                chg = chgs[k]
+                idle = (idle & ~chg) | idles[k]
+                full = (full & ~chg) | fulls[k]
+        j = bisect_left(keys, t + w)
+        queue = None
+        if i == 0:
+            touched, fullin = pts.or_before(t + w)
+        else:
+            queue = OrQueue()
+            for k in range(i, j):
+                queue.push(chgs[k], fulls[k])
+            touched, fullin = queue.total()
+        E = cr.eligible
+        classes = cr.classes
+        mode, per, need, tasks = cr.mode, cr.per_node, cr.nodes_needed, cr.tasks
+        procs_bound = cr.d[0] > 0
+        fits: dict[int, int] = {}
+        tot_o = cnt_o = 0
+        others_prev = 0
+        changed = 0
+        while True:
+            stable = E & ~touched & ~ign_mask
+            fast = stable & idle
+            if cr.exclusive:
+                others = E & ign_mask
+            elif procs_bound:
+                others = E & ~fast & ~((full | fullin) & ~ign_mask)
+            else:
+                others = E & ~fast
+            if others or others_prev:
+                for k in members(others_prev & ~others):
+                    f = fits.pop(k)
+                    tot_o -= f if mode != "tpn" else 0
+                    cnt_o -= 1 if f >= per else 0
+                redo = (others & ~others_prev) | (others & others_prev & changed)
+                for k in members(redo):
+                    old = fits.get(k)
+                    if old is not None:
+                        tot_o -= old if mode != "tpn" else 0
+                        cnt_o -= 1 if old >= per else 0
+                    f = self._fit(cr, k, t, t + w, ign if (ign_mask >> k) & 1 else None)
+                    fits[k] = f
+                    tot_o += f if mode != "tpn" else 0
+                    cnt_o += 1 if f >= per else 0
+                others_prev = others
+            cnt_f = tot_f = 0
+            for cm, kc in classes:
+                c = (fast & cm).bit_count()
+                cnt_f += c
+                tot_f += c * kc
+            if mode == "any":
+                ok = tot_f + tot_o >= tasks
+            else:
+                ok = cnt_f + cnt_o >= need
+                if ok and mode == "nodes":
+                    ok = tot_f + tot_o >= tasks and self._top_sum(
+                        fast, classes, fits, need) >= tasks
+            if ok:
+                return t, fast, {k: f for k, f in fits.items() if f >= per}
+            if until is not None and t >= until:
+                return None
+            if i >= npts:
+                return None
+            t_new = keys[i]
+            if until is not None and t_new > until:
+                return None
+            chg = chgs[i]
+            idle = (idle & ~chg) | idles[i]
+            full = (full & ~chg) | fulls[i]
+            if queue is None:
+                queue = OrQueue()
+                for k in range(i, j):
+                    queue.push(chgs[k], fulls[k])
+            if i < j:
+                queue.pop()
+            i += 1
+            if j < i:
+                j = i
+            changed = chg
+            lim = t_new + w
+            while j < npts and keys[j] < lim:
+                c = chgs[j]
+                queue.push(c, fulls[j])
+                changed |= c
+                j += 1
+            touched, fullin = queue.total()
+            t = t_new
+
+    @staticmethod
+    def _top_sum(fast: int, classes: list[tuple[int, int]], fits: dict[int, int], n: int) -> int:
+        vals = sorted(fits.values(), reverse=True)[:n]
+        for cm, kc in classes:
+            c = min((fast & cm).bit_count(), n)
+            vals.extend([kc] * c)
+        vals.sort(reverse=True)
+        return sum(vals[:n])
+
+    def earliest_start(self, request: JobRequest, wallclock: int, after: int | None = None,
+                       *, until: int | None = None, ignore: Iterable[str] = (),
+                       policy: str = "FIRSTAVAILABLE", job_class: str = "",
+                       exclusive: bool | None = None) -> Placement | NoPlacement:
+        """The earliest start at or after `after` (default: now) and the nodes to use.
+
+        Candidate starts are `after` and the change points behind it; the request must fit
+        for the whole of [t, t + wallclock). Nodes are chosen by NODEALLOCATIONPOLICY
+        `policy` (maui_py.policy.nodealloc). Cost: compile + scan + selection.
+        """
+        cr = request if isinstance(request, Compiled) else self.compile(request, job_class,
+                                                                       exclusive)
+        if isinstance(cr, NoPlacement):
+            return cr
+        found = self.scan(cr, wallclock, after, until, ignore)
+        if found is None:
+            if until is not None:
+                return NoPlacement("does not fit by the time asked")
+            return NoPlacement("never fits on the nodes that are up (reservations block it)")
+        t, fast, fits = found
+        from ..policy.nodealloc import select
+        chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy)
+        alloc = []
+        for i, ntasks in chosen:
+            v = self.cap[i] if cr.exclusive else tuple(x * ntasks for x in cr.d)
+            alloc.append((self.nodes[i].name, self.resources(v)))
+        return Placement(t, t + max(int(wallclock), 1), tuple(alloc))
+
+    # ---------------------------------------------------------------- views
+    def free_at(self, node: str, t: int) -> Resources:
+        """Free resources of a node at instant t. O(log h)."""
+        i = self.index[node]
+        T = self._T[i]
+        k = max(bisect_right(T, t) - 1, 0)
+        return self.resources(_vsub(self.cap[i], self._U[i][k]))
+
+    def next_change(self, i: int, t: int) -> int:
+        """First change point of node i strictly after t (FOREVER if none). O(log h)."""
+        T = self._T[i]
+        k = bisect_right(T, t)
+        return T[k] if k < len(T) else FOREVER
+
+    def last_change(self, i: int, t: int) -> int:
+        """Last change point of node i at or before t (the origin if none). O(log h)."""
+        T = self._T[i]
+        return max(T[max(bisect_right(T, t) - 1, 0)], self.origin)
+
+    def change_points(self) -> list[int]:
+        """Every change point after the origin, ascending. O(P)."""
+        return list(self._pts.times)
+
+    def windows(self, mask: int | None = None, min_duration: int = 0) -> list[Window]:
+        """Free backfill windows from now, widest first, as showbf lists them.
+
+        For each node with free processors now: how many, and until when that many stay
+        free. Window k holds every node free for longer than window k-1's duration; its
+        duration is the shortest among them. O(N log N) over the nodes considered.
+        """
+        m = self.usable if mask is None else mask & self.usable
+        avail = []
+        for i in members(m):
+            T, U = self._T[i], self._U[i]
+            free = self.cap[i][0] - U[0][0]
+            if free <= 0:
+                continue
+            until = FOREVER
+            for k in range(1, len(T)):
+                if U[k][0] > U[0][0]:
+                    until = T[k]
+                    break
+            avail.append((until - self.origin if until < FOREVER else FOREVER, free))
+        out: list[Window] = []
+        prev = 0
+        avail.sort()
+        while avail:
+            dur = avail[0][0]
+            if dur > prev:
+                procs = sum(f for _, f in avail)
+                if dur >= min_duration:
+                    out.append(Window(procs, len(avail), dur))
+                prev = dur
+            avail = [a for a in avail if a[0] > dur]
+        return out
+
+    def dump(self) -> str:
+        """A readable listing of holds and per-node usage, for diagnostics. O(N h + H)."""
+        lines = [f"origin {self.origin}  nodes {len(self.nodes)}  holds {len(self.holds)}  "
+                 f"change points {len(self._pts)}  dims {','.join(self.dims)}"]
+        for h in sorted(self.holds.values(), key=lambda h: (h.start, h.owner)):
+            nodes = ",".join(f"{self.nodes[i].name}:{self.resources(v)}" for i, v in h.alloc)
+            lines.append(f"hold {h.owner} {h.kind} [{h.start}, {h.end}) {nodes}")
+        for i, nd in enumerate(self.nodes):
+            steps = " ".join(f"{'now' if t == NEVER else t}:{self.resources(u)}"
+                             for t, u in zip(self._T[i], self._U[i]))
+            lines.append(f"node {nd.name} cap {self.resources(self.cap[i])} {steps}")
+        return "\n".join(lines)
+
+    def _check(self) -> None:
+        """Assert every invariant of the table. O(N h log h + P)."""
+        n = len(self.nodes)
+        owners_on_nodes: dict[str, set[int]] = {}
+        for i in range(n):
+            T, U = self._steps(i)
+            assert (T, U) == (self._T[i], self._U[i]), f"node {i}: stale step function"
+            assert T[0] == NEVER and all(a < b for a, b in zip(T, T[1:])), f"node {i}"
+            assert len(T) == 1 or T[1] > self.origin, f"node {i}: change point before origin"
+            assert all(U[k] != U[k + 1] for k in range(len(U) - 1)), f"node {i}: equal steps"
+            if i not in self.overcommitted:
+                for u in U:
+                    assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
+                        f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
+            for s, e, v, owner in self._iv[i]:
+                assert e > self.origin and e > s, f"node {i}: expired interval of {owner}"
+                owners_on_nodes.setdefault(owner, set()).add(i)
+        assert set(owners_on_nodes) == set(self.holds), "hold registry out of step"
+        for owner, h in self.holds.items():
+            assert owners_on_nodes[owner] == {i for i, _ in h.alloc}, owner
+            assert h.mask == mask_of([i for i, _ in h.alloc]), owner
+        assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
+        expect: dict[int, list[int]] = {}
+        idle0 = full0 = 0
+        for i in range(n):
+            c0 = self._cat(i, self._U[i][0])
+            idle0 |= (c0 == 0) << i
+            full0 |= (c0 == 2) << i
+            for t, u in zip(self._T[i][1:], self._U[i][1:]):
+                p = expect.setdefault(t, [0, 0, 0])
+                c = self._cat(i, u)
+                p[0] |= 1 << i
+                p[1] |= (c == 0) << i
+                p[2] |= (c == 2) << i
+        assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
+        assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
+                                    if (self.usable >> i) & 1), "free_now out of step"
+        pts = self._pts
+        got = {t: [c, i, f] for t, c, i, f in zip(pts.times, pts.chg, pts.idle, pts.full)}
+        assert got == expect, "change-point index out of step"
+        assert pts.times == sorted(pts.times)
+        for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:
+            a = b = 0
+            for t, c, f in zip(pts.times, pts.chg, pts.full):
+                if t < x:
+                    a |= c
+                    b |= f
+            assert pts.or_before(x) == (a, b), "stale coarse index"

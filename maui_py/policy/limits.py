@@ -1,0 +1,141 @@
+"""Throttling policies (spec §2.6): MAXJOB, MAXPROC, MAXNODE, MAXPS, MAXMEM, MAXWC per user,
+group, account, class and QOS, with soft and hard values; idle (eligible) limits MAXI*;
+QOS override limits OMAX*.
+
+A credential's limit comes from its own *CFG entry, else from the *CFG[DEFAULT] entry.
+A QOS override OMAX<X> replaces every other credential's MAX<X> for that QOS's jobs.
+Usage counts active jobs (and, for idle limits, the eligible jobs admitted so far this
+cycle); it grows as the cycle starts jobs, so a limit reached mid-cycle blocks the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..cfg import Limit, SchedulerConfig
+from ..model import Job
+
+CREDS = (("USERCFG", "user"), ("GROUPCFG", "group"), ("ACCOUNTCFG", "account"),
+         ("CLASSCFG", "class"), ("QOSCFG", "qos"))
+ACTIVE = ("JOB", "PROC", "NODE", "PS", "MEM", "WC")
+IDLE = ("JOB", "PROC", "NODE", "PS", "MEM", "WC")
+
+SOFT, HARD = "SOFT", "HARD"
+
+
+def cred_name(job: Job, kind: str) -> str:
+    return {"user": job.user, "group": job.group, "account": job.account,
+            "class": job.class_, "qos": job.qos}[kind]
+
+
+def job_amounts(job: Job, remaining: int | None = None) -> dict[str, int]:
+    """What one job adds to each usage counter."""
+    wc = job.wallclock if remaining is None else max(remaining, 0)
+    nodes = len(job.allocation) or job.request.nodes or 1
+    return {"JOB": 1, "PROC": job.procs, "NODE": nodes, "PS": job.procs * wc,
+            "MEM": job.request.total.mem, "WC": wc}
+
+
+@dataclass
+class Usage:
+    """Per (credential kind, name) totals of the counters in ACTIVE."""
+
+    totals: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+
+    def add(self, job: Job, amounts: dict[str, int]) -> None:
+        for _param, kind in CREDS:
+            name = cred_name(job, kind)
+            if not name:
+                continue
+            t = self.totals.setdefault((kind, name), dict.fromkeys(ACTIVE, 0))
+            for k, v in amounts.items():
+                t[k] += v
+
+    def get(self, kind: str, name: str, counter: str) -> int:
+        t = self.totals.get((kind, name))
+        return t[counter] if t else 0
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    limit: str       # e.g. "MAXJOB"
+    value: int
+    kind: str        # credential kind
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.limit} {self.value} reached for {self.kind} {self.name}"
+
+
+class Limits:
+    """The throttling limits of one config, resolved per credential on demand."""
+
+    def __init__(self, cfg: SchedulerConfig):
+        self.cfg = cfg
+        self._cache: dict[tuple[str, str, str], Limit | None] = {}
+        self.any_active = self._any(f"MAX{c}" for c in ACTIVE) or self._any(f"OMAX{c}" for c in ACTIVE)
+        self.any_idle = self._any(f"MAXI{c}" for c in IDLE) or self._any(f"OMAXI{c}" for c in IDLE)
+        wall = cfg.get("SYSTEMMAXJOBWALLTIME")
+        procs = cfg.get("SYSTEMMAXPROCPERJOB")
+        self.sys_wallclock = wall if isinstance(wall, int) and wall > 0 else None
+        self.sys_procs = procs if isinstance(procs, int) and procs > 0 else None
+
+    def _any(self, attrs: Iterable[str]) -> bool:
+        attrs = set(attrs)
+        for param, _kind in CREDS:
+            for obj in self.cfg.objects(param).values():
+                if attrs & set(obj):
+                    return True
+        return False
+
+    def _limit(self, param: str, name: str, attr: str) -> Limit | None:
+        key = (param, name, attr)
+        if key not in self._cache:
+            v = self.cfg.object(param, name).get(attr) if name else None
+            if v is None:
+                v = self.cfg.object(param, "DEFAULT").get(attr)
+            if isinstance(v, int):
+                v = Limit(v, v)
+            self._cache[key] = v if isinstance(v, Limit) else None
+        return self._cache[key]
+
+    def system_violation(self, job: Job) -> str | None:
+        """Per-job system limits: a job over them is deferred (Maui MPolicy.c)."""
+        if self.sys_procs is not None and job.procs > self.sys_procs:
+            return f"exceeds system proc/job limit ({job.procs} > {self.sys_procs})"
+        if self.sys_wallclock is not None and job.wallclock > self.sys_wallclock:
+            return f"exceeds system max job walltime ({job.wallclock} > {self.sys_wallclock} s)"
+        return None
+
+    def _check(self, job: Job, usage: Usage, amounts: dict[str, int], prefix: str,
+               counters: Iterable[str], level: str) -> Violation | None:
+        for counter in counters:
+            override = self._limit("QOSCFG", job.qos, f"O{prefix}{counter}") if job.qos else None
+            for param, kind in CREDS:
+                name = cred_name(job, kind)
+                if not name:
+                    continue
+                lim = override if override is not None else self._limit(param, name, f"{prefix}{counter}")
+                if lim is None:
+                    continue
+                value = lim.soft if level == SOFT else lim.hard
+                if value is None or value < 0:
+                    continue
+                if usage.get(kind, name, counter) + amounts[counter] > value:
+                    return Violation(f"{prefix}{counter}", value, kind, name)
+                if override is not None:
+                    break
+        return None
+
+    def active_violation(self, job: Job, usage: Usage, level: str = HARD) -> Violation | None:
+        """Would starting `job` now exceed an active-job limit at `level`?"""
+        if not self.any_active:
+            return None
+        return self._check(job, usage, job_amounts(job), "MAX", ACTIVE, level)
+
+    def idle_violation(self, job: Job, usage: Usage) -> Violation | None:
+        """Would admitting `job` to the eligible queue exceed an idle limit (hard only)?"""
+        if not self.any_idle:
+            return None
+        return self._check(job, usage, job_amounts(job), "MAXI", IDLE, HARD)

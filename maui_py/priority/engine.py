@@ -1,0 +1,237 @@
+"""Maui's job start priority (spec §3.3): weighted components of weighted subfactors.
+
+    Priority = sum_c CW[c] * capC(sum_s SW[s] * capS(SF[s]))   over CRED FS ATTR SERV TARG RES USAGE
+
+A cap <= 0 means no cap. Then, as Maui 3.3.1: clip to >= 1 unless REJECTNEGPRIOJOBS or
+ENABLENEGJOBPRIORITY, clip to <= MAX_PRIO_VAL, and a system priority (setspri) puts the job
+above every other. Queue order is by the exact (unclipped, untruncated) value, then submit
+time, then job id, so ties Maui left to an unstable qsort are broken the same way every time
+(docs/compatibility.md).
+
+The part of a job's priority that does not move with time (credentials, requested
+resources) is computed once per job and cached; a cycle adds the service, target and fair-
+share parts. When only queue time moves (the FIFO default), the order of two jobs never
+changes while both wait: `linear_key` gives a key that the cycle may keep sorted across
+cycles instead of re-sorting every time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..cfg import SchedulerConfig
+from ..model import Job
+
+MAX_PRIO_VAL = 1_000_000_000
+
+COMPONENTS = ("CRED", "FS", "ATTR", "SERV", "TARG", "RES", "USAGE")
+SUBFACTORS: dict[str, tuple[str, ...]] = {
+    "CRED": ("USER", "GROUP", "ACCOUNT", "QOS", "CLASS"),
+    "FS": ("FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS"),
+    "ATTR": (),
+    "SERV": ("QUEUETIME", "XFACTOR", "SPVIOLATION", "BYPASS"),
+    "TARG": ("TARGETQUEUETIME", "TARGETXFACTOR"),
+    "RES": ("NODE", "PROC", "MEM", "SWAP", "DISK", "PS", "PE", "WALLTIME", "UPROC", "UJOB"),
+    "USAGE": ("CONSUMED", "REMAINING", "PERCENT", "USAGEEXECUTIONTIME"),
+}
+_COMPONENT_PARAM = {"CRED": "CRED", "FS": "FS", "ATTR": "ATTR", "SERV": "SERVICE",
+                    "TARG": "TARGET", "RES": "RES", "USAGE": "USAGE"}
+_CAP_PARAM = {"SERV": "SERVICECAP"}
+
+
+def _param(cfg: SchedulerConfig, name: str, default: float = 0.0) -> float:
+    try:
+        v = cfg.get(name)
+    except KeyError:
+        return default
+    return float(v) if v is not None else default
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """A job's priority and where it came from, for checkjob and diagnose -p.
+
+    `components[c]` is CW[c] * capC(...) (its contribution), `subfactors[s]` the raw
+    subfactor value SF[s], `weighted[s]` the value SW[s] * capS(SF[s]).
+    """
+
+    priority: float
+    clipped: int
+    components: Mapping[str, float] = field(default_factory=dict)
+    subfactors: Mapping[str, float] = field(default_factory=dict)
+    weighted: Mapping[str, float] = field(default_factory=dict)
+    system: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class JobContext:
+    """What a job's priority depends on besides the job and the clock."""
+
+    eff_queue_time: int
+    bypass: int = 0
+    spviolation: bool = False
+    fairshare: Mapping[str, float] = field(default_factory=dict)
+    user_procs: int = 0
+    user_jobs: int = 0
+
+
+class PriorityEngine:
+    """Weights and caps read once from a config; priority() per job and cycle."""
+
+    def __init__(self, cfg: SchedulerConfig, cluster_procs: int = 1, cluster_mem: int = 0):
+        self.cfg = cfg
+        self.cw = {c: _param(cfg, f"{_COMPONENT_PARAM[c]}WEIGHT", 1.0) for c in COMPONENTS}
+        self.ccap = {c: _param(cfg, _CAP_PARAM.get(c, f"{_COMPONENT_PARAM[c]}CAP")) for c in COMPONENTS}
+        self.sw = {s: _param(cfg, f"{s}WEIGHT") for c in COMPONENTS for s in SUBFACTORS[c]}
+        self.scap = {s: _param(cfg, f"{s}CAP") for c in COMPONENTS for s in SUBFACTORS[c]}
+        self.xf_min = max(0, int(_param(cfg, "XFMINWCLIMIT", 0)))
+        self.reject_neg = bool(cfg.get("REJECTNEGPRIOJOBS"))
+        self.allow_neg = bool(cfg.get("ENABLENEGJOBPRIORITY"))
+        self.cluster_procs = max(1, cluster_procs)
+        self.cluster_mem = cluster_mem
+        self._static: dict[str, tuple[Job, dict[str, float], dict[str, float],
+                                      dict[str, float]]] = {}
+        self._users = {k: cfg.object("USERCFG", k) for k in cfg.objects("USERCFG")}
+        self._qos = {k: cfg.object("QOSCFG", k) for k in cfg.objects("QOSCFG")}
+        res_dynamic = self.sw["UPROC"] or self.sw["UJOB"]
+        self.active = {c for c in COMPONENTS if self.cw[c] and any(self.sw[s] for s in SUBFACTORS[c])}
+        self._qos_weights = any(q.get("QTWEIGHT") or q.get("XFWEIGHT") or q.get("QTTARGET")
+                                or q.get("XFTARGET") for q in self._qos.values())
+        serv_linear = (not self.sw["XFACTOR"] and not self.sw["BYPASS"] and not self.sw["SPVIOLATION"]
+                       and self.ccap["SERV"] <= 0 and self.scap["QUEUETIME"] <= 0)
+        self.is_linear = (serv_linear and "TARG" not in self.active and "FS" not in self.active
+                          and not res_dynamic and not self._qos_weights)
+        self._res_static = not res_dynamic
+
+    # ------------------------------------------------------------------ helpers
+    def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
+        obj = self.cfg.object(kind, name) if name else {}
+        p = obj.get("PRIORITY", 0) if obj else 0
+        if not p and fallback:
+            p = self.cfg.object(kind, "DEFAULT").get("PRIORITY", 0)
+        return float(p or 0)
+
+    def _component(self, c: str, sf: dict[str, float], out_w: dict[str, float],
+                   weights: Mapping[str, float] | None = None) -> float:
+        total = 0.0
+        for s in SUBFACTORS[c]:
+            w = (weights or self.sw).get(s, 0.0)
+            if not w:
+                continue
+            v = sf.get(s, 0.0)
+            cap = self.scap[s]
+            if cap > 0 and v > cap:
+                v = cap
+            out_w[s] = w * v
+            total += w * v
+        cap = self.ccap[c]
+        if cap > 0 and total > cap:
+            total = cap
+        return self.cw[c] * total
+
+    def _static_part(self, job: Job
+                     ) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+        """CRED (and RES when it has no per-user subfactors): fixed for a job's life.
+        Returns (subfactors, components, weighted subfactors); cached per job object."""
+        got = self._static.get(job.id)
+        if got is not None and got[0] is job:
+            return got[1], got[2], got[3]
+        sf: dict[str, float] = {
+            "USER": self._cred_priority("USERCFG", job.user),
+            "GROUP": self._cred_priority("GROUPCFG", job.group),
+            "ACCOUNT": self._cred_priority("ACCOUNTCFG", job.account),
+            "QOS": self._cred_priority("QOSCFG", job.qos, fallback=False),
+            "CLASS": self._cred_priority("CLASSCFG", job.class_),
+        }
+        req = job.request
+        procs = req.procs
+        mem = req.total.mem
+        pe = float(procs)
+        if self.cluster_mem and mem:
+            pe = max(pe, mem / self.cluster_mem * self.cluster_procs)
+        sf.update({"NODE": float(req.nodes), "PROC": float(procs), "MEM": float(mem),
+                   "SWAP": 0.0, "DISK": 0.0, "PS": float(procs * job.wallclock), "PE": pe,
+                   "WALLTIME": float(job.wallclock)})
+        comps: dict[str, float] = {}
+        weighted: dict[str, float] = {}
+        cred_w = self.sw
+        gcw = self.cfg.object("GROUPCFG", job.group).get("CLASSWEIGHT") if job.group else None
+        if gcw is not None:
+            cred_w = dict(self.sw)
+            cred_w["CLASS"] = float(gcw)
+        comps["CRED"] = self._component("CRED", sf, weighted, cred_w)
+        if self._res_static:
+            comps["RES"] = self._component("RES", sf, weighted)
+        if len(self._static) > 200_000:
+            self._static.clear()
+        self._static[job.id] = (job, sf, comps, weighted)
+        return sf, comps, weighted
+
+    def forget(self, job_id: str) -> None:
+        self._static.pop(job_id, None)
+
+    # ------------------------------------------------------------------ API
+    def breakdown(self, job: Job, now: int, ctx: JobContext) -> Breakdown:
+        """Priority of `job` at `now` with every component and subfactor. O(subfactors)."""
+        sf_static, comps_static, w_static = self._static_part(job)
+        sf = dict(sf_static)
+        weighted = dict(w_static)
+        comps = dict(comps_static)
+        qt_s = max(0, now - ctx.eff_queue_time)
+        wc = max(job.wallclock, 1)
+        sf["QUEUETIME"] = qt_s / 60.0
+        sf["XFACTOR"] = (qt_s + wc) / max(self.xf_min, wc)
+        sf["SPVIOLATION"] = 1.0 if ctx.spviolation else 0.0
+        sf["BYPASS"] = float(ctx.bypass)
+        qos = self._qos.get(job.qos, {}) if job.qos else {}
+        serv_w = self.sw
+        if qos and (qos.get("QTWEIGHT") or qos.get("XFWEIGHT")):
+            serv_w = dict(self.sw)
+            serv_w["QUEUETIME"] += float(qos.get("QTWEIGHT", 0) or 0)
+            serv_w["XFACTOR"] += float(qos.get("XFWEIGHT", 0) or 0)
+        comps["SERV"] = self._component("SERV", sf, weighted, serv_w)
+        qtt, xft = qos.get("QTTARGET", 0) or 0, qos.get("XFTARGET", 0) or 0
+        sf["TARGETQUEUETIME"] = (max(0.0001, qtt - qt_s) ** -2) if qtt > 0 else 0.0
+        sf["TARGETXFACTOR"] = (max(0.0001, xft - sf["XFACTOR"]) ** -2) if xft > 0 else 0.0
+        comps["TARG"] = self._component("TARG", sf, weighted)
+        for k, v in ctx.fairshare.items():
+            sf[k] = v
+        comps["FS"] = self._component("FS", sf, weighted)
+        if not self._res_static:
+            sf["UPROC"] = float(ctx.user_procs)
+            sf["UJOB"] = float(ctx.user_jobs)
+            comps["RES"] = self._component("RES", sf, weighted)
+        comps.setdefault("ATTR", 0.0)
+        comps.setdefault("USAGE", 0.0)
+        prio = sum(comps.values())
+        return Breakdown(prio, self.clip(prio, job.system_priority), comps, sf, weighted,
+                         system=job.system_priority > 0)
+
+    def priority(self, job: Job, now: int, ctx: JobContext) -> float:
+        """The exact value used for ordering (system priority included)."""
+        b = self.breakdown(job, now, ctx)
+        if job.system_priority > 0:
+            return float(self.clip(b.priority, job.system_priority))
+        return b.priority
+
+    def clip(self, prio: float, system_priority: int = 0) -> int:
+        """The value Maui shows: clipped to [1, MAX_PRIO_VAL], setspri on top, truncated."""
+        if not self.reject_neg and not self.allow_neg:
+            prio = max(prio, 1.0)
+        prio = min(prio, float(MAX_PRIO_VAL))
+        if 0 < system_priority <= MAX_PRIO_VAL:
+            prio = MAX_PRIO_VAL + system_priority
+        elif system_priority > MAX_PRIO_VAL:
+            prio += system_priority - 2 * MAX_PRIO_VAL
+        return int(prio)
+
+    def linear_key(self, job: Job, eff_queue_time: int) -> float | None:
+        """When only queue time moves every job's priority at one rate (is_linear), the
+        order of waiting jobs is fixed: priority(now) = key + rate * now. Returns -key's
+        complement for ascending sorts, or None when the order may change over time."""
+        if not self.is_linear or job.system_priority:
+            return None
+        _sf, comps, _w = self._static_part(job)
+        rate = self.cw["SERV"] * self.sw["QUEUETIME"] / 60.0
+        return -(sum(comps.values()) - rate * eff_queue_time)

@@ -1,0 +1,91 @@
+"""`maui-py check-config FILE...`: every error and warning, a summary, exit 0/1/2."""
+
+import io
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from maui_py.cli import check_config
+from maui_py.cli.main import COMMANDS, build_parser, main
+
+SAMPLES = sorted((Path(__file__).resolve().parents[2] / "config").glob("*.cfg"))
+
+
+def run(capsys, *argv):
+    status = main(["check-config", *map(str, argv)])
+    return status, capsys.readouterr().out
+
+
+@pytest.fixture
+def files(tmp_path):
+    def write(name, text):
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+    return write
+
+
+def test_the_samples_are_valid_and_warning_free(capsys):
+    assert {p.stem for p in SAMPLES} >= {"easy", "conservative", "fairshare", "slurm", "torque"}
+    status, out = run(capsys, *SAMPLES)
+    assert status == 0
+    assert out.count(": 0 errors, 0 warnings: valid") == len(SAMPLES)
+
+
+def test_valid_file_with_warnings_and_inactive_parameters_exits_0(capsys, files):
+    path = files("maui.cfg", "BACKFILLPOLICY ON\nMAXNODES 2\nLOGFILEMAXSIZE 100\n")
+    status, out = run(capsys, path)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == f"{path}:1:16: warning: BACKFILLPOLICY: a true boolean is read as FIRSTFIT"
+    assert lines[1].startswith(f"{path}:2:1: warning: MAXNODES: unknown parameter (did you mean")
+    assert lines[2] == f"{path}:3: note: LOGFILEMAXSIZE: accepted but not acted on by maui-py"
+    assert lines[3] == f"{path}: 0 errors, 2 warnings: valid"
+
+
+def test_all_errors_are_listed_and_exit_1(capsys, files):
+    path = files("bad.cfg", "RESERVATIONDEPTH abc\nLOGLEVEL 3\nUSERCFG[a] FSTARGET=x MAXJOB=y\nFSDECAY z\n")
+    status, out = run(capsys, path)
+    assert status == 1
+    errors = [line for line in out.splitlines() if ": error: " in line]
+    assert [line.split(": error: ")[0] for line in errors] == [f"{path}:1:18", f"{path}:3:21", f"{path}:3:30",
+                                                               f"{path}:4:9"]
+    assert errors[0].endswith("RESERVATIONDEPTH: 'abc' is not valid (expected <INTEGER> >= 0)")
+    assert out.splitlines()[-1] == f"{path}: 4 errors, 0 warnings: invalid"
+
+
+def test_quiet_shows_errors_only(capsys, files):
+    path = files("q.cfg", "MAXNODES 1\nLOGLEVEL x\nLOGFILEMAXSIZE 1\n")
+    status, out = run(capsys, "-q", path)
+    assert status == 1 and "warning" not in out.split(": 1 error")[0] and "note:" not in out
+
+
+def test_unreadable_file_exits_2_and_other_files_are_still_checked(capsys, files, tmp_path):
+    good = files("good.cfg", "LOGLEVEL 2\n")
+    bad = files("bad.cfg", "LOGLEVEL x\n")
+    status, out = run(capsys, tmp_path / "missing.cfg", good, bad)
+    assert status == 2
+    assert f"{tmp_path / 'missing.cfg'}: error: cannot read" in out
+    assert f"{good}: 0 errors, 0 warnings: valid" in out and f"{bad}: 1 error, 0 warnings: invalid" in out
+
+
+def test_usage_errors_exit_2(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["check-config"])
+    assert exit_.value.code == 2
+    assert main([]) == 2
+
+
+def test_check_file_can_write_anywhere(files):
+    out = io.StringIO()
+    assert check_config.check_file(str(files("x.cfg", "DEFERTIME 1:00\n")), out=out) == 0
+    assert out.getvalue().endswith("0 errors, 0 warnings: valid\n")
+
+
+def test_dispatcher_and_console_scripts():
+    assert set(COMMANDS) >= {"check-config", "showconfig"}
+    assert "check-config" in build_parser().format_help()
+    scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
+    assert scripts.get("maui-py") == "maui_py.cli.main:main"
+    assert scripts.get("showconfig") == "maui_py.cli.main:showconfig_main"

@@ -1,0 +1,126 @@
+"""Hypothesis strategies and a brute-force reference for the reservation table."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from maui_py.model import JobRequest, Node, NodeState, Resources
+from maui_py.planning.table import NoPlacement, ReservationTable
+
+FEATURES = ("fast", "ib")
+
+
+@st.composite
+def clusters(draw, min_nodes=1, max_nodes=64):
+    n = draw(st.one_of(st.integers(min_nodes, min(max_nodes, 8)),
+                       st.integers(min_nodes, max_nodes)))
+    kinds = draw(st.lists(st.tuples(
+        st.sampled_from([1, 2, 4, 8]),
+        st.sampled_from([0, 1000, 4000]),
+        st.sampled_from([0, 0, 2]),
+        st.frozensets(st.sampled_from(FEATURES)),
+        st.sampled_from([frozenset(), frozenset({"batch"}), frozenset({"debug"})]),
+    ), min_size=1, max_size=3))
+    nodes = []
+    for i in range(n):
+        procs, mem, gpu, feats, parts = kinds[draw(st.integers(0, len(kinds) - 1))]
+        state = draw(st.sampled_from([NodeState.IDLE] * 9 + [NodeState.DOWN]))
+        nodes.append(Node(f"n{i:02d}", Resources.of(procs, mem, gpu=gpu), state=state,
+                          features=feats, partitions=parts, priority=draw(st.integers(0, 3))))
+    return nodes
+
+
+@st.composite
+def requests(draw, nodes):
+    ppt = draw(st.sampled_from([1, 1, 2, 4]))
+    mem = draw(st.sampled_from([0, 0, 250, 1000]))
+    gpu = draw(st.sampled_from([0] * 7 + [1]))
+    tasks = draw(st.one_of(st.integers(1, 4), st.integers(1, 24)))
+    shape = draw(st.sampled_from(["any", "any", "nodes", "tpn"]))
+    nodes_n = tpn = 0
+    if shape == "nodes":
+        nodes_n = draw(st.integers(1, min(tasks, 6)))
+    elif shape == "tpn":
+        tpn = draw(st.integers(1, 4))
+        tasks = tpn * draw(st.integers(1, 5))
+    feats = frozenset()
+    if draw(st.integers(0, 4)) == 0:
+        feats = frozenset({draw(st.sampled_from(FEATURES))})
+    hostlist = ()
+    if draw(st.integers(0, 9)) == 0:
+        hostlist = tuple(sorted(draw(st.sets(st.sampled_from([n.name for n in nodes]),
+                                             min_size=1, max_size=6))))
+    return JobRequest(tasks=tasks, per_task=Resources.of(ppt, mem, gpu=gpu), nodes=nodes_n,
+                      tasks_per_node=tpn, features=feats, hostlist=hostlist,
+                      exclusive=draw(st.integers(0, 7)) == 0)
+
+
+def populate(draw, table: ReservationTable, max_holds=30):
+    """Random running jobs (started before the origin) and future reservations, all valid."""
+    origin = table.origin
+    for k in range(draw(st.integers(0, max_holds))):
+        req = draw(requests(table.nodes))
+        w = draw(st.integers(1, 500))
+        after = origin + draw(st.one_of(st.just(0), st.integers(0, 300)))
+        p = table.earliest_start(req, w, after, policy=draw(st.sampled_from(
+            ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD"])))
+        if p:
+            start = p.start
+            if start == origin and draw(st.booleans()):
+                start = origin - draw(st.integers(0, 100))
+            table.reserve(f"h{k}", start, p.end, p.allocation,
+                          kind=draw(st.sampled_from(["job", "reservation"])))
+
+
+def node_fit(table, i, req, d, t, w, exclusive):
+    """Tasks node i holds over [t, t+w), from the holds directly."""
+    cap = table.cap[i]
+    ivs = [(max(s, table.origin), e, v) for s, e, v, _ in table._iv[i]]
+    instants = {t} | {s for s, _, _ in ivs if t < s < t + w}
+    worst = [0] * len(cap)
+    for x in instants:
+        use = [0] * len(cap)
+        for s, e, v in ivs:
+            if s <= x < e:
+                use = [a + b for a, b in zip(use, v)]
+        worst = [max(a, b) for a, b in zip(worst, use)]
+    if exclusive and any(worst):
+        return 0
+    free = [c - u for c, u in zip(cap, worst)]
+    best = 1 << 30
+    for need, have in zip(d, free):
+        if need:
+            best = min(best, have // need)
+    return max(best, 0)
+
+
+def brute_earliest(table: ReservationTable, req: JobRequest, w: int, after: int,
+                   job_class: str = ""):
+    """The earliest feasible start by trying every candidate instant on every node."""
+    try:
+        d = table.vector(req.per_task)
+    except KeyError:
+        return None
+    eligible = []
+    for i, nd in enumerate(table.nodes):
+        if not nd.state.usable or not req.features <= nd.features or not nd.serves(job_class):
+            continue
+        if req.hostlist and nd.name not in req.hostlist:
+            continue
+        eligible.append(i)
+    cands = {after} | {x for i in eligible for s, e, _, _ in table._iv[i] for x in (s, e)
+                       if x > after}
+    tpn, nn = req.tasks_per_node, req.nodes
+    for t in sorted(cands):
+        fits = [node_fit(table, i, req, d, t, w, req.exclusive) for i in eligible]
+        if tpn:
+            need = max(nn, -(-req.tasks // tpn))
+            ok = sum(1 for f in fits if f >= tpn) >= need
+        elif nn:
+            top = sorted(fits, reverse=True)[:nn]
+            ok = nn <= req.tasks and len(top) == nn and min(top) >= 1 and sum(top) >= req.tasks
+        else:
+            ok = sum(fits) >= req.tasks
+        if ok:
+            return t
+    return None

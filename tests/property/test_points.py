@@ -1,0 +1,38 @@
+"""The change-point index answers or_before exactly under any sequence of updates."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maui_py.planning.points import PointIndex
+
+ops = st.lists(st.one_of(
+    st.tuples(st.just("put"), st.integers(0, 400), st.integers(0, 15), st.integers(0, 15)),
+    st.tuples(st.just("ask"), st.integers(-5, 410), st.just(0), st.just(0)),
+    st.tuples(st.just("pop"), st.integers(0, 60), st.just(0), st.just(0)),
+), max_size=300)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops)
+def test_or_before_matches_a_plain_fold(seq):
+    idx = PointIndex()
+    ref: dict[int, tuple[int, int]] = {}
+    for op, t, a, b in seq:
+        if op == "put":
+            idx.put(t, a, 0, b & a)
+            if a:
+                ref[t] = (a, b & a)
+            else:
+                ref.pop(t, None)
+        elif op == "pop":
+            removed = idx.pop_through(t)
+            assert len(removed) == sum(1 for x in ref if x <= t)
+            ref = {x: v for x, v in ref.items() if x > t}
+        else:
+            want_a = want_b = 0
+            for x, (va, vb) in ref.items():
+                if x < t:
+                    want_a |= va
+                    want_b |= vb
+            assert idx.or_before(t) == (want_a, want_b)
+        assert idx.times == sorted(ref)

@@ -1,0 +1,112 @@
+"""Invariants of the reservation table on random clusters, holds and requests."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maui_py.planning.table import NoPlacement, ReservationTable
+
+from .strategies import brute_earliest, clusters, populate, requests
+
+SETTINGS = settings(max_examples=200, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def snapshot_of(t: ReservationTable):
+    p = t._pts
+    return (t.origin, t.idle0, t.full0, list(zip(p.times, p.chg, p.idle, p.full)), [list(x) for x in t._T],
+            [list(x) for x in t._U], sorted((o, h.start, h.end, h.alloc) for o, h in t.holds.items()),
+            [sorted(iv) for iv in t._iv])
+
+
+def check_allocation(table, req, p, w):
+    tasks_by_node = {}
+    d = table.vector(req.per_task)
+    for name, res in p.allocation:
+        i = table.index[name]
+        nd = table.nodes[i]
+        assert nd.state.usable and req.features <= nd.features
+        if req.hostlist:
+            assert name in req.hostlist
+        v = table.vector(res)
+        if req.exclusive:
+            assert v == table.cap[i]
+            k = min(c // x for c, x in zip(table.cap[i], d) if x) if any(d) else 1
+        else:
+            k = min(a // x for a, x in zip(v, d) if x) if any(d) else 1
+            assert tuple(x * k for x in d) == v
+        tasks_by_node[name] = k
+    assert p.end - p.start == w
+    if req.tasks_per_node:
+        need = max(req.nodes, -(-req.tasks // req.tasks_per_node))
+        assert len(tasks_by_node) == need
+        assert all(k >= req.tasks_per_node for k in tasks_by_node.values())
+    elif req.nodes:
+        assert len(tasks_by_node) == req.nodes and sum(tasks_by_node.values()) >= req.tasks
+    else:
+        assert sum(tasks_by_node.values()) >= req.tasks
+
+
+@SETTINGS
+@given(st.data())
+def test_earliest_start_is_feasible_and_minimal(data):
+    nodes = data.draw(clusters())
+    table = ReservationTable(nodes, origin=1000)
+    populate(data.draw, table)
+    table._check()
+    req = data.draw(requests(nodes))
+    w = data.draw(st.integers(1, 600))
+    after = 1000 + data.draw(st.integers(0, 400))
+    policy = data.draw(st.sampled_from(["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE",
+                                        "PRIORITY", "CPULOAD", "FASTEST"]))
+    p = table.earliest_start(req, w, after, policy=policy)
+    expect = brute_earliest(table, req, w, after)
+    if expect is None:
+        assert isinstance(p, NoPlacement) and p.reason
+        return
+    assert p, p
+    assert p.start == expect
+    check_allocation(table, req, p, w)
+    before = snapshot_of(table)
+    table.reserve("q", p.start, p.end, p.allocation)   # raises if any node is over-allocated
+    table._check()
+    assert table.release("q") and not table.release("q")
+    table._check()
+    assert snapshot_of(table) == before
+
+
+@SETTINGS
+@given(st.data())
+def test_incremental_table_equals_rebuilt(data):
+    nodes = data.draw(clusters(max_nodes=24))
+    table = ReservationTable(nodes, origin=0)
+    populate(data.draw, table, max_holds=10)
+    for owner in data.draw(st.lists(st.sampled_from(sorted(table.holds) or ["none"]), max_size=3)):
+        table.release(owner)
+    now = data.draw(st.integers(0, 700))
+    table.advance(now)
+    table._check()
+    fresh = ReservationTable(nodes, origin=now)
+    for o, h in sorted(table.holds.items()):
+        fresh.reserve(o, h.start, h.end, [(nodes[i].name, table.resources(v)) for i, v in h.alloc],
+                      kind=h.kind)
+    fresh._check()
+    a, b = snapshot_of(table), snapshot_of(fresh)
+    assert a[:6] == b[:6]
+
+
+@SETTINGS
+@given(st.data())
+def test_start_now_question_agrees_with_full_scan(data):
+    nodes = data.draw(clusters(max_nodes=32))
+    table = ReservationTable(nodes, origin=0)
+    populate(data.draw, table)
+    req = data.draw(requests(nodes))
+    w = data.draw(st.integers(1, 600))
+    now_only = table.earliest_start(req, w, until=0)
+    full = table.earliest_start(req, w)
+    if full and full.start == 0:
+        assert now_only and now_only.start == 0
+    else:
+        assert not now_only

@@ -1,0 +1,165 @@
+"""Golden cases for the reservation table: resource kinds, node allocation policies, views."""
+
+import pytest
+
+from maui_py.model import JobRequest, Node, NodeState, Resources
+from maui_py.planning.table import FOREVER, OverAllocation, ReservationTable, Window
+
+R = Resources.of
+
+
+def nodes(n, procs=8, mem=8000, **kw):
+    return [Node(f"n{i}", R(procs, mem), **kw) for i in range(n)]
+
+
+def names(p):
+    return [n for n, _ in p.allocation]
+
+
+def test_memory_bound_request_packs_by_memory():
+    t = ReservationTable(nodes(2), 0)
+    p = t.earliest_start(JobRequest(tasks=4, per_task=R(1, 3000)), 100)
+    assert p.start == 0 and sorted(r.procs for _, r in p.allocation) == [2, 2]
+    assert not t.earliest_start(JobRequest(tasks=5, per_task=R(1, 3000)), 100)
+
+
+def test_gpu_bound_request_waits_for_the_gpu_node():
+    ns = nodes(3) + [Node("g0", R(8, 8000, gpu=2))]
+    t = ReservationTable(ns, 0)
+    t.reserve("a", 0, 500, [("g0", R(1, 0, gpu=2))])
+    p = t.earliest_start(JobRequest(tasks=1, per_task=R(1, gpu=1)), 100)
+    assert (p.start, names(p)) == (500, ["g0"])
+    none = ReservationTable(nodes(2), 0).earliest_start(JobRequest(per_task=R(1, gpu=1)), 10)
+    assert not none and "gpu" in none.reason
+
+
+def test_feature_bound_request_uses_only_matching_nodes():
+    ns = nodes(2) + [Node("f0", R(8, 8000), features=frozenset({"fast"}))]
+    t = ReservationTable(ns, 0)
+    t.reserve("a", 0, 300, [("f0", R(8))])
+    p = t.earliest_start(JobRequest(tasks=2, features=frozenset({"fast"})), 60)
+    assert (p.start, names(p)) == (300, ["f0"])
+    miss = t.earliest_start(JobRequest(features=frozenset({"slow"})), 60)
+    assert not miss and "slow" in miss.reason
+
+
+def test_request_wider_than_the_cluster_says_so():
+    t = ReservationTable(nodes(4), 0)
+    p = t.earliest_start(JobRequest(tasks=33), 60)
+    assert not p and "wider than the cluster" in p.reason and "32" in p.reason
+    p = t.earliest_start(JobRequest(tasks=8, nodes=5), 60)
+    assert not p and "5 nodes" in p.reason
+
+
+def test_down_nodes_hold_nothing_and_host_nothing():
+    ns = nodes(2) + [Node("d0", R(8, 8000), state=NodeState.DOWN)]
+    t = ReservationTable(ns, 0)
+    p = t.earliest_start(JobRequest(tasks=16), 60)
+    assert p and "d0" not in names(p)
+    assert not t.earliest_start(JobRequest(tasks=17), 60)
+
+
+def test_exclusive_and_tasks_per_node_shapes():
+    t = ReservationTable(nodes(3), 0)
+    t.reserve("a", 0, 200, [("n0", R(1))])
+    assert names(t.earliest_start(JobRequest(tasks=2, exclusive=True), 50)) == ["n1"]
+    p = t.earliest_start(JobRequest(tasks=9, exclusive=True), 50, policy="FIRSTAVAILABLE")
+    assert p.start == 0 and names(p) == ["n1", "n2"]
+    assert all(r == R(8, 8000) for _, r in p.allocation)
+    q = t.earliest_start(JobRequest(tasks=6, tasks_per_node=3), 50, policy="FIRSTAVAILABLE")
+    assert q.start == 0 and [r.procs for _, r in q.allocation] == [3, 3]
+    e = t.earliest_start(JobRequest(tasks=17, exclusive=True), 50)
+    assert e.start == 200
+
+
+def test_firstavailable_takes_resource_manager_order():
+    t = ReservationTable(nodes(4), 0)
+    assert names(t.earliest_start(JobRequest(tasks=2, nodes=2), 10, policy="FIRSTAVAILABLE")) == ["n0", "n1"]
+
+
+def test_lastavailable_fits_in_time_before_and_after():
+    t = ReservationTable(nodes(5, procs=1), 0)
+    t.reserve("a", 0, 300, [("n1", R(1))])
+    t.reserve("b", 0, 500, [("n2", R(1))])
+    t.reserve("c", 0, 400, [("n4", R(1))])
+    t.reserve("later", 700, 900, [("n3", R(1))])
+    now = t.earliest_start(JobRequest(tasks=1), 100, policy="LASTAVAILABLE")
+    assert names(now) == ["n3"]                     # ends 600 before n3 is needed at 700
+    fut = t.earliest_start(JobRequest(tasks=2), 100, after=500, policy="LASTAVAILABLE")
+    assert fut.start == 500 and names(fut) == ["n2", "n4"]   # freed last before 500
+    first = t.earliest_start(JobRequest(tasks=2), 100, after=500, policy="FIRSTAVAILABLE")
+    assert names(first) == ["n0", "n1"]
+
+
+def test_minresource_prefers_the_smallest_node_that_fits():
+    ns = [Node("big", R(64, 256000)), Node("mid", R(16, 64000)), Node("small", R(4, 8000))]
+    t = ReservationTable(ns, 0)
+    assert names(t.earliest_start(JobRequest(tasks=4), 10, policy="MINRESOURCE")) == ["small"]
+    assert names(t.earliest_start(JobRequest(tasks=8), 10, policy="MINRESOURCE")) == ["small", "mid"]
+    one = JobRequest(tasks=8, nodes=1)
+    assert names(t.earliest_start(one, 10, policy="MINRESOURCE")) == ["mid"]
+
+
+def test_priority_and_cpuload_policies():
+    ns = [Node("a", R(8), priority=1, load=6.0), Node("b", R(8), priority=5, load=0.5),
+          Node("c", R(8), priority=3, load=2.0)]
+    t = ReservationTable(ns, 0)
+    assert names(t.earliest_start(JobRequest(tasks=8), 10, policy="PRIORITY")) == ["b"]
+    assert names(t.earliest_start(JobRequest(tasks=16, nodes=2), 10, policy="CPULOAD")) == ["b", "c"]
+
+
+def test_packing_keeps_idle_nodes_whole():
+    t = ReservationTable(nodes(2), 0)
+    t.reserve("half", 0, 300, [("n1", R(4))])
+    p = t.earliest_start(JobRequest(tasks=4), 100, policy="LASTAVAILABLE")
+    assert names(p) == ["n1"]
+
+
+def test_reserve_refuses_over_allocation_and_release_is_idempotent():
+    t = ReservationTable(nodes(1), 0)
+    t.reserve("a", 0, 100, [("n0", R(6))])
+    with pytest.raises(OverAllocation):
+        t.reserve("b", 50, 150, [("n0", R(4))])
+    with pytest.raises(KeyError):
+        t.reserve("a", 200, 300, [("n0", R(1))])
+    t.reserve("b", 100, 150, [("n0", R(8))])
+    t._check()
+    assert t.release("a") and not t.release("a")
+    t._check()
+
+
+def test_running_jobs_loaded_as_reported_and_overcommit_flagged():
+    t = ReservationTable(nodes(2), 1000)
+    t.load([("j1", 400, 1600, [("n0", R(8))], "job"), ("j2", 900, 1200, [("n1", R(6))], "job"),
+            ("j3", 950, 2000, [("n1", R(4))], "job")])
+    assert t.overcommitted == {1}
+    assert t.free_at("n0", 1000) == R(0, 8000) and t.free_at("n0", 1600) == R(8, 8000)
+    t._check()
+
+
+def test_advance_folds_the_past_and_reports_expired_holds():
+    t = ReservationTable(nodes(2), 0)
+    t.reserve("a", 0, 100, [("n0", R(8))])
+    t.reserve("b", 50, 300, [("n1", R(8))])
+    assert t.advance(150) == ["a"]
+    t._check()
+    assert set(t.holds) == {"b"} and t.earliest_start(JobRequest(tasks=16), 10).start == 300
+
+
+def test_windows_list_free_procs_widest_first():
+    t = ReservationTable(nodes(3), 0)
+    t.reserve("run", 0, 500, [("n0", R(8))])
+    t.reserve("res", 3600, 7200, [("n1", R(8))])
+    t.reserve("part", 0, 100, [("n2", R(2))])
+    t.reserve("part2", 1000, 2000, [("n2", R(8))])
+    assert t.windows() == [Window(14, 2, 1000), Window(8, 1, 3600)]
+    assert t.windows(min_duration=2000) == [Window(8, 1, 3600)]
+    t.release("res")
+    assert t.windows()[-1] == Window(8, 1, FOREVER)
+
+
+def test_dump_names_holds_and_nodes():
+    t = ReservationTable(nodes(1), 0)
+    t.reserve("job42", 0, 60, [("n0", R(2))])
+    text = t.dump()
+    assert "hold job42 job [0, 60) n0:procs=2" in text and "node n0 cap procs=8" in text
