@@ -86,6 +86,7 @@ class Hold:
     end: int
     alloc: tuple[tuple[int, tuple[int, ...]], ...]
     mask: int
+    vec: dict[int, tuple[int, ...]]
 
 
 class OverAllocation(ValueError):
@@ -141,6 +142,8 @@ class ReservationTable:
         self.dims: tuple[str, ...] = ("procs",) + (("mem",) if self.track_mem else ()) + tuple(gres)
         self._gres_pos = {g: i + (2 if self.track_mem else 1) for i, g in enumerate(gres)}
         self.zero: tuple[int, ...] = (0,) * len(self.dims)
+        self._res_cache: dict[tuple[int, ...], Resources] = {}
+        self._vec_cache: dict[int, tuple[Resources, tuple[int, ...]]] = {}
         self.cap: list[tuple[int, ...]] = [self.vector(n.resources) for n in self.nodes]
         n = len(self.nodes)
         self.all_mask = (1 << n) - 1
@@ -150,9 +153,11 @@ class ReservationTable:
             classes.setdefault(c, []).append(i)
         self.cap_classes: list[tuple[tuple[int, ...], int]] = sorted(
             (c, mask_of(ix, n)) for c, ix in classes.items())
-        self._iv: list[list[tuple[int, int, tuple[int, ...], str]]] = [[] for _ in range(n)]
-        self._T: list[list[int]] = [[NEVER] for _ in range(n)]
-        self._U: list[list[tuple[int, ...]]] = [[self.zero] for _ in range(n)]
+        shared_T: list[int] = [NEVER]
+        shared_U: list[tuple[int, ...]] = [self.zero]
+        self._T: list[list[int]] = [shared_T] * n
+        self._U: list[list[tuple[int, ...]]] = [shared_U] * n
+        """Step functions; nodes with equal ones share the lists, which are never mutated."""
         self._pts = PointIndex()
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
@@ -161,12 +166,20 @@ class ReservationTable:
         self._feature_masks: dict[str, int] = {}
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
+        self.freed = 0
+        """Bumped whenever resources come free earlier than planned (a hold released before
+        its end) or a hold is forced in as reported: a reservation made while it had
+        another value may no longer be the earliest. Unchanged means no start can move
+        earlier, which lets the cycle keep reservations instead of re-making them."""
         self.free_now = sum(c[0] for i, c in enumerate(self.cap) if (self.usable >> i) & 1)
         """Processors free at the origin on usable nodes: the O(1) test backfill starts from."""
 
     # ----------------------------------------------------------------- vectors
     def vector(self, r: Resources) -> tuple[int, ...]:
         """Resources as this table's vector; KeyError for a gres no node has. O(dims)."""
+        hit = self._vec_cache.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
         v = [0] * len(self.dims)
         v[0] = r.procs
         if self.track_mem:
@@ -177,24 +190,32 @@ class ReservationTable:
         return tuple(v)
 
     def resources(self, v: tuple[int, ...]) -> Resources:
-        """The inverse of vector(). O(dims)."""
-        mem = v[1] if self.track_mem else 0
-        g = {name: v[p] for name, p in self._gres_pos.items() if v[p]}
-        return Resources.of(v[0], mem, g)
+        """The inverse of vector(), cached: placements reuse a handful of vectors. O(dims)."""
+        r = self._res_cache.get(v)
+        if r is None:
+            mem = v[1] if self.track_mem else 0
+            g = {name: v[p] for name, p in self._gres_pos.items() if v[p]}
+            r = self._res_cache[v] = Resources.of(v[0], mem, g)
+            self._vec_cache[id(r)] = (r, v)
+        return r
 
     # ------------------------------------------------------------ node updates
-    def _steps(self, i: int, exclude: frozenset[str] | set[str] | None = None
-               ) -> tuple[list[int], list[tuple[int, ...]]]:
-        """Node i's usage step function from the origin, without `exclude`d owners. O(h log h)."""
+    def holds_on(self, i: int) -> list[tuple[int, int, tuple[int, ...], str]]:
+        """(start, end, vector, owner) of every hold on node i. O(H): for checks, not paths."""
+        out = []
+        for h in self.holds.values():
+            v = h.vec.get(i)
+            if v is not None:
+                out.append((h.start, h.end, v, h.owner))
+        return out
+
+    def _steps_from(self, holds: Iterable[tuple[int, int, tuple[int, ...], str]]
+                    ) -> tuple[list[int], list[tuple[int, ...]]]:
+        """The step function (from the origin) of a node holding `holds`. O(h log h)."""
         origin = self.origin
         zero = self.zero
-        ivs = self._iv[i]
-        if not ivs:
-            return [NEVER], [zero]
         ev: dict[int, tuple[int, ...]] = {}
-        for s, e, v, owner in ivs:
-            if exclude and owner in exclude:
-                continue
+        for s, e, v, _owner in holds:
             if s < origin:
                 s = origin
             if e <= s:
@@ -214,75 +235,157 @@ class ReservationTable:
                 U.append(cur)
         return T, U
 
+    @staticmethod
+    def _spliced(T: list[int], U: list[tuple[int, ...]], s: int, e: int, v: tuple[int, ...],
+                 origin: int) -> tuple[list[int], list[tuple[int, ...]]]:
+        """A new step function: T/U plus v over [s, e) (origin <= s < e). O(h)."""
+        T, U = T[:], U[:]
+        k = bisect_right(T, s) - 1
+        if T[k] != s and s > origin:
+            k += 1
+            T.insert(k, s)
+            U.insert(k, U[k - 1])
+        j = bisect_left(T, e, k)
+        if j == len(T) or T[j] != e:
+            T.insert(j, e)
+            U.insert(j, U[j - 1])
+        for m in range(k, j):
+            U[m] = tuple(map(add, U[m], v))
+        if j < len(T) and U[j] == U[j - 1]:
+            del T[j], U[j]
+        if k > 0 and U[k] == U[k - 1]:
+            del T[k], U[k]
+        return T, U
+
+    def _steps_without(self, i: int, exclude: Iterable[str]
+                       ) -> tuple[list[int], list[tuple[int, ...]]]:
+        """Node i's step function as if `exclude`d owners held nothing. O(x h)."""
+        T, U = self._T[i], self._U[i]
+        for owner in exclude:
+            h = self.holds.get(owner)
+            v = h.vec.get(i) if h is not None else None
+            if v is not None and h.end > self.origin:
+                T, U = self._spliced(T, U, max(h.start, self.origin), h.end,
+                                     tuple(-x for x in v), self.origin)
+        return T, U
+
     def _cat(self, i: int, u: tuple[int, ...]) -> int:
         """0 idle, 1 partly used, 2 processors all taken."""
         if u == self.zero:
             return 0
         return 2 if u[0] >= self.cap[i][0] else 1
 
-    def _restep(self, i: int, acc: dict[int, list[list[int]]], acc0: list[list[int]]) -> None:
-        """Recompute node i and record how its change points moved. O(h log h)."""
-        oldT, oldU = self._T[i], self._U[i]
-        T, U = self._steps(i)
-        self._T[i], self._U[i] = T, U
-        if oldU[0][0] != U[0][0] and (self.usable >> i) & 1:
-            self.free_now += oldU[0][0] - U[0][0]
-        oc, nc = self._cat(i, oldU[0]), self._cat(i, U[0])
+    def _cats(self, cap: tuple[int, ...], T: list[int], U: list[tuple[int, ...]], lo: int, hi: int
+              ) -> dict[int, int]:
+        """Categories (0 idle, 1 partly used, 2 processors all taken) of the breakpoints of
+        one step function with times in [lo, hi]."""
+        zero = self.zero
+        out = {}
+        for k in range(bisect_left(T, lo), len(T)):
+            t = T[k]
+            if t > hi:
+                break
+            u = U[k]
+            out[t] = 0 if u == zero else (2 if u[0] >= cap[0] else 1)
+        return out
+
+    def _record(self, nodes: list[int], cap: tuple[int, ...], oldT, oldU, T, U, lo: int, hi: int,
+                acc: dict[int, list[int]], acc0: list[int]) -> None:
+        """Give `nodes` (which shared oldT/oldU) the step function T/U, and record, as node
+        sets, how their change points in [lo, hi] and their state at the origin moved. A
+        later record for the same nodes overrides an earlier one. O(breakpoints in range)."""
+        tt = self._T
+        uu = self._U
+        for i in nodes:
+            tt[i] = T
+            uu[i] = U
+        m = mask_of(nodes, len(self.nodes))
+        if oldU[0][0] != U[0][0]:
+            self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
+        zero = self.zero
+        oc = 0 if oldU[0] == zero else (2 if oldU[0][0] >= cap[0] else 1)
+        nc = 0 if U[0] == zero else (2 if U[0][0] >= cap[0] else 1)
         if oc != nc:
-            acc0[0].append(i)
-            if nc == 0:
-                acc0[1].append(i)
-            elif nc == 2:
-                acc0[2].append(i)
-        old = {t: self._cat(i, u) for t, u in zip(oldT[1:], oldU[1:])}
-        for t, u in zip(T[1:], U[1:]):
-            c = self._cat(i, u)
-            if old.pop(t, -1) != c:
-                slot = acc.get(t)
-                if slot is None:
-                    slot = acc[t] = [[], [], [], []]
-                slot[0].append(i)
-                slot[1].append(i)
-                if c == 0:
-                    slot[2].append(i)
-                elif c == 2:
-                    slot[3].append(i)
-        for t in old:
+            acc0[0] |= m
+            acc0[1] = (acc0[1] & ~m) | (m if nc == 0 else 0)
+            acc0[2] = (acc0[2] & ~m) | (m if nc == 2 else 0)
+        lo = max(lo, self.origin + 1)
+        old = self._cats(cap, oldT, oldU, lo, hi)
+        new = self._cats(cap, T, U, lo, hi)
+        for t in old.keys() | new.keys():
+            c = new.get(t, -1)
+            if old.get(t, -1) == c:
+                continue
             slot = acc.get(t)
             if slot is None:
-                slot = acc[t] = [[], [], [], []]
-            slot[0].append(i)
+                slot = acc[t] = [0, 0, 0, 0]
+            keep = ~m
+            slot[0] |= m
+            slot[1] = (slot[1] & keep) | (m if c >= 0 else 0)
+            slot[2] = (slot[2] & keep) | (m if c == 0 else 0)
+            slot[3] = (slot[3] & keep) | (m if c == 2 else 0)
 
-    def _apply(self, acc: dict[int, list[list[int]]], acc0: list[list[int]]) -> None:
+    def _splice(self, items: Iterable[tuple[int, tuple[int, ...]]], s: int, e: int,
+                sign: int, acc: dict[int, list[int]] | None = None,
+                acc0: list[int] | None = None) -> None:
+        """Add (sign=1) or remove (sign=-1) vector v over [s, e) on every (node, v).
+
+        Nodes that share a step function (every node of one running job, every idle node)
+        and get the same vector are updated together: O(groups x breakpoints) plus O(k)
+        list operations, instead of a recomputation per node. With `acc` given, the index
+        update is left to the caller (bulk loads).
+        """
+        origin = self.origin
+        s = max(s, origin)
+        if e <= s:
+            return
+        groups: dict[tuple, list[int]] = {}
+        tt = self._T
+        for i, v in items:
+            key = (id(tt[i]), v, self.cap[i])
+            g = groups.get(key)
+            if g is None:
+                groups[key] = [i]
+            else:
+                g.append(i)
+        own = acc is None
+        if own:
+            acc, acc0 = {}, [0, 0, 0]
+        made: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
+        for (_a, v, cap), nodes in groups.items():
+            oldT, oldU = tt[nodes[0]], self._U[nodes[0]]
+            if sign < 0:
+                v = tuple(-x for x in v)
+            T, U = self._spliced(oldT, oldU, s, e, v, origin)
+            key = (tuple(T), tuple(U))
+            shared = made.get(key)
+            if shared is None:
+                made[key] = shared = (T, U)
+            self._record(nodes, cap, oldT, oldU, shared[0], shared[1], s, e, acc, acc0)
+        if own:
+            self._apply(acc, acc0)
+
+    def _apply(self, acc: dict[int, list[int]], acc0: list[int]) -> None:
         """Fold recorded node changes into the change-point index. O(points touched)."""
-        n = len(self.nodes)
         if acc0[0]:
-            clr = ~mask_of(acc0[0], n)
-            self.idle0 = (self.idle0 & clr) | mask_of(acc0[1], n)
-            self.full0 = (self.full0 & clr) | mask_of(acc0[2], n)
+            keep = ~acc0[0]
+            self.idle0 = (self.idle0 & keep) | acc0[1]
+            self.full0 = (self.full0 & keep) | acc0[2]
         pts = self._pts
-        for t, (clr_l, chg_l, idle_l, full_l) in acc.items():
-            clr = ~mask_of(clr_l, n)
+        for t, (clr, chg, idle, full) in acc.items():
+            keep = ~clr
             k = pts.find(t)
             if k >= 0:
-                c0, i0, f0 = pts.chg[k], pts.idle[k], pts.full[k]
+                pts.put(t, (pts.chg[k] & keep) | chg, (pts.idle[k] & keep) | idle,
+                        (pts.full[k] & keep) | full)
             else:
-                c0 = i0 = f0 = 0
-            pts.put(t, (c0 & clr) | mask_of(chg_l, n), (i0 & clr) | mask_of(idle_l, n),
-                    (f0 & clr) | mask_of(full_l, n))
+                pts.put(t, chg, idle, full)
 
-    def _change(self, nodes: Iterable[int]) -> None:
-        acc: dict[int, list[list[int]]] = {}
-        acc0: list[list[int]] = [[], [], []]
-        for i in nodes:
-            self._restep(i, acc, acc0)
-        self._apply(acc, acc0)
-
-    def _room(self, i: int, s: int, e: int, exclude: frozenset[str] | None = None
+    def _room(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
               ) -> tuple[int, ...]:
         """Node i's smallest free vector over [s, e). O(log h + segments in window)."""
         if exclude:
-            T, U = self._steps(i, exclude)
+            T, U = self._steps_without(i, exclude)
         else:
             T, U = self._T[i], self._U[i]
         k = max(bisect_right(T, s) - 1, 0)
@@ -298,6 +401,24 @@ class ReservationTable:
         return _vsub(cap, worst or self.zero)
 
     # ---------------------------------------------------------------- holds
+    def _items(self, allocation: Iterable[tuple[str, Resources]]
+               ) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        merged: dict[int, tuple[int, ...]] = {}
+        index = self.index
+        for name, res in allocation:
+            i = index.get(name)
+            if i is None:
+                raise KeyError(f"unknown node {name!r}")
+            v = self.vector(res)
+            merged[i] = _vadd(merged[i], v) if i in merged else v
+        return tuple(merged.items())
+
+    def _register(self, owner: str, kind: str, start: int, end: int,
+                  items: tuple[tuple[int, tuple[int, ...]], ...]) -> None:
+        self.holds[owner] = Hold(owner, kind, start, end, items,
+                                 mask_of([i for i, _ in items], len(self.nodes)), dict(items))
+        self._ends.add((end, owner))
+
     def reserve(self, owner: str, start: int, end: int,
                 allocation: Iterable[tuple[str, Resources]], kind: str = "job",
                 force: bool = False) -> None:
@@ -305,81 +426,69 @@ class ReservationTable:
 
         Raises KeyError if the owner already holds something (release first) and
         OverAllocation if a node lacks room, unless `force` (running jobs reported by the
-        resource manager are recorded as they are). O(k (h log h + log P)).
+        resource manager are recorded as they are). O(groups x h + k) for k nodes in groups
+        of nodes sharing a step function.
         """
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
-        alloc = []
-        for name, res in allocation:
-            if name not in self.index:
-                raise KeyError(f"unknown node {name!r}")
-            alloc.append((self.index[name], self.vector(res)))
-        merged: dict[int, tuple[int, ...]] = {}
-        for i, v in alloc:
-            merged[i] = _vadd(merged[i], v) if i in merged else v
+        items = self._items(allocation)
         s = max(start, self.origin)
-        if end <= s:
+        if end <= s or not items:
             return
-        if not force:
-            for i, v in merged.items():
+        checked: dict[tuple, bool] = {}
+        for i, v in items:
+            key = (id(self._T[i]), v, self.cap[i])
+            ok = checked.get(key)
+            if ok is None:
                 room = self._room(i, s, end)
-                if any(a > b for a, b in zip(v, room)):
+                ok = checked[key] = all(a <= b for a, b in zip(v, room))
+                if not ok and not force:
                     raise OverAllocation(
                         f"{owner}: node {self.nodes[i].name} lacks room for "
                         f"{self.resources(v)} over [{s}, {end}) (free {room})")
-        items = tuple(merged.items())
-        for i, v in items:
-            if force and any(a > b for a, b in zip(v, self._room(i, s, end))):
+            if not ok:
                 self.overcommitted.add(i)
-            self._iv[i].append((start, end, v, owner))
-        self.holds[owner] = Hold(owner, kind, start, end, items, mask_of([i for i, _ in items]))
-        self._ends.add((end, owner))
-        self._change(i for i, _ in items)
+        if force:
+            self.freed += 1
+        self._register(owner, kind, start, end, items)
+        self._splice(items, start, end, 1)
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
         """Record many holds at once, as reported (no room check): (owner, start, end,
-        allocation, kind). Builds each node's step function and the change-point index once.
-        O(H k + N h log h + P)."""
-        touched: set[int] = set()
+        allocation, kind). The change-point index is updated once at the end.
+        O(H x groups x h + total nodes held)."""
+        acc: dict[int, list[int]] = {}
+        acc0 = [0, 0, 0]
         for owner, start, end, allocation, kind in holds:
             if owner in self.holds:
                 raise KeyError(f"{owner!r} already holds resources; release it first")
-            merged: dict[int, tuple[int, ...]] = {}
-            for name, res in allocation:
-                i = self.index[name]
-                v = self.vector(res)
-                merged[i] = _vadd(merged[i], v) if i in merged else v
-            if end <= max(start, self.origin) or not merged:
+            items = self._items(allocation)
+            if end <= max(start, self.origin) or not items:
                 continue
-            items = tuple(merged.items())
-            for i, v in items:
-                self._iv[i].append((start, end, v, owner))
-                touched.add(i)
-            self.holds[owner] = Hold(owner, kind, start, end, items,
-                                     mask_of([i for i, _ in items]))
-            self._ends.add((end, owner))
-        self._change(sorted(touched))
-        for i in touched:
+            self._register(owner, kind, start, end, items)
+            self._splice(items, start, end, 1, acc, acc0)
+        self._apply(acc, acc0)
+        for i in range(len(self.nodes)):
             if any(x > c for u in self._U[i] for x, c in zip(u, self.cap[i])):
                 self.overcommitted.add(i)
+        self.freed += 1
 
     def release(self, owner: str) -> bool:
-        """Drop everything `owner` holds; False when it held nothing. O(k (h log h + log P))."""
+        """Drop everything `owner` holds; False when it held nothing. Same cost as reserve."""
         h = self.holds.pop(owner, None)
         if h is None:
             return False
+        self.freed += 1
         self._ends.discard((h.end, owner))
-        for i, _ in h.alloc:
-            self._iv[i] = [iv for iv in self._iv[i] if iv[3] != owner]
-        self._change(i for i, _ in h.alloc)
+        self._splice(h.alloc, h.start, h.end, -1)
         return True
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then.
 
         Change points up to now are folded into the origin sets. Amortised O(1) per point
-        and O(h) per node whose usage changed.
+        and O(1) per node whose usage changed (step functions are trimmed once per group).
         """
         if now <= self.origin:
             return []
@@ -392,19 +501,19 @@ class ReservationTable:
         self.idle0, self.full0 = idle, full
         self.origin = now
         expired = []
-        gone = 0
         while self._ends and self._ends[0][0] <= now:
             _e, owner = self._ends.pop(0)
             expired.append(owner)
-            gone |= self.holds.pop(owner).mask
-        for i in members(gone):
-            self._iv[i] = [iv for iv in self._iv[i] if iv[1] > now]
+            del self.holds[owner]
         usable = self.usable
+        trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
         for i in members(touched):
             T, U = self._T[i], self._U[i]
             j = bisect_right(T, now) - 1
-            self._T[i] = [NEVER] + T[j + 1:]
-            self._U[i] = U[j:]
+            new = trimmed.get(id(T))
+            if new is None:
+                new = trimmed[id(T)] = ([NEVER] + T[j + 1:], U[j:])
+            self._T[i], self._U[i] = new
             if (usable >> i) & 1:
                 self.free_now += U[0][0] - U[j][0]
         return expired
@@ -554,6 +663,11 @@ class ReservationTable:
         tot_o = cnt_o = 0
         others_prev = 0
         changed = 0
+        ign_list = [o for o in ign if o in self.holds]
+        extra = sorted({x for o in ign_list for x in (self.holds[o].start, self.holds[o].end)
+                        if x > t})
+        ei = 0
+        tt, cap = self._T, self.cap
         while True:
             stable = E & ~touched & ~ign_mask
             fast = stable & idle
@@ -569,12 +683,22 @@ class ReservationTable:
                     tot_o -= f if mode != "tpn" else 0
                     cnt_o -= 1 if f >= per else 0
                 redo = (others & ~others_prev) | (others & others_prev & changed)
+                memo: dict[tuple, int] = {}
                 for k in members(redo):
                     old = fits.get(k)
                     if old is not None:
                         tot_o -= old if mode != "tpn" else 0
                         cnt_o -= 1 if old >= per else 0
-                    f = self._fit(cr, k, t, t + w, ign if (ign_mask >> k) & 1 else None)
+                    if (ign_mask >> k) & 1:
+                        key = (id(tt[k]), cap[k], tuple(self.holds[o].vec.get(k) for o in ign_list))
+                        f = memo.get(key)
+                        if f is None:
+                            f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
+                    else:
+                        key = (id(tt[k]), cap[k])
+                        f = memo.get(key)
+                        if f is None:
+                            f = memo[key] = self._fit(cr, k, t, t + w, None)
                     fits[k] = f
                     tot_o += f if mode != "tpn" else 0
                     cnt_o += 1 if f >= per else 0
@@ -595,24 +719,30 @@ class ReservationTable:
                 return t, fast, {k: f for k, f in fits.items() if f >= per}
             if until is not None and t >= until:
                 return None
-            if i >= npts:
+            while ei < len(extra) and extra[ei] <= t:
+                ei += 1
+            if i >= npts and ei >= len(extra):
                 return None
-            t_new = keys[i]
+            t_new = keys[i] if i < npts else FOREVER
+            if ei < len(extra) and extra[ei] < t_new:
+                t_new = extra[ei]
             if until is not None and t_new > until:
                 return None
-            chg = chgs[i]
-            idle = (idle & ~chg) | idles[i]
-            full = (full & ~chg) | fulls[i]
             if queue is None:
                 queue = OrQueue()
                 for k in range(i, j):
                     queue.push(chgs[k], fulls[k])
-            if i < j:
-                queue.pop()
-            i += 1
+            changed = ign_mask
+            if i < npts and keys[i] == t_new:
+                chg = chgs[i]
+                idle = (idle & ~chg) | idles[i]
+                full = (full & ~chg) | fulls[i]
+                if i < j:
+                    queue.pop()
+                i += 1
+                changed |= chg
             if j < i:
                 j = i
-            changed = chg
             lim = t_new + w
             while j < npts and keys[j] < lim:
                 c = chgs[j]
@@ -658,6 +788,18 @@ class ReservationTable:
             v = self.cap[i] if cr.exclusive else tuple(x * ntasks for x in cr.d)
             alloc.append((self.nodes[i].name, self.resources(v)))
         return Placement(t, t + max(int(wallclock), 1), tuple(alloc))
+
+    def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
+        """Would holding exactly `allocation` over [start, end) fit now? O(k log h)."""
+        s = max(start, self.origin)
+        for name, res in allocation:
+            i = self.index.get(name)
+            if i is None or not (self.usable >> i) & 1:
+                return False
+            v = self.vector(res)
+            if any(a > b for a, b in zip(v, self._room(i, s, end))):
+                return False
+        return True
 
     # ---------------------------------------------------------------- views
     def free_at(self, node: str, t: int) -> Resources:
@@ -731,9 +873,14 @@ class ReservationTable:
     def _check(self) -> None:
         """Assert every invariant of the table. O(N h log h + P)."""
         n = len(self.nodes)
-        owners_on_nodes: dict[str, set[int]] = {}
+        per_node: dict[int, list] = {}
+        for owner, h in self.holds.items():
+            assert h.end > self.origin and h.end > h.start, f"expired hold {owner}"
+            assert h.mask == mask_of([i for i, _ in h.alloc]) and h.vec == dict(h.alloc), owner
+            for i, v in h.alloc:
+                per_node.setdefault(i, []).append((h.start, h.end, v, owner))
         for i in range(n):
-            T, U = self._steps(i)
+            T, U = self._steps_from(per_node.get(i, ()))
             assert (T, U) == (self._T[i], self._U[i]), f"node {i}: stale step function"
             assert T[0] == NEVER and all(a < b for a, b in zip(T, T[1:])), f"node {i}"
             assert len(T) == 1 or T[1] > self.origin, f"node {i}: change point before origin"
@@ -742,13 +889,6 @@ class ReservationTable:
                 for u in U:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
-            for s, e, v, owner in self._iv[i]:
-                assert e > self.origin and e > s, f"node {i}: expired interval of {owner}"
-                owners_on_nodes.setdefault(owner, set()).add(i)
-        assert set(owners_on_nodes) == set(self.holds), "hold registry out of step"
-        for owner, h in self.holds.items():
-            assert owners_on_nodes[owner] == {i for i, _ in h.alloc}, owner
-            assert h.mask == mask_of([i for i, _ in h.alloc]), owner
         assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
         expect: dict[int, list[int]] = {}
         idle0 = full0 = 0

@@ -208,6 +208,12 @@ class PriorityEngine:
         return Breakdown(prio, self.clip(prio, job.system_priority), comps, sf, weighted,
                          system=job.system_priority > 0)
 
+    def linear_priority(self, job: Job, now: int, eff_queue_time: int) -> float:
+        """priority() when is_linear holds: the cached fixed part plus queue time. O(1)."""
+        _sf, comps, _w = self._static_part(job)
+        return (sum(comps.values()) + self.cw["SERV"] * self.sw["QUEUETIME"]
+                * max(0, now - eff_queue_time) / 60.0)
+
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""
         b = self.breakdown(job, now, ctx)

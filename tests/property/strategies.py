@@ -61,7 +61,10 @@ def populate(draw, table: ReservationTable, max_holds=30):
     for k in range(draw(st.integers(0, max_holds))):
         req = draw(requests(table.nodes))
         w = draw(st.integers(1, 500))
+        ends = sorted({h.end for h in table.holds.values()})
         after = origin + draw(st.one_of(st.just(0), st.integers(0, 300)))
+        if ends and draw(st.integers(0, 3)) == 0:
+            after = draw(st.sampled_from(ends))
         p = table.earliest_start(req, w, after, policy=draw(st.sampled_from(
             ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD"])))
         if p:
@@ -75,7 +78,7 @@ def populate(draw, table: ReservationTable, max_holds=30):
 def node_fit(table, i, req, d, t, w, exclusive):
     """Tasks node i holds over [t, t+w), from the holds directly."""
     cap = table.cap[i]
-    ivs = [(max(s, table.origin), e, v) for s, e, v, _ in table._iv[i]]
+    ivs = [(max(s, table.origin), e, v) for s, e, v, _ in table.holds_on(i)]
     instants = {t} | {s for s, _, _ in ivs if t < s < t + w}
     worst = [0] * len(cap)
     for x in instants:
@@ -108,7 +111,7 @@ def brute_earliest(table: ReservationTable, req: JobRequest, w: int, after: int,
         if req.hostlist and nd.name not in req.hostlist:
             continue
         eligible.append(i)
-    cands = {after} | {x for i in eligible for s, e, _, _ in table._iv[i] for x in (s, e)
+    cands = {after} | {x for i in eligible for s, e, _, _ in table.holds_on(i) for x in (s, e)
                        if x > after}
     tpn, nn = req.tasks_per_node, req.nodes
     for t in sorted(cands):

@@ -17,7 +17,7 @@ def snapshot_of(t: ReservationTable):
     p = t._pts
     return (t.origin, t.idle0, t.full0, list(zip(p.times, p.chg, p.idle, p.full)), [list(x) for x in t._T],
             [list(x) for x in t._U], sorted((o, h.start, h.end, h.alloc) for o, h in t.holds.items()),
-            [sorted(iv) for iv in t._iv])
+            [sorted(t.holds_on(i)) for i in range(len(t.nodes))])
 
 
 def check_allocation(table, req, p, w):
@@ -96,17 +96,56 @@ def test_incremental_table_equals_rebuilt(data):
     assert a[:6] == b[:6]
 
 
+def busy_table(data, max_nodes):
+    """A random populated table from origin 0, a request for it and a wallclock."""
+    nodes = data.draw(clusters(max_nodes=max_nodes))
+    table = ReservationTable(nodes, origin=0)
+    populate(data.draw, table)
+    return nodes, table, data.draw(requests(nodes)), data.draw(st.integers(1, 600))
+
+
 @SETTINGS
 @given(st.data())
 def test_start_now_question_agrees_with_full_scan(data):
-    nodes = data.draw(clusters(max_nodes=32))
-    table = ReservationTable(nodes, origin=0)
-    populate(data.draw, table)
-    req = data.draw(requests(nodes))
-    w = data.draw(st.integers(1, 600))
+    _nodes, table, req, w = busy_table(data, 32)
     now_only = table.earliest_start(req, w, until=0)
     full = table.earliest_start(req, w)
     if full and full.start == 0:
         assert now_only and now_only.start == 0
     else:
         assert not now_only
+
+
+@SETTINGS
+@given(st.data())
+def test_grouped_node_choice_equals_the_general_one(data):
+    from maui_py.policy.nodealloc import select
+    _nodes, table, req, w = busy_table(data, 40)
+    after = data.draw(st.integers(0, 400))
+    policy = data.draw(st.sampled_from(["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE"]))
+    cr = table.compile(req)
+    if not cr:
+        return
+    found = table.scan(cr, w, after)
+    if found is None:
+        return
+    t, fast, fits = found
+    a = select(table, cr, t, w, fast, fits, policy, shortcut=True)
+    b = select(table, cr, t, w, fast, fits, policy, shortcut=False)
+    assert sorted(a) == sorted(b)
+
+
+@SETTINGS
+@given(st.data())
+def test_ignoring_a_hold_equals_releasing_it(data):
+    _nodes, table, req, w = busy_table(data, 32)
+    if not table.holds:
+        return
+    owner = data.draw(st.sampled_from(sorted(table.holds)))
+    after = data.draw(st.integers(0, 300))
+    ignoring = table.earliest_start(req, w, after, ignore=(owner,))
+    table.release(owner)
+    released = table.earliest_start(req, w, after)
+    assert bool(ignoring) == bool(released)
+    if released:
+        assert ignoring.start == released.start

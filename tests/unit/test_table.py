@@ -163,3 +163,15 @@ def test_dump_names_holds_and_nodes():
     t.reserve("job42", 0, 60, [("n0", R(2))])
     text = t.dump()
     assert "hold job42 job [0, 60) n0:procs=2" in text and "node n0 cap procs=8" in text
+
+
+def test_ignoring_a_reservation_that_starts_where_a_job_ends():
+    # n0 is used without a break: job to 100, then the reservation to 160. Ignored, the
+    # reservation's node comes free at 100 although no change point of n0 lies there.
+    t = ReservationTable(nodes(2, procs=1), 0)
+    t.reserve("job", 0, 100, [("n0", R(1))])
+    t.reserve("res", 100, 160, [("n0", R(1))])
+    t.reserve("other", 0, 500, [("n1", R(1))])
+    assert t.earliest_start(JobRequest(tasks=1), 60).start == 160
+    p = t.earliest_start(JobRequest(tasks=1), 60, ignore=("res",))
+    assert p.start == 100 and names(p) == ["n0"]

@@ -1,0 +1,320 @@
+"""SlurmAdapter: maui-py's ResourceManager for Slurm (tested with 22.05).
+
+Reads: `sinfo --all --json` and `squeue --all --json` (fallback when `--json` is unknown:
+`scontrol show node -o`, `squeue -h -t all -o %A` + `scontrol show job -o`), and
+`scontrol show reservation -o`. Writes, through one `scontrol` on stdin per phase:
+  1. `update JobId=X NodeList=<nodes> NumNodes=n-n` for every start (the count pinned:
+     NodeList alone is a minimum), `hold X` / `uhold X` for holds, reservation mirrors;
+  2. `release X` for the starts whose update Slurm accepted (a release after a failed
+     update would let Slurm place the job anywhere, so it is never sent).
+A start Slurm refuses (an error on its update or release; with verify_timeout, still
+pending with Reason=BadConstraints or any reason when the time is up) comes back as a
+StartFailure. Every command is an argument list; job ids must be Slurm ids (digits, or
+digits_digits for array elements) and node names host names, else the start is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from dataclasses import replace
+from typing import Any, Callable, Hashable, Sequence
+
+from maui_py.model import (
+    ClusterSnapshot, Decision, HoldType, Job, JobState, Node, ReleaseHold, Reservation, Reserve,
+    Start,
+)
+from maui_py.model import Hold as HoldDecision
+from maui_py.rm.protocol import RMError, StartFailure
+from maui_py.rm.runner import Result, Runner, run
+
+from . import hostlist
+from .batch import JOB_ID, MARK, NODE_NAME, Batch
+from .jobs import Pin
+from .mirror import Mirror, plan
+from .parse import (
+    SlurmJobs, parse_job_ids, parse_scontrol_jobs, parse_scontrol_mirrors, parse_scontrol_nodes,
+    parse_scontrol_reservations, parse_sinfo_json, parse_squeue_json,
+)
+
+log = logging.getLogger("maui_py.adapters.slurm")
+DEFAULT_TIMEOUT = 30.0
+_NO_JSON = re.compile(r"unrecognized option|invalid option|unknown option|illegal option", re.I)
+
+
+class SlurmAdapter:
+    """The ResourceManager protocol over Slurm's command-line tools.
+
+    cfg, rm_name: RMCFG[rm_name] gives TIMEOUT (seconds per command, default 30) and
+    CONFIGFILE (passed to every command as SLURM_CONF; else the environment's).
+    hold_all: jobs enter held by our job_submit.lua (JobHeldUser is the gate, not a hold).
+    verify_timeout: seconds to wait after releasing for the jobs to run (0: don't wait).
+    mirror_reservations: mirror Reserve decisions as Slurm reservations `maui.<job>`.
+    read_reservations: put Slurm's own reservations into the snapshot.
+    """
+
+    def __init__(self, cfg: Any, rm_name: str, *, runner: Runner = run,
+                 clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
+                 hold_all: bool = True, verify_timeout: float = 0.0,
+                 mirror_reservations: bool = False, read_reservations: bool = True,
+                 slurm_conf: str | None = None, poll_interval: float = 0.2):
+        attrs = cfg.object("RMCFG", rm_name) if cfg is not None else {}
+        self.name = rm_name
+        self.timeout = float(attrs.get("TIMEOUT") or DEFAULT_TIMEOUT)
+        conf = slurm_conf or attrs.get("CONFIGFILE")
+        self._env = {**os.environ, "SLURM_CONF": str(conf)} if conf else None
+        self._runner, self._clock, self._sleep = runner, clock, sleep
+        self.hold_all, self.verify_timeout = hold_all, float(verify_timeout)
+        self.mirror_reservations, self.read_reservations = mirror_reservations, read_reservations
+        self.poll_interval = poll_interval
+        self.json: bool | None = None          # None until the first snapshot finds out
+        self.bad_constraints: frozenset[str] = frozenset()
+        self._holds: dict[str, HoldType] = {}   # holds this adapter set, by job id
+        self._pins: dict[str, Pin] = {}         # what this adapter pushed, by job id
+        self._mirrors: dict[str, Mirror] = {}
+        self._last = SlurmJobs()
+        self._seq = 0
+        self._closed = False
+
+    # ------------------------------------------------------------------ commands
+    def _run(self, argv: list[str], stdin: str | None = None) -> Result:
+        if self._closed:
+            raise RMError("adapter closed")
+        return self._runner(argv, input=stdin, timeout=self.timeout, env=self._env)
+
+    def _ok(self, argv: list[str]) -> str:
+        """stdout of argv; RMError when it fails as a whole."""
+        r = self._run(argv)
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or ["no message"])[0]
+            raise RMError(f"{' '.join(argv)}: exit {r.returncode}: {first}")
+        return r.stdout
+
+    def _json_or_none(self, argv: list[str]) -> str | None:
+        """stdout of a `--json` command, or None when this Slurm has no --json (found out
+        once, on the first call, and remembered)."""
+        if self.json is False:
+            return None
+        r = self._run(argv)
+        if r.returncode != 0 and self.json is None and _NO_JSON.search(r.stderr):
+            log.info("%s: no --json here; using scontrol show -o", argv[0])
+            self.json = False
+            return None
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or ["no message"])[0]
+            raise RMError(f"{' '.join(argv)}: exit {r.returncode}: {first}")
+        self.json = True
+        return r.stdout
+
+    # ------------------------------------------------------------------ reading
+    def _read_nodes(self) -> list[Node]:
+        out = self._json_or_none(["sinfo", "--all", "--json"])
+        try:
+            if out is not None:
+                return parse_sinfo_json(out)
+            return parse_scontrol_nodes(self._ok(["scontrol", "--all", "show", "node", "-o"]))
+        except ValueError as e:
+            raise RMError(str(e)) from e
+
+    def _read_jobs(self) -> SlurmJobs:
+        pins = self._pins
+        out = self._json_or_none(["squeue", "--all", "--json"])
+        try:
+            if out is not None:
+                return parse_squeue_json(out, hold_all=self.hold_all, pins=pins)
+            ids = parse_job_ids(self._ok(["squeue", "--all", "-h", "-t", "all", "-o", "%A"]))
+            text = self._ok(["scontrol", "--all", "show", "job", "-o"])
+            return parse_scontrol_jobs(text, hold_all=self.hold_all, pins=pins, known_ids=ids)
+        except ValueError as e:
+            raise RMError(str(e)) from e
+
+    def _read_reservations(self, nodes: list[Node], jobs: Sequence[Job]) -> list[Reservation]:
+        if not (self.read_reservations or self.mirror_reservations):
+            return []
+        text = self._ok(["scontrol", "show", "reservation", "-o"])
+        if self.mirror_reservations:
+            self._mirrors = parse_scontrol_mirrors(text)
+        return parse_scontrol_reservations(text, nodes, jobs) if self.read_reservations else []
+
+    def _with_our_holds(self, jobs: SlurmJobs) -> tuple[Job, ...]:
+        """Holds this adapter set show with the type it was asked for (Slurm only has
+        "admin hold"); forget holds and pins of jobs that are no longer waiting."""
+        waiting = {j.id for j in jobs.jobs if j.state in (JobState.IDLE, JobState.STARTING)}
+        self._pins = {k: v for k, v in self._pins.items() if k in waiting}
+        out = []
+        for j in jobs.jobs:
+            ours = self._holds.get(j.id)
+            if ours is not None and HoldType.SYSTEM in j.holds:
+                j = replace(j, holds=(j.holds - {HoldType.SYSTEM}) | {ours})
+            elif ours is not None:
+                del self._holds[j.id]
+            out.append(j)
+        for gone in set(self._holds) - {j.id for j in out}:
+            del self._holds[gone]
+        return tuple(out)
+
+    def snapshot(self) -> ClusterSnapshot:
+        """The cluster now (finished jobs left out). RMError when a command fails."""
+        nodes = self._read_nodes()
+        jobs = self._read_jobs().active()
+        self._last = jobs
+        self.bad_constraints = jobs.bad_constraints
+        job_list = self._with_our_holds(jobs)
+        reservations = self._read_reservations(nodes, job_list)
+        self._seq += 1
+        return ClusterSnapshot(now=int(self._clock()), nodes=tuple(nodes), jobs=job_list,
+                               reservations=tuple(reservations), seq=self._seq)
+
+    # ------------------------------------------------------------------ writing
+    def _scontrol(self, batch: Batch) -> dict[Hashable, str]:
+        """Run the batch through one scontrol; {key: error} for the commands that failed."""
+        if not batch:
+            return {}
+        r = self._run(["scontrol"], stdin=batch.script())
+        failed, outside = batch.outcome(r.stderr)
+        if MARK not in r.stderr:
+            raise RMError(f"scontrol did not read its commands (exit {r.returncode}): "
+                          f"{'; '.join(outside) or 'no message'}")
+        if outside:
+            log.warning("scontrol: %s", "; ".join(outside))
+        return failed
+
+    def _start_line(self, s: Start) -> str:
+        """The update command for a start, or raise ValueError with the refusal."""
+        if not JOB_ID.match(s.job_id):
+            raise ValueError(f"refused: {s.job_id!r} is not a Slurm job id")
+        nodes = list(dict.fromkeys(s.nodes))
+        if not nodes:
+            raise ValueError("refused: no nodes in the allocation")
+        bad = [n for n in nodes if not NODE_NAME.match(n)]
+        if bad:
+            raise ValueError(f"refused: {bad[0]!r} is not a node name")
+        last = self._last_job(s.job_id)
+        if last is not None and last.state in (JobState.RUNNING, JobState.SUSPENDED):
+            raise ValueError("refused: the job is already running")
+        return f"update JobId={s.job_id} NodeList={hostlist.compress(nodes)} NumNodes={len(nodes)}-{len(nodes)}"
+
+    def _last_job(self, job_id: str) -> Job | None:
+        for j in self._last.jobs:
+            if j.id == job_id:
+                return j
+        return None
+
+    def _remember_pin(self, s: Start) -> None:
+        last = self._last_job(s.job_id)
+        if last is not None:
+            self._pins[s.job_id] = Pin(frozenset(s.nodes), last.request.hostlist, last.request.nodes)
+
+    def _hold_lines(self, decisions: Sequence[Decision], batch: Batch) -> None:
+        for d in decisions:
+            if not isinstance(d, (HoldDecision, ReleaseHold)) or d.hold is HoldType.DEFER:
+                continue
+            if not JOB_ID.match(d.job_id):
+                log.warning("hold/release of %r refused: not a Slurm job id", d.job_id)
+            elif isinstance(d, HoldDecision):
+                batch.add(("hold", d.job_id, d.hold), f"hold {d.job_id}")
+            elif self.hold_all:
+                # back to the gate: never lets the job start
+                batch.add(("unhold", d.job_id, d.hold), f"uhold {d.job_id}")
+            elif d.job_id in self._holds:
+                batch.add(("unhold", d.job_id, d.hold), f"release {d.job_id}")
+            else:
+                log.warning("release of job %s refused: maui-py did not hold it", d.job_id)
+
+    def apply(self, decisions: Sequence[Decision]) -> list[StartFailure]:
+        """Carry out Start, Hold and ReleaseHold (and mirror Reserve when asked).
+
+        Returns the starts that failed. RMError when scontrol could not run at all."""
+        failures: list[StartFailure] = []
+        starts: dict[str, Start] = {}
+        phase1 = Batch()
+        for d in decisions:
+            if isinstance(d, Start) and d.job_id not in starts:
+                try:
+                    phase1.add(("start", d.job_id), self._start_line(d))
+                    starts[d.job_id] = d
+                except ValueError as e:
+                    failures.append(StartFailure(d.job_id, str(e)))
+        self._hold_lines(decisions, phase1)
+        mirror_changes: dict[str, Mirror | None] = {}
+        if self.mirror_reservations:
+            reserves = [d for d in decisions if isinstance(d, Reserve) and d.job_id not in starts]
+            mirror_changes = plan(self._mirrors, reserves, int(self._clock()), phase1)
+        failed1 = self._scontrol(phase1)
+        self._record(phase1, failed1, mirror_changes)
+
+        phase2 = Batch()
+        for job_id in starts:
+            if ("start", job_id) in failed1:
+                failures.append(StartFailure(job_id, failed1[("start", job_id)]))
+            else:
+                phase2.add(("release", job_id), f"release {job_id}")
+        failed2 = self._scontrol(phase2)
+        released = []
+        for (_, job_id), _cmd in phase2.commands:
+            if ("release", job_id) in failed2:
+                failures.append(StartFailure(job_id, failed2[("release", job_id)]))
+            else:
+                released.append(job_id)
+                self._holds.pop(job_id, None)
+                self._remember_pin(starts[job_id])
+        if self.verify_timeout > 0 and released:
+            failures += self._verify(released)
+        return failures
+
+    def _record(self, batch: Batch, failed: dict[Hashable, str],
+                mirror_changes: dict[str, Mirror | None]) -> None:
+        """Remember the holds and mirrors scontrol accepted."""
+        for key, _ in batch.commands:
+            if key in failed:
+                if key[0] != "start":
+                    log.warning("scontrol %s %s: %s", key[0], key[1], failed[key])
+                continue
+            if key[0] == "hold":
+                self._holds[key[1]] = key[2]
+            elif key[0] == "unhold":
+                self._holds.pop(key[1], None)
+            elif key[0] == "resv":
+                change = mirror_changes.get(key[1])
+                if change is None:
+                    self._mirrors.pop(key[1], None)
+                else:
+                    self._mirrors[key[1]] = change
+
+    def _verify(self, released: list[str]) -> list[StartFailure]:
+        """Wait up to verify_timeout for released jobs to leave PENDING. BadConstraints ->
+        failure at once; still pending at the end -> failure, and the job goes back to
+        the gate so Slurm does not start it later behind maui-py's back."""
+        deadline = self._clock() + self.verify_timeout
+        waiting = set(released)
+        failures: list[StartFailure] = []
+        reasons: dict[str, str] = {}
+        while waiting:
+            self._sleep(min(self.poll_interval, max(0.0, deadline - self._clock())))
+            jobs = self._read_jobs()
+            state = {j.id: j.state for j in jobs.jobs}
+            for job_id in sorted(waiting):
+                if job_id in jobs.bad_constraints:
+                    failures.append(StartFailure(job_id, "Slurm: BadConstraints (the nodes cannot run this job)"))
+                    waiting.discard(job_id)
+                elif state.get(job_id) not in (JobState.IDLE, JobState.STARTING):
+                    waiting.discard(job_id)
+                else:
+                    reasons[job_id] = jobs.reasons.get(job_id, "")
+            if self._clock() >= deadline:
+                break
+        regate = Batch()
+        for job_id in sorted(waiting):
+            failures.append(StartFailure(job_id, f"still pending after {self.verify_timeout:g} s "
+                                                 f"(Reason={reasons.get(job_id) or 'None'})"))
+            if self.hold_all:
+                regate.add(("regate", job_id), f"uhold {job_id}")
+        for key, error in self._scontrol(regate).items():
+            log.warning("could not put job %s back to the gate: %s", key[1], error)
+        return failures
+
+    def close(self) -> None:
+        """Nothing to release: every command is its own process. Further calls fail."""
+        self._closed = True

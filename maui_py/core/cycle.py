@@ -1,0 +1,593 @@
+"""One Maui scheduling iteration: run_cycle(snapshot, config, state) -> CycleResult.
+
+No I/O. The daemon and the simulator call this same function; only the adapter and the
+clock differ. The steps follow Maui 3.3.1's MSchedProcessJobs (spec §3.1):
+
+1. sync the reservation table with the snapshot; settle last cycle's starts (a job still
+   idle after its start was pushed is a failed start: DEFERSTARTCOUNT, retry hold);
+   expired defers are released;
+2. eligibility: holds, dependencies, defers, system per-job limits, jobs the cluster can
+   never run (deferred, then batch-held after DEFERCOUNT defers);
+3. priority order (ties: priority, submit time, job id); idle-job limits (MAXI*);
+4. jobs holding a reservation from an earlier cycle (HIGHEST keeps and slides them; a
+   retry hold keeps one on the same resources for RESERVATIONRETRYTIME);
+5. the priority pass: in order, each job starts now if it fits without touching any
+   reservation, else gets a priority reservation while its RESERVATIONDEPTH group has room;
+   the first job that can do neither ends the pass (MQueueScheduleIJobs);
+6. backfill (BACKFILLPOLICY) over the rest, soft throttling limits first, then hard: a job
+   starts only where it fits for its whole wallclock around every reservation.
+
+EASY, hybrid and conservative backfill are this one loop with RESERVATIONDEPTH 1, N and
+unlimited. A start that jumps a waiting higher-priority job is a BACKFILL start and adds
+one to the bypass count of every job it jumped (spec §3.5.4).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cfg import SchedulerConfig
+from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, ReleaseHold,
+                     Reserve, Start, StartKind)
+from ..model.times import duration
+from ..planning.sync import job_owner, sync_table
+from ..planning.table import Compiled, NoPlacement, Placement, ReservationTable
+from ..policy.backfill import greedy_pick, metric
+from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
+from ..policy.reservation import ReservationGroups
+from ..priority.engine import Breakdown, JobContext, PriorityEngine
+from .state import DeferRecord, KeptReservation, PendingStart, SchedulerState
+
+
+_NO_FLAGS: frozenset[str] = frozenset()
+
+
+def res_owner(job_id: str) -> str:
+    return f"res:{job_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class JobReport:
+    """Where one job stands after the cycle and why, in one line (checkjob, showq)."""
+
+    job_id: str
+    status: str          # started | reserved | waiting | blocked | deferred | held | running
+    reason: str
+    priority: int | None = None
+    start: int | None = None
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass
+class CycleResult:
+    now: int
+    iteration: int
+    decisions: list[Decision]
+    reports: dict[str, JobReport]
+    state: SchedulerState
+    order: list[str] = field(default_factory=list)
+    priorities: dict[str, Breakdown] = field(default_factory=dict)
+
+    def starts(self) -> list[Start]:
+        return [d for d in self.decisions if isinstance(d, Start)]
+
+    def reservations(self) -> list[Reserve]:
+        return [d for d in self.decisions if isinstance(d, Reserve)]
+
+
+def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
+              state: SchedulerState | None = None, *, explain: bool = True) -> CycleResult:
+    """Decide what starts now and what is reserved. `explain` adds one report line and a
+    priority breakdown per job (the daemon wants them; a long simulation does not)."""
+    return _Cycle(snapshot, config, state if state is not None else SchedulerState(),
+                  explain).run()
+
+
+def _totals(nodes) -> tuple[int, int]:
+    return sum(n.resources.procs for n in nodes), sum(n.resources.mem for n in nodes)
+
+
+def _nodes_text(nodes: tuple[str, ...]) -> str:
+    return ",".join(nodes) if len(nodes) <= 6 else ",".join(nodes[:5]) + f",...(+{len(nodes) - 5})"
+
+
+class _Settings:
+    """The scalar parameters a cycle reads, looked up once per configuration."""
+
+    def __init__(self, cfg: SchedulerConfig):
+        self.nap = cfg.get("NODEALLOCATIONPOLICY")
+        self.bf_policy = cfg.get("BACKFILLPOLICY")
+        self.res_policy = cfg.get("RESERVATIONPOLICY")
+        self.retry_time = int(cfg.get("RESERVATIONRETRYTIME") or 0)
+        self.defer_time = int(cfg.get("DEFERTIME") or 0)
+        self.defer_count = int(cfg.get("DEFERCOUNT") or 0)
+        self.defer_starts = max(1, int(cfg.get("DEFERSTARTCOUNT") or 1))
+        self.overrun = int(cfg.get("JOBMAXOVERRUN") or 0)
+        self.bf_depth = int(cfg.get("BACKFILLDEPTH") or 0)
+        self.bf_metric = cfg.get("BACKFILLMETRIC")
+        self.bf_max = int(cfg.get("BACKFILLMAXSCHEDULES") or 10000)
+        self.accrual = cfg.get("JOBPRIOACCRUALPOLICY")
+        self.reject_neg = bool(cfg.get("REJECTNEGPRIOJOBS"))
+        self.qos_flags = {name: obj.get("QFLAGS") or frozenset()
+                          for name, obj in cfg.objects("QOSCFG").items()}
+
+
+class _Cycle:
+    def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
+                 explain: bool):
+        self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
+        self.now = snap.now
+        self.decisions: list[Decision] = []
+        self.reports: dict[str, JobReport] = {}
+        eng = state.engine
+        if eng is None or eng[0] is not cfg or (eng[1] is not snap.nodes
+                                                and eng[2] != _totals(snap.nodes)):
+            totals = _totals(snap.nodes)
+            eng = [cfg, snap.nodes, totals, PriorityEngine(cfg, *totals), Limits(cfg),
+                   ReservationGroups(cfg), _Settings(cfg)]
+            state.engine = eng
+        eng[1] = snap.nodes
+        self.engine, self.limits, self.groups = eng[3], eng[4], eng[5]
+        self.__dict__.update(eng[6].__dict__)
+        self.started: set[str] = set()
+        self.bf_positions: list[int] = []
+        self.blocked_soft: dict[str, str] = {}
+        self.no_reservation: dict[str, str] = {}
+        self.priorities: dict[str, Breakdown] = {}
+        self.usage = Usage()
+        self.table: ReservationTable
+
+    # ------------------------------------------------------------------ driver
+    def run(self) -> CycleResult:
+        st = self.state
+        st.iteration += 1
+        snap, now = self.snap, self.now
+        running: list[Job] = []
+        queued: list[Job] = []
+        by_id: dict[str, Job] = {}
+        for j in snap.jobs:
+            if j.state.finished:
+                continue
+            by_id[j.id] = j
+            (running if j.state.active else queued).append(j)
+        self.by_id = by_id
+        self.table = sync_table(st, snap, running, by_id, self.overrun)
+        if self.limits.any_active:
+            for j in running:
+                s = j.start_time if j.start_time is not None else now
+                self.usage.add(j, job_amounts(j, s + j.wallclock - now))
+        self._forget_gone(by_id)
+        self._settle_starts()
+        self._release_defers()
+        order = self._select(queued)
+        order = self._idle_limits(order)
+        self._reserved_jobs(order)
+        self._priority_pass(order)
+        self._backfill(order)
+        self._finish(order, running)
+        st.last_now = now
+        return CycleResult(now, st.iteration, self.decisions, self.reports, st,
+                           [j.id for j, _cr, _p in order], self.priorities)
+
+    # ------------------------------------------------------------- bookkeeping
+    def _report(self, job_id: str, status: str, reason: str, **kw: Any) -> None:
+        if self.explain:
+            self.reports[job_id] = JobReport(job_id, status, reason, **kw)
+
+    def _forget_gone(self, by_id: dict[str, Job]) -> None:
+        st = self.state
+        for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
+                  st.queue_time, st.pending, st.failed, st.compiled):
+            if len(d) and any(k not in by_id for k in d):
+                for k in [k for k in d if k not in by_id]:
+                    if d is st.reservations:
+                        self.table.release(res_owner(k))
+                    del d[k]
+
+    def _reset_accrual(self, job_id: str, why: str) -> None:
+        """JOBPRIOACCRUALPOLICY: queue-time priority restarts while a job is held back."""
+        if self.accrual == "ALWAYS":
+            return
+        if why == "limit" or self.accrual == "FULLPOLICY":
+            self.state.queue_time[job_id] = self.now
+
+    def _settle_starts(self) -> None:
+        st = self.state
+        for jid, p in list(st.pending.items()):
+            job = self.by_id.get(jid)
+            del st.pending[jid]
+            reason = st.failed.pop(jid, None)
+            if job is None or job.state.active:
+                continue
+            self.table.release(job_owner(jid))
+            st.running.pop(jid, None)
+            self._start_failed(job, p, reason or "still idle after the start was pushed")
+        st.failed.clear()
+
+    def _start_failed(self, job: Job, p: PendingStart, reason: str) -> None:
+        st = self.state
+        n = st.start_counts.get(job.id, 0) + 1
+        st.start_counts[job.id] = n
+        if n >= self.defer_starts:
+            self._defer(job, f"start failed {n} time(s): {reason}")
+            return
+        kept = st.reservations.get(job.id)
+        if self.retry_time > 0:
+            until = kept.retry_until if kept and kept.retry_until else p.at + self.retry_time
+            if until > self.now:
+                self.table.release(res_owner(job.id))
+                try:
+                    self.table.reserve(res_owner(job.id), self.now, self.now + job.wallclock,
+                                       p.allocation, kind="priority")
+                except ValueError:
+                    st.reservations.pop(job.id, None)
+                    return
+                st.reservations[job.id] = KeptReservation(
+                    job.id, self.now, self.now + job.wallclock, p.allocation,
+                    self.groups.group(job.qos) or 0, self.now, until)
+
+    def _defer(self, job: Job, reason: str) -> None:
+        """Maui's defer: hold the job for DEFERTIME; after DEFERCOUNT defers, batch hold."""
+        st = self.state
+        st.reservations.pop(job.id, None)
+        self.table.release(res_owner(job.id))
+        if self.defer_time <= 0:
+            self._report(job.id, "blocked", reason)
+            return
+        rec = st.deferred.setdefault(job.id, DeferRecord())
+        rec.count += 1
+        rec.until = self.now + self.defer_time
+        rec.reason = reason
+        self.decisions.append(Defer(job.id, reason, rec.until))
+        if self.defer_count > 0 and rec.count > self.defer_count:
+            why = f"deferred {rec.count} times, last: {reason}"
+            st.batch_holds[job.id] = why
+            rec.until = 0
+            self.decisions.append(Hold(job.id, HoldType.BATCH, why))
+            self._report(job.id, "held", f"batch hold: {why}")
+        else:
+            self._report(job.id, "deferred", f"deferred until {rec.until}: {reason}")
+
+    def _release_defers(self) -> None:
+        for jid, rec in self.state.deferred.items():
+            if 0 < rec.until <= self.now:
+                rec.until = 0
+                self.state.queue_time[jid] = self.now
+                self.decisions.append(ReleaseHold(jid, HoldType.DEFER, "defer time elapsed"))
+
+    # -------------------------------------------------------------- eligibility
+    def _select(self, queued: list[Job]) -> list[tuple[Job, Compiled, float]]:
+        st, now = self.state, self.now
+        out: list[tuple[Job, Compiled, float]] = []
+        for job in queued:
+            jid = job.id
+            if job.holds:
+                self._reset_accrual(jid, "hold")
+                self._report(jid, "held", "job has hold in place ("
+                             + ",".join(sorted(h.value for h in job.holds)) + ")")
+                continue
+            if jid in st.batch_holds:
+                self._report(jid, "held", f"batch hold: {st.batch_holds[jid]}")
+                continue
+            rec = st.deferred.get(jid)
+            if rec is not None and rec.until > now:
+                self._report(jid, "deferred", f"deferred until {rec.until}: {rec.reason}")
+                continue
+            if not job.depends_satisfied:
+                self._reset_accrual(jid, "dependency")
+                self._report(jid, "blocked", "dependency not satisfied")
+                continue
+            why = self.limits.system_violation(job)
+            if why:
+                self._defer(job, why)
+                continue
+            hit = st.compiled.get(jid)
+            if hit is not None and hit[0] is job and hit[1] is self.table:
+                cr = hit[2]
+            else:
+                cr = self.table.compile(job.request, job.class_)
+                st.compiled[jid] = (job, self.table, cr)
+            if isinstance(cr, NoPlacement):
+                self._defer(job, f"cannot run: {cr.reason}")
+                continue
+            out.append((job, cr, self._priority(job)))
+        out.sort(key=lambda x: (-x[2], x[0].submit_time, x[0].id))
+        return out
+
+    def _priority(self, job: Job) -> float:
+        st = self.state
+        if not self.explain and self.engine.is_linear and not job.system_priority \
+                and st.fairshare is None:
+            return self.engine.linear_priority(job, self.now, st.queue_time.get(job.id, job.submit_time))
+        fs = st.fairshare.subfactors(job) if st.fairshare is not None else {}
+        ctx = JobContext(st.queue_time.get(job.id, job.submit_time), st.bypass.get(job.id, 0),
+                         False, fs)
+        if self.explain:
+            b = self.engine.breakdown(job, self.now, ctx)
+            self.priorities[job.id] = b
+            return float(b.clipped) if job.system_priority > 0 else b.priority
+        return self.engine.priority(job, self.now, ctx)
+
+    def _idle_limits(self, order):
+        out = []
+        idle_usage = Usage() if self.limits.any_idle else None
+        for job, cr, prio in order:
+            if self.reject_neg and prio < 0:
+                self._report(job.id, "blocked", f"negative priority {prio:.0f} (REJECTNEGPRIOJOBS)")
+                continue
+            if idle_usage is not None:
+                v = self.limits.idle_violation(job, idle_usage)
+                if v:
+                    self._reset_accrual(job.id, "limit")
+                    self._report(job.id, "blocked", f"blocked: {v}")
+                    continue
+                idle_usage.add(job, job_amounts(job))
+            out.append((job, cr, prio))
+        return out
+
+    # ------------------------------------------------------------------ starts
+    def _start(self, job: Job, p: Placement, kind: StartKind, pos: int) -> None:
+        st, now = self.state, self.now
+        self.table.release(res_owner(job.id))
+        st.reservations.pop(job.id, None)
+        self.table.reserve(job_owner(job.id), now, now + max(job.wallclock, 1), p.allocation,
+                           kind="job")
+        st.running[job.id] = (now, job.wallclock, p.allocation)
+        if self.limits.any_active:
+            self.usage.add(job, job_amounts(job))
+        self.decisions.append(Start(job.id, p.allocation, kind))
+        st.pending[job.id] = PendingStart(job.id, p.allocation, kind, now, job.wallclock)
+        self.started.add(job.id)
+        if kind is StartKind.BACKFILL:
+            self.bf_positions.append(pos)
+        self._report(job.id, "started", f"started ({kind.value.lower()}) on "
+                     + _nodes_text(p.nodes), start=now, nodes=p.nodes)
+
+    def _fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
+        return self.table.earliest_start(cr, job.wallclock, until=self.now, policy=self.nap)
+
+    def _can_reserve(self, job: Job) -> tuple[int | None, bool]:
+        """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
+        flags = self._qos_flags(job)
+        if "NORESERVATION" in flags or self.bf_policy == "NONE" or self.res_policy == "NEVER":
+            return None, False
+        return self.groups.group(job.qos), "RESERVEALWAYS" in flags
+
+    def _qos_flags(self, job: Job) -> frozenset[str]:
+        return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS
+
+    def _reserve(self, job: Job, cr: Compiled, group: int) -> Placement | None:
+        p = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap)
+        if not p:
+            self._defer(job, f"cannot create reservation: {p.reason}")
+            return None
+        self.table.reserve(res_owner(job.id), p.start, p.end, p.allocation, kind="priority")
+        self.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
+                                                          group, self.now)
+        return p
+
+    # --------------------------------------------------- kept reservations (R)
+    def _reserved_jobs(self, order) -> None:
+        """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
+
+        The reservations of the first jobs in order stay exactly as they are when nothing
+        came free since they were made: re-making them would find the same start, each
+        having been placed around only the ones before it. Retry holds try to start on
+        their own resources. HIGHEST re-makes every other one at its earliest start, depth
+        or not; CURRENTHIGHEST drops them, for the priority pass to make again in order.
+        (Re-planning in place, keeping the old nodes when the start is unchanged, was
+        tried: slower, and worse for backfill, since a fresh choice leaves the nodes that
+        came free to backfill.)
+        """
+        st, now = self.state, self.now
+        if not st.reservations:
+            return
+        index = {job.id: k for k, (job, _cr, _p) in enumerate(order)}
+        keep = set()
+        for job, _cr, _p in order:
+            kr = st.reservations.get(job.id)
+            if (kr is None or kr.stamp != self.table.freed or kr.start <= now
+                    or (kr.retry_until is not None and kr.retry_until > now)):
+                break
+            keep.add(job.id)
+        for jid in [j for j in st.reservations if j not in index]:
+            self.table.release(res_owner(jid))
+            del st.reservations[jid]
+        for jid in sorted((j for j in st.reservations if j not in keep), key=index.__getitem__):
+            kr = st.reservations[jid]
+            k = index[jid]
+            job, cr, _prio = order[k]
+            if kr.retry_until is not None and kr.retry_until > now:
+                if kr.start <= now and not self.limits.active_violation(job, self.usage, SOFT):
+                    self.table.release(res_owner(jid))
+                    if self.table.fits(kr.allocation, now, now + job.wallclock):
+                        self._start(job, Placement(now, now + job.wallclock, kr.allocation),
+                                    StartKind.RESERVED, k)
+                        continue
+                    self.table.reserve(res_owner(jid), kr.start, kr.end, kr.allocation,
+                                       kind="priority", force=True)
+                continue
+            self.table.release(res_owner(jid))
+            if self.res_policy != "HIGHEST":
+                del st.reservations[jid]
+                continue
+            p = self.table.earliest_start(cr, job.wallclock, now, policy=self.nap)
+            if not p:
+                del st.reservations[jid]
+                self._defer(job, f"insufficient resources to start reserved job: {p.reason}")
+                continue
+            if p.start <= now and not self.limits.active_violation(job, self.usage, SOFT):
+                self._start(job, p, StartKind.RESERVED, k)
+                continue
+            self.table.reserve(res_owner(jid), p.start, p.end, p.allocation, kind="priority")
+            kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
+
+    # ------------------------------------------------------ priority pass (I)
+    def _priority_pass(self, order) -> None:
+        st, now = self.state, self.now
+        counts: dict[int, int] = {}
+        idle_found = False
+        waiting = False
+        self.stop_reason = ""
+        for k, (job, cr, _prio) in enumerate(order):
+            jid = job.id
+            if jid in self.started:
+                continue
+            if jid in st.reservations:
+                g = st.reservations[jid].group
+                counts[g] = counts.get(g, 0) + 1
+                waiting = True
+                continue
+            v = self.limits.active_violation(job, self.usage, SOFT)
+            if v:
+                self.blocked_soft[jid] = str(v)
+                waiting = True
+                continue
+            if not idle_found and not (waiting and "NOBF" in self._qos_flags(job)):
+                p = self._fits_now(job, cr)
+                if p:
+                    self._start(job, p, StartKind.BACKFILL if waiting else StartKind.IMMEDIATE, k)
+                    continue
+            group, always = self._can_reserve(job)
+            if group is None and not always:
+                self.no_reservation[jid] = self._why_no_reservation(job)
+                if not idle_found:
+                    self.stop_reason = f"job {jid} could not start and may not reserve"
+                idle_found = True
+                waiting = True
+                continue
+            g = group if group is not None else -1
+            if not always and counts.get(g, 0) >= self.groups.depth.get(g, 0):
+                self.no_reservation[jid] = (f"RESERVATIONDEPTH[{g}] {self.groups.depth.get(g, 0)}"
+                                            f" reached at job {jid}")
+                if not idle_found:
+                    self.stop_reason = self.no_reservation[jid]
+                idle_found = True
+                waiting = True
+                continue
+            p = self._reserve(job, cr, g)
+            if p is None:
+                continue
+            counts[g] = counts.get(g, 0) + 1
+            waiting = True
+            if p.start <= now:
+                self._start(job, p, StartKind.BACKFILL, k)
+
+    def _why_no_reservation(self, job: Job) -> str:
+        flags = self._qos_flags(job)
+        if "NORESERVATION" in flags:
+            return f"QOS {job.qos} has NORESERVATION"
+        if self.bf_policy == "NONE":
+            return "BACKFILLPOLICY NONE"
+        if self.res_policy == "NEVER":
+            return "RESERVATIONPOLICY NEVER"
+        return f"QOS {job.qos or '-'} is in no RESERVATIONQOSLIST group"
+
+    # ------------------------------------------------------------ backfill (B)
+    def _backfill(self, order) -> None:
+        if self.bf_policy == "NONE":
+            return
+        st = self.state
+        for level in (SOFT, HARD):
+            cands = []
+            for k, (job, cr, _prio) in enumerate(order):
+                if job.id in self.started or job.id in st.reservations:
+                    continue
+                if "NOBF" in self._qos_flags(job):
+                    continue
+                cands.append((k, job, cr))
+            if self.bf_depth > 0:
+                cands = cands[: self.bf_depth]
+            if self.bf_policy == "GREEDY":
+                self._greedy(cands, level)
+                continue
+            if self.bf_policy == "BESTFIT":
+                cands.sort(key=lambda c: -metric(c[1], self.bf_metric))
+            for k, job, cr in cands:
+                if self.table.free_now <= 0:
+                    break
+                if job.procs > self.table.free_now:
+                    continue
+                if self.limits.active_violation(job, self.usage, level):
+                    continue
+                p = self._fits_now(job, cr)
+                if p:
+                    self._start(job, p, StartKind.BACKFILL, k)
+
+    def _greedy(self, cands, level) -> None:
+        """GREEDY as documented: per backfill window, the combination of jobs with the
+        largest total metric (3.3.1 starts nothing here: docs/compatibility.md)."""
+        while True:
+            left = [c for c in cands if c[1].id not in self.started
+                    and not self.limits.active_violation(c[1], self.usage, level)]
+            if not left or self.table.free_now <= 0:
+                return
+            progress = False
+            for w in self.table.windows():
+                fit = [c for c in left if c[1].procs <= w.procs and c[1].wallclock <= w.duration]
+                if not fit:
+                    continue
+                for k, job, cr in greedy_pick(fit, w.procs, self.bf_metric, self.bf_max):
+                    p = self._fits_now(job, cr)
+                    if p:
+                        self._start(job, p, StartKind.BACKFILL, k)
+                        progress = True
+                if progress:
+                    break
+            if not progress:
+                for k, job, cr in sorted(left, key=lambda c: -metric(c[1], self.bf_metric)):
+                    if job.procs <= self.table.free_now:
+                        p = self._fits_now(job, cr)
+                        if p:
+                            self._start(job, p, StartKind.BACKFILL, k)
+                return
+
+    # ------------------------------------------------------------------ finish
+    def _finish(self, order, running: list[Job]) -> None:
+        st, now = self.state, self.now
+        bf = sorted(self.bf_positions)
+        for k, (job, _cr, _p) in enumerate(order):
+            jid = job.id
+            if jid in self.started:
+                continue
+            if bf:
+                jumped = len(bf) - bisect_right(bf, k)
+                if jumped:
+                    st.bypass[jid] = st.bypass.get(jid, 0) + jumped
+            if not self.explain:
+                continue
+            prio = self.priorities[jid].clipped if jid in self.priorities else None
+            kr = st.reservations.get(jid)
+            if kr is not None:
+                nodes = tuple(n for n, _ in kr.allocation)
+                retry = (f" (retry hold until {kr.retry_until})"
+                         if kr.retry_until and kr.retry_until > now else "")
+                self._report(jid, "reserved", f"reserved at {kr.start} (in {duration(kr.start - now)})"
+                             f" on {_nodes_text(nodes)}{retry}", priority=prio,
+                             start=kr.start, nodes=nodes)
+            else:
+                v = self.limits.active_violation(job, self.usage, HARD)
+                if v:
+                    self._reset_accrual(jid, "limit")
+                    self._report(jid, "blocked", f"blocked: {v}", priority=prio)
+                    continue
+                why = []
+                if jid in self.blocked_soft:
+                    why.append(f"soft limit {self.blocked_soft[jid]}")
+                if jid in self.no_reservation:
+                    why.append(f"no reservation ({self.no_reservation[jid]})")
+                if self.bf_policy == "NONE" or "NOBF" in self._qos_flags(job):
+                    why.append(f"waiting in priority order ({self.stop_reason or 'no backfill'})")
+                else:
+                    why.append(f"no backfill window of {duration(job.wallclock)} x {job.procs} procs")
+                self._report(jid, "blocked" if jid in self.blocked_soft else "waiting",
+                             "; ".join(why), priority=prio)
+        for jid, kr in st.reservations.items():
+            kr.stamp = self.table.freed
+            self.decisions.append(Reserve(jid, kr.start, kr.end, kr.allocation))
+        if self.explain:
+            for j in running:
+                self._report(j.id, "running", "running on " + _nodes_text(j.nodes),
+                             start=j.start_time, nodes=j.nodes)

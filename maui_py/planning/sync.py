@@ -1,0 +1,123 @@
+"""Bring the cached reservation table in step with a new snapshot.
+
+A running job holds its nodes from its start until start + wallclock. A job past its limit
+is assumed to end at the end of its allowed overrun (JOBMAXOVERRUN), or at the next second
+once that has passed too, as Maui does. Reservations that come with the snapshot
+(administrative and standing ones, already placed) hold what they list.
+
+With the same node set the table is moved forward and only what changed is redone:
+O(changes) when the adapter sends a SnapshotDelta (the simulator), O(running jobs) for a
+full diff; a new node set rebuilds it in O(holds).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from ..model import ClusterSnapshot, Job, Reservation
+from .table import ReservationTable
+
+
+def job_owner(job_id: str) -> str:
+    return f"job:{job_id}"
+
+
+def running_hold(job: Job, now: int, overrun: int) -> tuple[int, int]:
+    """(start, expected end) of an active job as the planner sees it."""
+    start = job.start_time if job.start_time is not None else now
+    end = start + max(job.wallclock, 1)
+    if end <= now:
+        end = end + max(overrun, 0)
+        if end <= now:
+            end = now + 1
+    return start, end
+
+
+def _ext_owner(r: Reservation) -> str:
+    return f"{r.kind.value.lower()}:{r.name}"
+
+
+def _ext_sig(r: Reservation) -> tuple:
+    return (r.start, r.end, r.allocation)
+
+
+def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
+               overrun: int) -> ReservationTable:
+    """The table for `snap`, reusing state.table when the nodes are the same."""
+    now = snap.now
+    table = state.table
+    same_nodes = table is not None and (state.table_nodes is snap.nodes
+                                        or state.table_nodes == snap.nodes)
+    if not same_nodes:
+        table = ReservationTable(snap.nodes, now)
+        holds = []
+        state.running = {}
+        for j in running:
+            if not j.allocation:
+                continue
+            s, e = running_hold(j, now, overrun)
+            holds.append((job_owner(j.id), s, e, j.allocation, "job"))
+            state.running[j.id] = (s, j.wallclock, j.allocation)
+        state.external = {}
+        for r in snap.reservations:
+            if r.allocation and r.end > now:
+                holds.append((_ext_owner(r), r.start, r.end, r.allocation, r.kind.value.lower()))
+                state.external[_ext_owner(r)] = _ext_sig(r)
+        table.load(holds)
+        state.table, state.table_nodes = table, snap.nodes
+        state.table_seq = snap.seq
+        return table
+
+    expired = table.advance(now)
+    delta = snap.delta
+    if delta is not None and delta.prev_seq == state.table_seq and not delta.nodes_changed:
+        for jid in delta.ended:
+            table.release(job_owner(jid))
+            state.running.pop(jid, None)
+        redo = set(delta.started) | set(delta.changed)
+        redo.update(o[4:] for o in expired if o.startswith("job:") and o[4:] in by_id)
+        for jid in sorted(redo):
+            _place(table, state, by_id.get(jid), now, overrun)
+    else:
+        current = {j.id: j for j in running}
+        for jid in [k for k in state.running if k not in current]:
+            table.release(job_owner(jid))
+            del state.running[jid]
+        for jid, j in current.items():
+            s, _e = running_hold(j, now, overrun)
+            if state.running.get(jid) != (s, j.wallclock, j.allocation) or \
+                    job_owner(jid) not in table.holds:
+                _place(table, state, j, now, overrun)
+    _sync_external(table, state, snap)
+    state.table_seq = snap.seq
+    return table
+
+
+def _place(table: ReservationTable, state, job: Job | None, now: int, overrun: int) -> None:
+    if job is None:
+        return
+    owner = job_owner(job.id)
+    if job.state.active and job.allocation and owner in table.holds:
+        s, _e = running_hold(job, now, overrun)
+        if state.running.get(job.id) == (s, job.wallclock, job.allocation):
+            return
+    table.release(owner)
+    if not job.state.active or not job.allocation:
+        state.running.pop(job.id, None)
+        return
+    s, e = running_hold(job, now, overrun)
+    table.reserve(owner, s, e, job.allocation, kind="job", force=True)
+    state.running[job.id] = (s, job.wallclock, job.allocation)
+
+
+def _sync_external(table: ReservationTable, state, snap: ClusterSnapshot) -> None:
+    want = {_ext_owner(r): r for r in snap.reservations if r.allocation and r.end > snap.now}
+    for owner in [o for o in state.external if o not in want]:
+        table.release(owner)
+        del state.external[owner]
+    for owner, r in want.items():
+        if state.external.get(owner) != _ext_sig(r) or owner not in table.holds:
+            table.release(owner)
+            table.reserve(owner, r.start, r.end, r.allocation, kind=r.kind.value.lower(),
+                          force=True)
+            state.external[owner] = _ext_sig(r)

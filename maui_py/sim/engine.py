@@ -1,0 +1,135 @@
+"""The replay loop: a virtual clock, the simulated resource manager, and run_cycle.
+
+At each event time the loop applies every job end, then every arrival, then runs one
+scheduling cycle (the same run_cycle the daemon runs) and hands its decisions to the
+simulated resource manager. Events at one time are ordered (time, kind, sequence): ends
+before arrivals before wake-ups, then by submission order, so a replay is reproducible.
+With a poll interval (RMPOLLINTERVAL style) cycles run only on the interval's ticks.
+Cost: O(E log E) for E events plus one cycle per distinct event time.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time as _time
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from ..cfg import SchedulerConfig
+from ..core.cycle import run_cycle
+from ..core.state import SchedulerState
+from ..model import Defer, Node, Reserve, Start
+from .rm import ScheduleCheck, SimRecord, SimulatedRM
+from .swf import SimJob
+
+END, SUBMIT, WAKE = 0, 1, 2
+
+
+@dataclass
+class SimResult:
+    nodes: tuple[Node, ...]
+    records: dict[str, SimRecord]
+    check: ScheduleCheck
+    cycles: int
+    wall_seconds: float
+    config_name: str = ""
+    state: SchedulerState | None = None
+    holds: int = 0
+
+    @property
+    def unfinished(self) -> list[SimRecord]:
+        return [r for r in self.records.values() if r.end is None]
+
+
+@dataclass
+class SimOptions:
+    poll_interval: int = 0
+    explain: bool = False
+    check_table: bool = False
+    progress: Callable[[int, int, int], None] | None = None
+    on_cycle: Callable[[int, object], None] | None = None
+    stop_time: int | None = None
+
+
+class Simulation:
+    """Replay `jobs` on `nodes` under `config`."""
+
+    def __init__(self, nodes: Sequence[Node], jobs: Sequence[SimJob], config: SchedulerConfig,
+                 options: SimOptions | None = None, config_name: str = ""):
+        self.nodes = tuple(nodes)
+        self.jobs = sorted(jobs, key=lambda s: (s.job.submit_time, s.job.id))
+        self.config = config
+        self.opt = options or SimOptions()
+        self.config_name = config_name
+        self.now = self.jobs[0].job.submit_time if self.jobs else 0
+
+    def run(self) -> SimResult:
+        t0 = _time.perf_counter()
+        opt = self.opt
+        rm = SimulatedRM(self.nodes, lambda: self.now)
+        heap: list[tuple[int, int, int, str]] = []
+        wakes: set[int] = set()
+        seq = 0
+        state = SchedulerState()
+        jobs = self.jobs
+        nxt = 0
+        total = len(jobs)
+        cycles = 0
+        interval = max(0, int(opt.poll_interval))
+        next_tick = self.now if interval else None
+        while nxt < total or heap:
+            t = jobs[nxt].job.submit_time if nxt < total else heap[0][0]
+            if heap and heap[0][0] < t:
+                t = heap[0][0]
+            if opt.stop_time is not None and t > opt.stop_time:
+                break
+            self.now = t
+            while heap and heap[0][0] == t:
+                _t, kind, _s, jid = heapq.heappop(heap)
+                if kind == END:
+                    rm.finish(jid, t)
+                elif kind == WAKE:
+                    wakes.discard(t)
+            while nxt < total and jobs[nxt].job.submit_time == t:
+                sj = jobs[nxt]
+                rm.submit(sj.job, sj.runtime)
+                nxt += 1
+            if interval:
+                if t < next_tick:
+                    continue
+                next_tick = t + interval - ((t - next_tick) % interval)
+            result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
+            state = result.state
+            cycles += 1
+            if opt.check_table:
+                state.table._check()
+            state.note_failures(rm.apply(result.decisions))
+            for d in result.decisions:
+                if isinstance(d, Start):
+                    rec = rm.records[d.job_id]
+                    if rec.start == t:
+                        run = min(rec.runtime, rec.job.wallclock)
+                        rec.killed = rec.runtime > rec.job.wallclock
+                        seq += 1
+                        heapq.heappush(heap, (t + max(run, 0), END, seq, d.job_id))
+                elif isinstance(d, (Defer, Reserve)):
+                    at = d.until if isinstance(d, Defer) else d.start
+                    if at > t and at not in wakes:
+                        wakes.add(at)
+                        seq += 1
+                        heapq.heappush(heap, (at, WAKE, seq, ""))
+            if interval and (nxt < total or rm.running() or rm.queued()):
+                if next_tick not in wakes:
+                    wakes.add(next_tick)
+                    seq += 1
+                    heapq.heappush(heap, (next_tick, WAKE, seq, ""))
+            if opt.on_cycle is not None:
+                opt.on_cycle(t, result)
+            if opt.progress is not None and cycles % 2000 == 0:
+                opt.progress(nxt, total, t)
+            if not heap and nxt >= total:
+                break
+        if opt.progress is not None:
+            opt.progress(nxt, total, self.now)
+        return SimResult(self.nodes, rm.records, rm.check, cycles, _time.perf_counter() - t0,
+                         self.config_name, state, rm.holds_seen)

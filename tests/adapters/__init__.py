@@ -1,0 +1,1 @@
+"""Adapter tests: recorded resource-manager output and a live Slurm (see slurm_cluster.py)."""
