@@ -870,6 +870,12 @@ TABLE: list[Param] = [
     ),
 ]
 
+# maui-py's own parameters live in their own modules, one per subsystem, appended here so
+# that each subsystem's rows stay beside the code that reads them.
+from . import params_queues, params_runtime  # noqa: E402  (they use P, _group and the types)
+
+TABLE += params_queues.ROWS + params_runtime.ROWS
+
 ALIASES: dict[str, Alias] = {alias.name: alias for alias in (
     Alias("SERVICEWCAP", "SERVICECAP", "the 3.3.1 spelling (sic) of SERVICECAP"),
     Alias("UFSWEIGHT", "FSUSERWEIGHT", "Maui 3.0 name of FSUSERWEIGHT"),

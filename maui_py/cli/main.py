@@ -18,6 +18,7 @@ from types import ModuleType
 COMMANDS: dict[str, str] = {
     "check-config": "maui_py.cli.check_config",
     "showconfig": "maui_py.cli.showconfig",
+    "simulate": "maui_py.cli.simulate",
 }
 
 
@@ -56,6 +57,11 @@ def run_single(name: str, argv: list[str] | None = None, prog: str | None = None
     parser = argparse.ArgumentParser(prog=prog or name, description=module.HELP)
     module.add_arguments(parser)
     return module.run(parser.parse_args(argv))
+
+
+def maui_sim_main(argv: list[str] | None = None) -> int:
+    """Entry point of `maui-sim`, the simulator under its own name."""
+    return run_single("simulate", argv, prog="maui-sim")
 
 
 def showconfig_main(argv: list[str] | None = None) -> int:

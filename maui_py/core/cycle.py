@@ -38,10 +38,12 @@ from ..policy.backfill import greedy_pick, metric
 from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine
+from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
 from .state import DeferRecord, KeptReservation, PendingStart, SchedulerState
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
+_NO_ROOM = NoPlacement("fewer processors free now than the job needs")
 
 
 def res_owner(job_id: str) -> str:
@@ -83,6 +85,10 @@ def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
     priority breakdown per job (the daemon wants them; a long simulation does not)."""
     return _Cycle(snapshot, config, state if state is not None else SchedulerState(),
                   explain).run()
+
+
+def order_ids(order) -> list[str]:
+    return [job.id for job, _cr, _p in order]
 
 
 def _totals(nodes) -> tuple[int, int]:
@@ -127,6 +133,11 @@ class _Cycle:
             totals = _totals(snap.nodes)
             eng = [cfg, snap.nodes, totals, PriorityEngine(cfg, *totals), Limits(cfg),
                    ReservationGroups(cfg), _Settings(cfg)]
+            if state.engine is None or state.engine[0] is not cfg:
+                policy = make_queue_policy(cfg)
+                if state.queue_policy is not None and state.queue_policy.name == policy.name:
+                    policy.restore(state.queue_policy.dump())
+                state.queue_policy = policy
             state.engine = eng
         eng[1] = snap.nodes
         self.engine, self.limits, self.groups = eng[3], eng[4], eng[5]
@@ -153,7 +164,11 @@ class _Cycle:
             by_id[j.id] = j
             (running if j.state.active else queued).append(j)
         self.by_id = by_id
+        self.running = running
         self.table = sync_table(st, snap, running, by_id, self.overrun)
+        self.policy = st.queue_policy
+        self.passive_policy = type(self.policy) is MauiOrder
+        self.policy.charge(now, running)
         if self.limits.any_active:
             for j in running:
                 s = j.start_time if j.start_time is not None else now
@@ -162,11 +177,15 @@ class _Cycle:
         self._settle_starts()
         self._release_defers()
         order = self._select(queued)
+        order = self._arrange(order)
         order = self._idle_limits(order)
         self._reserved_jobs(order)
         self._priority_pass(order)
         self._backfill(order)
         self._finish(order, running)
+        if self.started and not self.passive_policy:
+            self.policy.observe([by_id[j] for j in order_ids(order) if j in self.started],
+                                self._view())
         st.last_now = now
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            [j.id for j, _cr, _p in order], self.priorities)
@@ -279,16 +298,22 @@ class _Cycle:
                 self._reset_accrual(jid, "dependency")
                 self._report(jid, "blocked", "dependency not satisfied")
                 continue
-            why = self.limits.system_violation(job)
+            hit = st.compiled.get(jid)
+            if hit is not None and hit[0] is job and hit[1] is self.table and hit[3] is self.cfg:
+                cr, why = hit[2], hit[4]
+            else:
+                cr = self.table.compile(job.request, job.class_)
+                why = self.limits.system_violation(job)
+                st.compiled[jid] = (job, self.table, cr, self.cfg, why)
             if why:
                 self._defer(job, why)
                 continue
-            hit = st.compiled.get(jid)
-            if hit is not None and hit[0] is job and hit[1] is self.table:
-                cr = hit[2]
-            else:
-                cr = self.table.compile(job.request, job.class_)
-                st.compiled[jid] = (job, self.table, cr)
+            if not self.passive_policy:
+                why = self.policy.cap_violation(job)
+                if why:
+                    self._reset_accrual(jid, "limit")
+                    self._report(jid, "blocked", f"blocked: {why}")
+                    continue
             if isinstance(cr, NoPlacement):
                 self._defer(job, f"cannot run: {cr.reason}")
                 continue
@@ -298,10 +323,9 @@ class _Cycle:
 
     def _priority(self, job: Job) -> float:
         st = self.state
-        if not self.explain and self.engine.is_linear and not job.system_priority \
-                and st.fairshare is None:
+        fs = self.policy.subfactors(job)
+        if not self.explain and self.engine.is_linear and not job.system_priority and not fs:
             return self.engine.linear_priority(job, self.now, st.queue_time.get(job.id, job.submit_time))
-        fs = st.fairshare.subfactors(job) if st.fairshare is not None else {}
         ctx = JobContext(st.queue_time.get(job.id, job.submit_time), st.bypass.get(job.id, 0),
                          False, fs)
         if self.explain:
@@ -309,6 +333,28 @@ class _Cycle:
             self.priorities[job.id] = b
             return float(b.clipped) if job.system_priority > 0 else b.priority
         return self.engine.priority(job, self.now, ctx)
+
+    def _view(self) -> PolicyView:
+        t = self.table
+        free: dict[str, int] = {}
+        total: dict[str, int] = {}
+        for i in range(len(t.nodes)):
+            if (t.usable >> i) & 1:
+                for d, c, u in zip(t.dims, t.cap[i], t._U[i][0]):
+                    total[d] = total.get(d, 0) + c
+                    free[d] = free.get(d, 0) + c - u
+        return PolicyView(self.now, self.running, free, total, self.cfg)
+
+    def _arrange(self, order):
+        """Let the queue policy reorder the queue and hold jobs back for this cycle."""
+        if self.passive_policy:
+            return order
+        by_job = {job.id: (job, cr, prio) for job, cr, prio in order}
+        arr: Arrangement = self.policy.arrange([job for job, _cr, _p in order], self._view())
+        for jid, why in arr.held.items():
+            if jid in by_job:
+                self._report(jid, "blocked", f"held this cycle by QUEUEPOLICY {self.policy.name}: {why}")
+        return [by_job[j.id] for j in arr.order if j.id in by_job and j.id not in arr.held]
 
     def _idle_limits(self, order):
         out = []
@@ -346,6 +392,8 @@ class _Cycle:
                      + _nodes_text(p.nodes), start=now, nodes=p.nodes)
 
     def _fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
+        if job.procs > self.table.free_now:
+            return _NO_ROOM
         return self.table.earliest_start(cr, job.wallclock, until=self.now, policy=self.nap)
 
     def _can_reserve(self, job: Job) -> tuple[int | None, bool]:

@@ -62,7 +62,8 @@ class SchedulerState:
     queue_time: dict[str, int] = field(default_factory=dict)
     pending: dict[str, PendingStart] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
-    fairshare: Any = None
+    queue_policy: Any = None
+    """The queue policy object (maui_py.priority.policy); its dump() is what lasts."""
     # caches (not persisted)
     table: ReservationTable | None = None
     table_seq: int = -1

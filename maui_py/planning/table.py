@@ -30,6 +30,7 @@ from sortedcontainers import SortedList
 from ..model import JobRequest, Node, Resources
 from .bitset import OrQueue, mask_of, members
 from .points import PointIndex
+from ..policy.nodealloc import select
 
 FOREVER = 1 << 62
 """End time of a hold or window without limit."""
@@ -781,7 +782,6 @@ class ReservationTable:
                 return NoPlacement("does not fit by the time asked")
             return NoPlacement("never fits on the nodes that are up (reservations block it)")
         t, fast, fits = found
-        from ..policy.nodealloc import select
         chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy)
         alloc = []
         for i, ntasks in chosen:

@@ -242,3 +242,18 @@ def test_missing_trace_skips_locally_and_fails_in_ci(monkeypatch):
     monkeypatch.setenv("CI", "true")
     with pytest.raises(pytest.fail.Exception, match="no-such-trace.swf.gz not found"):
         trace_path("no-such-trace.swf.gz")
+
+
+def test_estimates_max_raises_the_estimate_to_the_recorded_runtime_only_for_overruns():
+    from maui_py.sim.swf import SwfRecord, clean
+    def rec(job_id, runtime, req_time):
+        return SwfRecord(job_id, 0, 0, runtime, 4, -1, -1, 4, req_time, -1, 1, 1, 1, -1, 1, 1, -1, -1)
+    recs = [rec(1, 500, 300), rec(2, 100, 300)]
+    a, rep_a = clean(recs, 8)
+    b, rep_b = clean(recs, 8, estimates="max")
+    assert [(r.runtime, r.req_time) for r in a] == [(300, 300), (100, 300)]
+    assert [(r.runtime, r.req_time) for r in b] == [(300, 500), (100, 300)]
+    assert rep_a.clipped == rep_b.clipped == 1
+    import pytest
+    with pytest.raises(ValueError):
+        clean(recs, 8, estimates="typo")
