@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cfg import SchedulerConfig
-from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, ReleaseHold,
-                     Reserve, Start, StartKind)
+from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, JobState,
+                     ReleaseHold, Reserve, Start, StartKind)
 from ..model.times import duration
 from ..planning.sync import job_owner, sync_table
 from ..planning.table import Compiled, NoPlacement, Placement, ReservationTable
@@ -43,6 +43,8 @@ from .state import DeferRecord, KeptReservation, PendingStart, SchedulerState
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
+_IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
+_RUNNING, _STARTING, _SUSPENDED = JobState.RUNNING, JobState.STARTING, JobState.SUSPENDED
 _NO_ROOM = NoPlacement("fewer processors free now than the job needs")
 
 
@@ -118,6 +120,7 @@ class _Settings:
         self.reject_neg = bool(cfg.get("REJECTNEGPRIOJOBS"))
         self.qos_flags = {name: obj.get("QFLAGS") or frozenset()
                           for name, obj in cfg.objects("QOSCFG").items()}
+        self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
 
 
 class _Cycle:
@@ -149,6 +152,8 @@ class _Cycle:
         self.priorities: dict[str, Breakdown] = {}
         self.usage = Usage()
         self.table: ReservationTable
+        self.fail_stamp = -1
+        self.failures: dict[tuple, list[tuple[int, int]]] = {}
 
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
@@ -159,10 +164,16 @@ class _Cycle:
         queued: list[Job] = []
         by_id: dict[str, Job] = {}
         for j in snap.jobs:
-            if j.state.finished:
+            s = j.state
+            if s is _IDLE:
+                queued.append(j)
+            elif s is _COMPLETED or s is _REMOVED:
                 continue
+            elif s is _RUNNING or s is _STARTING or s is _SUSPENDED:
+                running.append(j)
+            else:
+                queued.append(j)
             by_id[j.id] = j
-            (running if j.state.active else queued).append(j)
         self.by_id = by_id
         self.running = running
         self.table = sync_table(st, snap, running, by_id, self.overrun)
@@ -378,8 +389,11 @@ class _Cycle:
         st, now = self.state, self.now
         self.table.release(res_owner(job.id))
         st.reservations.pop(job.id, None)
-        self.table.reserve(job_owner(job.id), now, now + max(job.wallclock, 1), p.allocation,
-                           kind="job")
+        if p.start == now and p.end == now + max(job.wallclock, 1):
+            self.table.reserve_placement(job_owner(job.id), p, kind="job")
+        else:
+            self.table.reserve(job_owner(job.id), now, now + max(job.wallclock, 1), p.allocation,
+                               kind="job")
         st.running[job.id] = (now, job.wallclock, p.allocation)
         if self.limits.any_active:
             self.usage.add(job, job_amounts(job))
@@ -392,9 +406,29 @@ class _Cycle:
                      + _nodes_text(p.nodes), start=now, nodes=p.nodes)
 
     def _fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
+        """Can the job start now, around every hold? Within a cycle resources only shrink
+        until something is released (table.freed moves), so once a request of n tasks for
+        w seconds has failed, a request of the same shape with at least n tasks for at
+        least w seconds fails too: such questions are answered from the failures seen so
+        far without a scan. O(failures of that shape) for them."""
         if job.procs > self.table.free_now:
             return _NO_ROOM
-        return self.table.earliest_start(cr, job.wallclock, until=self.now, policy=self.nap)
+        if self.table.freed != self.fail_stamp:
+            self.fail_stamp = self.table.freed
+            self.failures = {}
+        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
+        seen = self.failures.get(shape)
+        w, n = job.wallclock, cr.tasks
+        if seen:
+            for fn, fw in seen:
+                if n >= fn and w >= fw:
+                    return _NO_ROOM
+        p = self.table.earliest_start(cr, w, until=self.now, policy=self.nap)
+        if not p:
+            kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
+            kept.append((n, w))
+            self.failures[shape] = kept
+        return p
 
     def _can_reserve(self, job: Job) -> tuple[int | None, bool]:
         """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
@@ -411,7 +445,7 @@ class _Cycle:
         if not p:
             self._defer(job, f"cannot create reservation: {p.reason}")
             return None
-        self.table.reserve(res_owner(job.id), p.start, p.end, p.allocation, kind="priority")
+        self.table.reserve_placement(res_owner(job.id), p, kind="priority")
         self.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
                                                           group, self.now)
         return p
@@ -514,6 +548,9 @@ class _Cycle:
                     self.stop_reason = self.no_reservation[jid]
                 idle_found = True
                 waiting = True
+                if not self.explain and not self.reserve_always and all(
+                        counts.get(k, 0) >= d for k, d in self.groups.depth.items() if d > 0):
+                    break
                 continue
             p = self._reserve(job, cr, g)
             if p is None:
@@ -535,17 +572,16 @@ class _Cycle:
 
     # ------------------------------------------------------------ backfill (B)
     def _backfill(self, order) -> None:
-        if self.bf_policy == "NONE":
+        if self.bf_policy == "NONE" or self.table.free_now <= 0:
             return
         st = self.state
+        base = [(k, job, cr) for k, (job, cr, _prio) in enumerate(order)
+                if job.id not in self.started and job.id not in st.reservations
+                and not (job.qos and "NOBF" in self._qos_flags(job))]
         for level in (SOFT, HARD):
-            cands = []
-            for k, (job, cr, _prio) in enumerate(order):
-                if job.id in self.started or job.id in st.reservations:
-                    continue
-                if "NOBF" in self._qos_flags(job):
-                    continue
-                cands.append((k, job, cr))
+            if self.table.free_now <= 0:
+                return
+            cands = [c for c in base if c[1].id not in self.started]
             if self.bf_depth > 0:
                 cands = cands[: self.bf_depth]
             if self.bf_policy == "GREEDY":

@@ -21,7 +21,7 @@ given below; big-int operations cost O(N/64) machine words each and are counted 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import add, sub
 from typing import Iterable, Sequence
 
@@ -40,11 +40,16 @@ NEVER = -FOREVER
 
 @dataclass(frozen=True, slots=True)
 class Placement:
-    """Where and when a request fits: start, end and per-node resources."""
+    """Where and when a request fits: start, end and per-node resources.
+
+    `items` (node index, vector) and `version` say on which table state it was computed, so
+    that reserve_placement() can skip the checks when nothing changed since."""
 
     start: int
     end: int
     allocation: tuple[tuple[str, Resources], ...]
+    items: tuple[tuple[int, tuple[int, ...]], ...] = field(default=(), compare=False, repr=False)
+    version: int = field(default=-1, compare=False, repr=False)
 
     def __bool__(self) -> bool:
         return True
@@ -168,6 +173,8 @@ class ReservationTable:
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
+        self.version = 0
+        """Bumped by every change of the table (a Placement remembers the one it saw)."""
         """Bumped whenever resources come free earlier than planned (a hold released before
         its end) or a hold is forced in as reported: a reservation made while it had
         another value may no longer be the earliest. Unchanged means no start can move
@@ -453,6 +460,20 @@ class ReservationTable:
             self.freed += 1
         self._register(owner, kind, start, end, items)
         self._splice(items, start, end, 1)
+        self.version += 1
+
+    def reserve_placement(self, owner: str, p: Placement, kind: str = "job") -> None:
+        """reserve() for a Placement this table just computed: when the table has not changed
+        since, its node indices and vectors are used as they are and the room check is
+        skipped (it was the scan's). O(groups x h + k)."""
+        if p.version != self.version or not p.items:
+            self.reserve(owner, p.start, p.end, p.allocation, kind)
+            return
+        if owner in self.holds:
+            raise KeyError(f"{owner!r} already holds resources; release it first")
+        self._register(owner, kind, p.start, p.end, p.items)
+        self._splice(p.items, p.start, p.end, 1)
+        self.version += 1
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
@@ -474,6 +495,7 @@ class ReservationTable:
             if any(x > c for u in self._U[i] for x, c in zip(u, self.cap[i])):
                 self.overcommitted.add(i)
         self.freed += 1
+        self.version += 1
 
     def release(self, owner: str) -> bool:
         """Drop everything `owner` holds; False when it held nothing. Same cost as reserve."""
@@ -481,6 +503,7 @@ class ReservationTable:
         if h is None:
             return False
         self.freed += 1
+        self.version += 1
         self._ends.discard((h.end, owner))
         self._splice(h.alloc, h.start, h.end, -1)
         return True
@@ -493,6 +516,7 @@ class ReservationTable:
         """
         if now <= self.origin:
             return []
+        self.version += 1
         touched = 0
         idle, full = self.idle0, self.full0
         for chg, ia, fa in self._pts.pop_through(now):
@@ -784,10 +808,13 @@ class ReservationTable:
         t, fast, fits = found
         chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy)
         alloc = []
+        items = []
+        nodes, cap, d = self.nodes, self.cap, cr.d
         for i, ntasks in chosen:
-            v = self.cap[i] if cr.exclusive else tuple(x * ntasks for x in cr.d)
-            alloc.append((self.nodes[i].name, self.resources(v)))
-        return Placement(t, t + max(int(wallclock), 1), tuple(alloc))
+            v = cap[i] if cr.exclusive else tuple(x * ntasks for x in d)
+            alloc.append((nodes[i].name, self.resources(v)))
+            items.append((i, v))
+        return Placement(t, t + max(int(wallclock), 1), tuple(alloc), tuple(items), self.version)
 
     def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
         """Would holding exactly `allocation` over [start, end) fit now? O(k log h)."""

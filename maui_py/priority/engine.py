@@ -92,6 +92,7 @@ class PriorityEngine:
         self.cluster_mem = cluster_mem
         self._static: dict[str, tuple[Job, dict[str, float], dict[str, float],
                                       dict[str, float]]] = {}
+        self._fixed: dict[str, tuple[Job, float]] = {}
         self._users = {k: cfg.object("USERCFG", k) for k in cfg.objects("USERCFG")}
         self._qos = {k: cfg.object("QOSCFG", k) for k in cfg.objects("QOSCFG")}
         res_dynamic = self.sw["UPROC"] or self.sw["UJOB"]
@@ -103,6 +104,7 @@ class PriorityEngine:
         self.is_linear = (serv_linear and "TARG" not in self.active and "FS" not in self.active
                           and not res_dynamic and not self._qos_weights)
         self._res_static = not res_dynamic
+        self._qt_rate = self.cw["SERV"] * self.sw["QUEUETIME"] / 60.0
 
     # ------------------------------------------------------------------ helpers
     def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
@@ -165,11 +167,13 @@ class PriorityEngine:
             comps["RES"] = self._component("RES", sf, weighted)
         if len(self._static) > 200_000:
             self._static.clear()
+            self._fixed.clear()
         self._static[job.id] = (job, sf, comps, weighted)
         return sf, comps, weighted
 
     def forget(self, job_id: str) -> None:
         self._static.pop(job_id, None)
+        self._fixed.pop(job_id, None)
 
     # ------------------------------------------------------------------ API
     def breakdown(self, job: Job, now: int, ctx: JobContext) -> Breakdown:
@@ -210,9 +214,12 @@ class PriorityEngine:
 
     def linear_priority(self, job: Job, now: int, eff_queue_time: int) -> float:
         """priority() when is_linear holds: the cached fixed part plus queue time. O(1)."""
-        _sf, comps, _w = self._static_part(job)
-        return (sum(comps.values()) + self.cw["SERV"] * self.sw["QUEUETIME"]
-                * max(0, now - eff_queue_time) / 60.0)
+        hit = self._fixed.get(job.id)
+        if hit is None or hit[0] is not job:
+            _sf, comps, _w = self._static_part(job)
+            hit = self._fixed[job.id] = (job, sum(comps.values()))
+        q = now - eff_queue_time
+        return hit[1] + self._qt_rate * q if q > 0 else hit[1]
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""

@@ -27,11 +27,18 @@ def test_declared_packages_match_the_tree():
     assert declared == found
 
 
-def test_ci_runs_exactly_the_readme_test_command():
-    readme = (ROOT / "README.md").read_text()
-    blocks = [line.strip() for line in readme.splitlines() if line.startswith("    ")]
-    test_cmds = [b for b in blocks if "pytest" in b]
-    assert test_cmds, "README has no test command"
-    ci = (ROOT / ".ci" / "run").read_text().splitlines()
-    assert test_cmds[0] in [line.strip() for line in ci]
-    assert re.search(r"pip install -q -e '\.\[test\]'", "\n".join(ci))
+def setup_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    section = text.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return [line.strip() for line in section.splitlines() if line.startswith("    ")]
+
+
+def test_readme_has_two_setup_commands_and_ci_runs_the_test_one():
+    install_and_run, test = setup_commands()
+    assert "pip install -e '.[test]'" in install_and_run and "maui-sim" in install_and_run
+    assert "pytest" in test
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    assert test in ci
+    assert any(re.fullmatch(r"\.venv/bin/pip install -q -e '\.\[test\]'", line) for line in ci)
+    venv, pip_install, _run = install_and_run.split(" && ")
+    assert venv in ci
