@@ -30,9 +30,11 @@ from typing import Any
 
 from ..cfg import SchedulerConfig
 from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, JobState,
-                     ReleaseHold, Reserve, Start, StartKind)
+                     ReleaseHold, Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.times import duration
+from ..planning.reservations import as_reservations, sync_reservations
 from ..planning.sync import job_owner, sync_table
+from ..policy import standing
 from ..planning.table import Compiled, NoPlacement, Placement, ReservationTable
 from ..policy.backfill import greedy_pick, metric
 from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
@@ -73,6 +75,9 @@ class CycleResult:
     state: SchedulerState
     order: list[str] = field(default_factory=list)
     priorities: dict[str, Breakdown] = field(default_factory=dict)
+    held: list[Reservation] = field(default_factory=list)
+    """Every reservation held after the cycle: standing, administrative, the resource
+    manager's, and the priority reservations of jobs (kind JOB), with their nodes."""
 
     def starts(self) -> list[Start]:
         return [d for d in self.decisions if isinstance(d, Start)]
@@ -121,6 +126,7 @@ class _Settings:
         self.qos_flags = {name: obj.get("QFLAGS") or frozenset()
                           for name, obj in cfg.objects("QOSCFG").items()}
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
+        self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
 
 
 class _Cycle:
@@ -149,6 +155,8 @@ class _Cycle:
         self.bf_positions: list[int] = []
         self.blocked_soft: dict[str, str] = {}
         self.no_reservation: dict[str, str] = {}
+        self.settled: set[str] = set()
+        """Jobs deferred or held during this cycle: their report stands."""
         self.priorities: dict[str, Breakdown] = {}
         self.usage = Usage()
         self.table: ReservationTable
@@ -177,6 +185,9 @@ class _Cycle:
         self.by_id = by_id
         self.running = running
         self.table = sync_table(st, snap, running, by_id, self.overrun)
+        self.held = self._sync_reservations()
+        self.access = {o: a for o, (_r, a, _n) in self.held.items()}
+        self._ign_cache: dict[str, tuple[str, ...]] = {}
         self.policy = st.queue_policy
         self.passive_policy = type(self.policy) is MauiOrder
         self.policy.charge(now, running)
@@ -199,7 +210,7 @@ class _Cycle:
                                 self._view())
         st.last_now = now
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
-                           [j.id for j, _cr, _p in order], self.priorities)
+                           [j.id for j, _cr, _p in order], self.priorities, self._held_view())
 
     # ------------------------------------------------------------- bookkeeping
     def _report(self, job_id: str, status: str, reason: str, **kw: Any) -> None:
@@ -266,6 +277,7 @@ class _Cycle:
         if self.defer_time <= 0:
             self._report(job.id, "blocked", reason)
             return
+        self.settled.add(job.id)
         rec = st.deferred.setdefault(job.id, DeferRecord())
         rec.count += 1
         rec.until = self.now + self.defer_time
@@ -389,11 +401,12 @@ class _Cycle:
         st, now = self.state, self.now
         self.table.release(res_owner(job.id))
         st.reservations.pop(job.id, None)
+        ign = self._ignore(job)
         if p.start == now and p.end == now + max(job.wallclock, 1):
-            self.table.reserve_placement(job_owner(job.id), p, kind="job")
+            self.table.reserve_placement(job_owner(job.id), p, kind="job", inside=ign)
         else:
             self.table.reserve(job_owner(job.id), now, now + max(job.wallclock, 1), p.allocation,
-                               kind="job")
+                               kind="job", inside=ign)
         st.running[job.id] = (now, job.wallclock, p.allocation)
         if self.limits.any_active:
             self.usage.add(job, job_amounts(job))
@@ -416,19 +429,69 @@ class _Cycle:
         if self.table.freed != self.fail_stamp:
             self.fail_stamp = self.table.freed
             self.failures = {}
-        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
+        ign = self._ignore(job)
+        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         seen = self.failures.get(shape)
         w, n = job.wallclock, cr.tasks
         if seen:
             for fn, fw in seen:
                 if n >= fn and w >= fw:
                     return _NO_ROOM
-        p = self.table.earliest_start(cr, w, until=self.now, policy=self.nap)
+        p = self.table.earliest_start(cr, w, until=self.now, policy=self.nap, ignore=ign)
         if not p:
             kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
             kept.append((n, w))
             self.failures[shape] = kept
         return p
+
+    # ---------------------------------------------------- non-job reservations
+    def _standing(self):
+        """SRCFG instances, recomputed when the config or nodes change, at local midnight
+        and when an instance ends."""
+        st, now = self.state, self.now
+        cache = st.standing
+        if (cache is None or cache[0] is not self.cfg or cache[1] is not self.snap.nodes
+                or now >= cache[2]):
+            items = standing.instances(self.cfg, self.snap.nodes, now)
+            until = min([standing._day_start(now, 1)] + [r.end for r, _a in items])
+            cache = st.standing = (self.cfg, self.snap.nodes, until, items)
+        return cache[3]
+
+    def _sync_reservations(self):
+        wanted = [(r, standing.Access(r.acl)) for r in self.snap.reservations
+                  if r.kind is not ReservationKind.JOB]
+        if self.has_standing:
+            wanted += self._standing()
+        if not wanted and not self.state.external:
+            return {}
+        return sync_reservations(self.table, self.state, wanted)
+
+    def _ignore(self, job: Job) -> tuple[str, ...]:
+        """The reservations this job may use: it plans as if they held nothing."""
+        if not self.access:
+            return ()
+        got = self._ign_cache.get(job.id)
+        if got is None:
+            got = self._ign_cache[job.id] = tuple(o for o, a in self.access.items()
+                                                  if a.admits(job))
+        return got
+
+    def _blocked_by(self, job: Job, cr: Compiled, p: NoPlacement) -> str:
+        """Why a job can never be placed: name the reservations it may not use when it
+        would fit without them."""
+        blockers = [o for o in self.access if o not in self._ignore(job)]
+        if blockers and self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap,
+                                                  ignore=tuple(self.access)):
+            names = ", ".join(sorted(self.held[o][0].name for o in blockers))
+            return f"can only run inside reservation(s) {names}, which it may not use"
+        return p.reason
+
+    def _held_view(self) -> list[Reservation]:
+        out = as_reservations(self.held)
+        for jid, kr in self.state.reservations.items():
+            out.append(Reservation(jid, ReservationKind.JOB, kr.start, kr.end, kr.allocation,
+                                   job_id=jid))
+        return out
 
     def _can_reserve(self, job: Job) -> tuple[int | None, bool]:
         """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
@@ -441,11 +504,12 @@ class _Cycle:
         return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS
 
     def _reserve(self, job: Job, cr: Compiled, group: int) -> Placement | None:
-        p = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap)
+        ign = self._ignore(job)
+        p = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap, ignore=ign)
         if not p:
-            self._defer(job, f"cannot create reservation: {p.reason}")
+            self._defer(job, f"cannot create reservation: {self._blocked_by(job, cr, p)}")
             return None
-        self.table.reserve_placement(res_owner(job.id), p, kind="priority")
+        self.table.reserve_placement(res_owner(job.id), p, kind="priority", inside=ign)
         self.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
                                                           group, self.now)
         return p
@@ -495,15 +559,17 @@ class _Cycle:
             if self.res_policy != "HIGHEST":
                 del st.reservations[jid]
                 continue
-            p = self.table.earliest_start(cr, job.wallclock, now, policy=self.nap)
+            ign = self._ignore(job)
+            p = self.table.earliest_start(cr, job.wallclock, now, policy=self.nap, ignore=ign)
             if not p:
                 del st.reservations[jid]
-                self._defer(job, f"insufficient resources to start reserved job: {p.reason}")
+                self._defer(job, "insufficient resources to start reserved job: "
+                            + self._blocked_by(job, cr, p))
                 continue
             if p.start <= now and not self.limits.active_violation(job, self.usage, SOFT):
                 self._start(job, p, StartKind.RESERVED, k)
                 continue
-            self.table.reserve(res_owner(jid), p.start, p.end, p.allocation, kind="priority")
+            self.table.reserve_placement(res_owner(jid), p, kind="priority", inside=ign)
             kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
 
     # ------------------------------------------------------ priority pass (I)
@@ -634,7 +700,7 @@ class _Cycle:
         bf = sorted(self.bf_positions)
         for k, (job, _cr, _p) in enumerate(order):
             jid = job.id
-            if jid in self.started:
+            if jid in self.started or jid in self.settled:
                 continue
             if bf:
                 jumped = len(bf) - bisect_right(bf, k)

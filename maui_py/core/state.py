@@ -71,6 +71,7 @@ class SchedulerState:
     running: dict[str, tuple] = field(default_factory=dict)
     compiled: dict[str, tuple] = field(default_factory=dict)
     external: dict[str, tuple] = field(default_factory=dict)
+    standing: tuple | None = None
     engine: Any = None
 
     def note_failures(self, failures) -> None:

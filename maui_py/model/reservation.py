@@ -66,3 +66,8 @@ class Reservation:
     @property
     def duration(self) -> int:
         return self.end - self.start
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """The nodes it holds (empty until placed)."""
+        return tuple(n for n, _ in self.allocation)

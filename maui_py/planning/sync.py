@@ -2,8 +2,8 @@
 
 A running job holds its nodes from its start until start + wallclock. A job past its limit
 is assumed to end at the end of its allowed overrun (JOBMAXOVERRUN), or at the next second
-once that has passed too, as Maui does. Reservations that come with the snapshot
-(administrative and standing ones, already placed) hold what they list.
+once that has passed too, as Maui does. Non-job reservations are kept by
+planning/reservations.py (rebuilding the table drops them, so they are placed again).
 
 With the same node set the table is moved forward and only what changed is redone:
 O(changes) when the adapter sends a SnapshotDelta (the simulator), O(running jobs) for a
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..model import ClusterSnapshot, Job, Reservation
+from ..model import ClusterSnapshot, Job
 from .table import ReservationTable
 
 
@@ -31,14 +31,6 @@ def running_hold(job: Job, now: int, overrun: int) -> tuple[int, int]:
         if end <= now:
             end = now + 1
     return start, end
-
-
-def _ext_owner(r: Reservation) -> str:
-    return f"{r.kind.value.lower()}:{r.name}"
-
-
-def _ext_sig(r: Reservation) -> tuple:
-    return (r.start, r.end, r.allocation)
 
 
 def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
@@ -59,10 +51,6 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
             holds.append((job_owner(j.id), s, e, j.allocation, "job"))
             state.running[j.id] = (s, j.wallclock, j.allocation)
         state.external = {}
-        for r in snap.reservations:
-            if r.allocation and r.end > now:
-                holds.append((_ext_owner(r), r.start, r.end, r.allocation, r.kind.value.lower()))
-                state.external[_ext_owner(r)] = _ext_sig(r)
         table.load(holds)
         state.table, state.table_nodes = table, snap.nodes
         state.table_seq = snap.seq
@@ -88,7 +76,6 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
             if state.running.get(jid) != (s, j.wallclock, j.allocation) or \
                     job_owner(jid) not in table.holds:
                 _place(table, state, j, now, overrun)
-    _sync_external(table, state, snap)
     state.table_seq = snap.seq
     return table
 
@@ -108,16 +95,3 @@ def _place(table: ReservationTable, state, job: Job | None, now: int, overrun: i
     s, e = running_hold(job, now, overrun)
     table.reserve(owner, s, e, job.allocation, kind="job", force=True)
     state.running[job.id] = (s, job.wallclock, job.allocation)
-
-
-def _sync_external(table: ReservationTable, state, snap: ClusterSnapshot) -> None:
-    want = {_ext_owner(r): r for r in snap.reservations if r.allocation and r.end > snap.now}
-    for owner in [o for o in state.external if o not in want]:
-        table.release(owner)
-        del state.external[owner]
-    for owner, r in want.items():
-        if state.external.get(owner) != _ext_sig(r) or owner not in table.holds:
-            table.release(owner)
-            table.reserve(owner, r.start, r.end, r.allocation, kind=r.kind.value.lower(),
-                          force=True)
-            state.external[owner] = _ext_sig(r)

@@ -35,6 +35,8 @@ from ..policy.nodealloc import select
 FOREVER = 1 << 62
 """End time of a hold or window without limit."""
 NEVER = -FOREVER
+_HORIZON = FOREVER // 2
+"""A start this far out means never: the end of a reservation without end."""
 """First breakpoint of every node's step function: the usage there holds from the origin."""
 
 
@@ -93,6 +95,8 @@ class Hold:
     alloc: tuple[tuple[int, tuple[int, ...]], ...]
     mask: int
     vec: dict[int, tuple[int, ...]]
+    credits: tuple[str, ...] = ()
+    """Credit holds made for this hold because it sits inside reservations (see reserve)."""
 
 
 class OverAllocation(ValueError):
@@ -173,6 +177,8 @@ class ReservationTable:
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
+        self.credits_against: dict[str, set[str]] = {}
+        """Reservation owner -> the credit holds jobs inside it have taken from it."""
         self.version = 0
         """Bumped by every change of the table (a Placement remembers the one it saw)."""
         """Bumped whenever resources come free earlier than planned (a hold released before
@@ -427,15 +433,29 @@ class ReservationTable:
                                  mask_of([i for i, _ in items], len(self.nodes)), dict(items))
         self._ends.add((end, owner))
 
+    def with_credits(self, owners: Iterable[str]) -> tuple[str, ...]:
+        """The owners plus the credit holds taken against them: what to ignore to see the
+        table as if those reservations (and their members' credits) held nothing."""
+        out = list(owners)
+        for o in list(out):
+            out.extend(sorted(self.credits_against.get(o, ())))
+        return tuple(out)
+
     def reserve(self, owner: str, start: int, end: int,
                 allocation: Iterable[tuple[str, Resources]], kind: str = "job",
-                force: bool = False) -> None:
+                force: bool = False, inside: Iterable[str] = ()) -> None:
         """Hold `allocation` over [start, end) for `owner`.
 
         Raises KeyError if the owner already holds something (release first) and
         OverAllocation if a node lacks room, unless `force` (running jobs reported by the
         resource manager are recorded as they are). O(groups x h + k) for k nodes in groups
         of nodes sharing a step function.
+
+        `inside`: reservations whose resources this hold may use (the job is in their access
+        lists). Where it overlaps them, a credit hold takes the overlap back from the
+        reservation, so that usage is counted once: outsiders still see exactly the
+        reservation's amount, other members (who ignore the reservation and its credits)
+        still see this hold.
         """
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
@@ -443,12 +463,14 @@ class ReservationTable:
         s = max(start, self.origin)
         if end <= s or not items:
             return
+        inside = tuple(o for o in inside if o in self.holds)
+        exclude = self.with_credits(inside) if inside else None
         checked: dict[tuple, bool] = {}
         for i, v in items:
             key = (id(self._T[i]), v, self.cap[i])
             ok = checked.get(key)
             if ok is None:
-                room = self._room(i, s, end)
+                room = self._room(i, s, end, exclude)
                 ok = checked[key] = all(a <= b for a, b in zip(v, room))
                 if not ok and not force:
                     raise OverAllocation(
@@ -460,20 +482,63 @@ class ReservationTable:
             self.freed += 1
         self._register(owner, kind, start, end, items)
         self._splice(items, start, end, 1)
+        if inside:
+            self._take_credits(owner, inside)
         self.version += 1
 
-    def reserve_placement(self, owner: str, p: Placement, kind: str = "job") -> None:
+    def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
+                          inside: Iterable[str] = ()) -> None:
         """reserve() for a Placement this table just computed: when the table has not changed
         since, its node indices and vectors are used as they are and the room check is
         skipped (it was the scan's). O(groups x h + k)."""
+        inside = tuple(inside)
         if p.version != self.version or not p.items:
-            self.reserve(owner, p.start, p.end, p.allocation, kind)
+            self.reserve(owner, p.start, p.end, p.allocation, kind, inside=inside)
             return
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
         self._register(owner, kind, p.start, p.end, p.items)
         self._splice(p.items, p.start, p.end, 1)
+        inside = tuple(o for o in inside if o in self.holds)
+        if inside:
+            self._take_credits(owner, inside)
         self.version += 1
+
+    def _take_credits(self, owner: str, inside: tuple[str, ...]) -> None:
+        """Credit holds for `owner` against each reservation in `inside` it overlaps: per
+        node the smaller of what the hold and the reservation take, less what earlier
+        credits of this hold already took over intersecting times (reservations that hold
+        a node at the same moment). O(k x reservations^2)."""
+        h = self.holds[owner]
+        credited: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
+        made = []
+        for r_owner in inside:
+            r = self.holds.get(r_owner)
+            if r is None:
+                continue
+            s, e = max(h.start, r.start, self.origin), min(h.end, r.end)
+            if e <= s:
+                continue
+            items = []
+            for i, v in h.vec.items():
+                rv = r.vec.get(i)
+                if rv is None:
+                    continue
+                for ps, pe, pc in credited.get(i, ()):
+                    if ps < e and s < pe:
+                        v = _vsub(v, pc)
+                c = tuple(max(0, min(a, b)) for a, b in zip(v, rv))
+                if any(c):
+                    items.append((i, tuple(-x for x in c)))
+                    credited.setdefault(i, []).append((s, e, c))
+            if not items:
+                continue
+            credit = f"credit:{owner}:{r_owner}"
+            self._register(credit, "credit", s, e, tuple(items))
+            self._splice(items, s, e, 1)
+            self.credits_against.setdefault(r_owner, set()).add(credit)
+            made.append(credit)
+        h.credits = tuple(made)
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
@@ -498,15 +563,33 @@ class ReservationTable:
         self.version += 1
 
     def release(self, owner: str) -> bool:
-        """Drop everything `owner` holds; False when it held nothing. Same cost as reserve."""
-        h = self.holds.pop(owner, None)
-        if h is None:
+        """Drop everything `owner` holds, with the credits it took and those taken against it;
+        False when it held nothing (credit holds go only with their holder or reservation).
+        Same cost as reserve."""
+        h = self.holds.get(owner)
+        if h is None or h.kind == "credit":
             return False
+        for credit in h.credits:
+            self._drop_credit(credit)
+        for credit in sorted(self.credits_against.pop(owner, ())):
+            self._drop_credit(credit)
+        del self.holds[owner]
         self.freed += 1
         self.version += 1
         self._ends.discard((h.end, owner))
         self._splice(h.alloc, h.start, h.end, -1)
         return True
+
+    def _drop_credit(self, credit: str) -> None:
+        c = self.holds.pop(credit, None)
+        if c is None:
+            return
+        self._ends.discard((c.end, credit))
+        self._splice(c.alloc, c.start, c.end, -1)
+        for r_owner in [r for r, cs in self.credits_against.items() if credit in cs]:
+            self.credits_against[r_owner].discard(credit)
+            if not self.credits_against[r_owner]:
+                del self.credits_against[r_owner]
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then.
@@ -530,6 +613,14 @@ class ReservationTable:
             _e, owner = self._ends.pop(0)
             expired.append(owner)
             del self.holds[owner]
+        if self.credits_against and expired:
+            gone = set(expired)
+            for r_owner in list(self.credits_against):
+                live = {c for c in self.credits_against[r_owner] if c not in gone}
+                if r_owner in gone or not live:
+                    del self.credits_against[r_owner]
+                else:
+                    self.credits_against[r_owner] = live
         usable = self.usable
         trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
         for i in members(touched):
@@ -657,7 +748,7 @@ class ReservationTable:
         pts = self._pts
         keys, chgs, idles, fulls = pts.times, pts.chg, pts.idle, pts.full
         npts = len(keys)
-        ign = frozenset(ignore)
+        ign = frozenset(self.with_credits(ignore))
         ign_mask = 0
         for o in ign:
             h = self.holds.get(o)
@@ -751,7 +842,7 @@ class ReservationTable:
             t_new = keys[i] if i < npts else FOREVER
             if ei < len(extra) and extra[ei] < t_new:
                 t_new = extra[ei]
-            if until is not None and t_new > until:
+            if (until is not None and t_new > until) or t_new >= _HORIZON:
                 return None
             if queue is None:
                 queue = OrQueue()
@@ -796,6 +887,7 @@ class ReservationTable:
         for the whole of [t, t + wallclock). Nodes are chosen by NODEALLOCATIONPOLICY
         `policy` (maui_py.policy.nodealloc). Cost: compile + scan + selection.
         """
+        ignore = tuple(ignore)
         cr = request if isinstance(request, Compiled) else self.compile(request, job_class,
                                                                        exclusive)
         if isinstance(cr, NoPlacement):
@@ -806,7 +898,12 @@ class ReservationTable:
                 return NoPlacement("does not fit by the time asked")
             return NoPlacement("never fits on the nodes that are up (reservations block it)")
         t, fast, fits = found
-        chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy)
+        prefer = 0
+        for o in ignore:
+            h = self.holds.get(o)
+            if h is not None and h.kind != "credit":
+                prefer |= h.mask
+        chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy, prefer=prefer)
         alloc = []
         items = []
         nodes, cap, d = self.nodes, self.cap, cr.d
@@ -917,6 +1014,10 @@ class ReservationTable:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
         assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
+        for r_owner, credits in self.credits_against.items():
+            assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
+            for c in credits:
+                assert self.holds[c].kind == "credit" and c.endswith(":" + r_owner), c
         expect: dict[int, list[int]] = {}
         idle0 = full0 = 0
         for i in range(n):

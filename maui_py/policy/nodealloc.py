@@ -128,11 +128,16 @@ def _key(table: "ReservationTable", policy: str, i: int, fit: int, t: int, w: in
 
 
 def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
-               fits: dict[int, int], policy: str) -> Iterator[tuple[tuple, int, int]]:
-    """Feasible nodes as (key, node index, tasks it holds), best first."""
+               fits: dict[int, int], policy: str, prefer: int = 0
+               ) -> Iterator[tuple[tuple, int, int]]:
+    """Feasible nodes as (key, node index, tasks it holds), best first; nodes in `prefer`
+    (those of reservations the job may use) before all others."""
     policy = policy.upper() if policy else "LASTAVAILABLE"
     if policy not in POLICIES:
         policy = "LASTAVAILABLE"
+    if prefer:
+        inner = candidates(table, cr, t, w, fast, fits, policy)
+        return iter(sorted(((0 if (prefer >> i) & 1 else 1,) + k, i, f) for k, i, f in inner))
     others = sorted((_key(table, policy, i, f, t, w), i, f) for i, f in fits.items())
     if not fast:
         return iter(others)
@@ -201,14 +206,15 @@ def _whole_groups(table: "ReservationTable", cr: "Compiled", t: int, w: int, fas
 
 
 def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
-           fits: dict[int, int], policy: str, shortcut: bool = True) -> list[tuple[int, int]]:
+           fits: dict[int, int], policy: str, shortcut: bool = True, prefer: int = 0
+           ) -> list[tuple[int, int]]:
     """(node index, tasks) for the request, in policy order. O(k log k) for k nodes taken,
     plus the sort of the partly used candidates; O(points swept + k) when only idle nodes of
     one capacity class qualify (the usual case on homogeneous clusters)."""
     policy = policy.upper() if policy else "LASTAVAILABLE"
     if policy not in POLICIES:
         policy = "LASTAVAILABLE"
-    if shortcut and not fits and len(cr.classes) == 1 and cr.mode != "nodes":
+    if shortcut and not fits and not prefer and len(cr.classes) == 1 and cr.mode != "nodes":
         kc = cr.classes[0][1]
         per = cr.per_node if cr.mode == "tpn" else kc
         count = cr.nodes_needed if cr.mode == "tpn" else -(-cr.tasks // kc)
@@ -220,7 +226,7 @@ def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
                 out.append((i, take))
                 left -= take
             return out
-    cand = candidates(table, cr, t, w, fast, fits, policy)
+    cand = candidates(table, cr, t, w, fast, fits, policy, prefer if fits else 0)
     if cr.mode == "tpn":
         return [(i, cr.per_node) for _, i, _ in islice(cand, cr.nodes_needed)]
     if cr.mode == "any":

@@ -149,3 +149,44 @@ def test_ignoring_a_hold_equals_releasing_it(data):
     assert bool(ignoring) == bool(released)
     if released:
         assert ignoring.start == released.start
+
+
+@SETTINGS
+@given(st.data())
+def test_members_inside_reservations_are_counted_once(data):
+    import copy
+    nodes, table, req, w = busy_table(data, 16)
+    res = []
+    for k in range(data.draw(st.integers(1, 3))):
+        r = data.draw(requests(nodes))
+        p = table.earliest_start(r, data.draw(st.integers(50, 800)), data.draw(st.integers(0, 300)))
+        if p:
+            table.reserve(f"sr:{k}", p.start, p.end, p.allocation, kind="standing")
+            res.append(f"sr:{k}")
+    if not res:
+        return
+    for k in range(data.draw(st.integers(0, 6))):
+        access = tuple(data.draw(st.sets(st.sampled_from(res))))
+        r = data.draw(requests(nodes))
+        p = table.earliest_start(r, data.draw(st.integers(1, 400)), data.draw(st.integers(0, 300)),
+                                 ignore=access)
+        if p:
+            table.reserve_placement(f"m{k}", p, inside=access)
+            table._check()
+    access = tuple(data.draw(st.sets(st.sampled_from(res))))
+    after = data.draw(st.integers(0, 300))
+    ignoring = table.earliest_start(req, w, after, ignore=access)
+    other = copy.deepcopy(table)
+    for o in access:
+        other.release(o)
+    other._check()
+    released = other.earliest_start(req, w, after)
+    assert bool(ignoring) == bool(released)
+    if released:
+        assert ignoring.start == released.start
+    for o in data.draw(st.permutations(sorted(table.holds))):
+        if data.draw(st.booleans()):
+            table.release(o)
+            table._check()
+    table.advance(data.draw(st.integers(0, 500)))
+    table._check()

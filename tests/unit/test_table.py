@@ -175,3 +175,27 @@ def test_ignoring_a_reservation_that_starts_where_a_job_ends():
     assert t.earliest_start(JobRequest(tasks=1), 60).start == 160
     p = t.earliest_start(JobRequest(tasks=1), 60, ignore=("res",))
     assert p.start == 100 and names(p) == ["n0"]
+
+
+def test_a_job_inside_a_reservation_is_counted_once():
+    # a reservation of 4 of n0's 8 procs; a member job takes 3 of them
+    t = ReservationTable(nodes(1), 0)
+    t.reserve("sr:x", 0, 1000, [("n0", R(4))], kind="standing")
+    member = t.earliest_start(JobRequest(tasks=7), 100, ignore=("sr:x",))
+    assert member.start == 0
+    outsider = t.earliest_start(JobRequest(tasks=5), 100)
+    assert outsider.start == 1000                   # only 4 are free to outsiders
+    t.reserve("job:m", 0, 100, [("n0", R(3))], inside=("sr:x",))
+    t._check()                                      # no double counting: usage <= capacity
+    assert t.free_at("n0", 0) == R(4, 8000)         # outsiders: still the reservation's 4
+    assert t.earliest_start(JobRequest(tasks=5), 100).start == 1000
+    other = t.earliest_start(JobRequest(tasks=5), 100, ignore=("sr:x",))
+    assert other.start == 0                          # 1 left inside + 4 outside
+    assert t.earliest_start(JobRequest(tasks=6), 100, ignore=("sr:x",)).start == 100
+    t.release("job:m")
+    t._check()
+    assert t.credits_against == {} and t.free_at("n0", 0) == R(4, 8000)
+    t.reserve("job:m2", 0, 2000, [("n0", R(2))], inside=("sr:x",))
+    t.release("sr:x")                               # the reservation goes: its credit too
+    t._check()
+    assert t.free_at("n0", 0) == R(6, 8000) and "credit:job:m2:sr:x" not in t.holds

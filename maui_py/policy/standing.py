@@ -1,0 +1,173 @@
+"""Standing reservations (SRCFG[name], spec §2.11): the instances a configuration asks for.
+
+Each SRCFG object becomes, at any moment, the list of its instances from the current period
+on, DEPTH periods deep, each a Reservation with its own stable name (`office.20261123`) so the
+cycle places it once and keeps it. Windows are computed in local time (the TZ of the process):
+
+  PERIOD INFINITY     one instance from now on, without end;
+  PERIOD DAY          [day + STARTTIME, day + ENDTIME) on every day of DAYS (ENDTIME <=
+                      STARTTIME runs into the next day);
+  PERIOD WEEK         [week + STARTTIME, week + ENDTIME), the week starting Sunday 00:00;
+  WSTARTTIME/WENDTIME offsets [DD:]HH:MM:SS from the week's start, or, when DAYS lists days,
+                      from each of those days (DAYS=MON WSTARTTIME=00:22:00:00
+                      WENDTIME=01:06:00:00 is Monday 22:00 to Tuesday 06:00).
+
+Who may use an instance: USERLIST, GROUPLIST, ACCOUNTLIST, CLASSLIST, QOSLIST (OR'd), and
+TIMELIMIT (a job whose wallclock is at most TIMELIMIT may use it). Where: HOSTLIST names or
+host regular expressions (`^compute-0-[0-9]`, `node0[1-4]$`), NODEFEATURES, PARTITION; how
+much: TASKCOUNT tasks of RESOURCES (PROCS:-1, the default, means whole nodes; TASKCOUNT 0 means
+every matching node).
+"""
+
+from __future__ import annotations
+
+import re
+import time as _time
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..model import Acl, Node, Reservation, ReservationKind, Resources
+
+DAY = 86400
+WEEK = 7 * DAY
+_DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
+_FOREVER = 1 << 62
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """A reservation's access list plus its time-based rule (TIMELIMIT, -1: none)."""
+
+    acl: Acl
+    timelimit: int = -1
+
+    def admits(self, job) -> bool:
+        if self.acl.admits(job):
+            return True
+        return 0 <= self.timelimit and job.wallclock <= self.timelimit
+
+
+def _local_midnight(t: int) -> int:
+    lt = _time.localtime(t)
+    return int(_time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1)))
+
+
+def _day_start(t: int, days_ahead: int) -> int:
+    """Local midnight `days_ahead` days after the day holding t (DST-safe)."""
+    lt = _time.localtime(t)
+    return int(_time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday + days_ahead, 0, 0, 0, 0, 0, -1)))
+
+
+def _weekday(midnight: int) -> str:
+    """SUN..SAT of a local midnight."""
+    return _DAYS[(_time.localtime(midnight).tm_wday + 1) % 7]
+
+
+def windows(attrs, now: int) -> list[tuple[str, int, int]]:
+    """(instance suffix, start, end) of one SRCFG object, current period first. O(DEPTH x 7)."""
+    period = str(attrs.get("PERIOD") or "DAY").upper()
+    depth = max(1, int(attrs.get("DEPTH") or 2))
+    days = tuple(d.upper()[:3] for d in (attrs.get("DAYS") or ("ALL",)))
+    all_days = not days or "ALL" in days
+    wstart, wend = attrs.get("WSTARTTIME"), attrs.get("WENDTIME")
+    start = int(attrs.get("STARTTIME") or 0)
+    end = attrs.get("ENDTIME")
+    out = []
+    if period == "INFINITY":
+        return [("0", now, _FOREVER)]
+    if wstart is not None or wend is not None:
+        ws = int(wstart or 0)
+        we = int(wend) if wend is not None else ws + (DAY if not all_days else WEEK)
+        if not all_days:
+            base = _local_midnight(now)
+            for k in range(-1, 7 * depth):
+                d = _day_start(base, k)
+                if _weekday(d) in days:
+                    s, e = d + ws, d + we if we > ws else d + we + DAY
+                    out.append((_time.strftime("%Y%m%d", _time.localtime(d)), s, e))
+            return [w for w in out if w[2] > now][: depth * max(1, len(days))]
+        period = "WEEK"
+        start, end = ws, we
+    if period == "WEEK":
+        base = _local_midnight(now)
+        week = _day_start(base, -((_time.localtime(base).tm_wday + 1) % 7))
+        e_off = int(end) if end is not None else WEEK
+        for k in range(-1, depth):
+            w = _day_start(week, 7 * k)
+            s, e = w + start, w + e_off if e_off > start else w + e_off + WEEK
+            out.append((_time.strftime("%Y%m%d", _time.localtime(w)), s, e))
+        return [x for x in out if x[2] > now][:depth]
+    e_off = int(end) if end is not None else DAY
+    base = _local_midnight(now)
+    for k in range(-1, depth):
+        d = _day_start(base, k)
+        if all_days or _weekday(d) in days:
+            s, e = d + start, d + e_off if e_off > start else d + e_off + DAY
+            out.append((_time.strftime("%Y%m%d", _time.localtime(d)), s, e))
+    return [x for x in out if x[2] > now]
+
+
+def _acl(attrs) -> Access:
+    def names(key):
+        return frozenset(str(x) for x in (attrs.get(key) or ()))
+    return Access(Acl(users=names("USERLIST"), groups=names("GROUPLIST"),
+                      accounts=names("ACCOUNTLIST"), classes=names("CLASSLIST"),
+                      qos=names("QOSLIST")), int(attrs.get("TIMELIMIT", -1) if
+                                                 attrs.get("TIMELIMIT") is not None else -1))
+
+
+def match_hosts(patterns: Sequence[str], nodes: Sequence[Node]) -> tuple[str, ...]:
+    """Nodes named in HOSTLIST: an exact name, else a regular expression searched in each
+    node name; ALL (or nothing) means every node. Invalid expressions match nothing. O(N x p)."""
+    pats = [p for p in patterns if p]
+    if not pats or any(p.upper() == "ALL" for p in pats):
+        return tuple(n.name for n in nodes)
+    names = {n.name for n in nodes}
+    picked: dict[str, None] = {}
+    for p in pats:
+        if p in names:
+            picked[p] = None
+            continue
+        try:
+            rx = re.compile(p)
+        except re.error:
+            continue
+        for n in nodes:
+            if rx.search(n.name):
+                picked[n.name] = None
+    return tuple(n.name for n in nodes if n.name in picked)
+
+
+def per_task(attrs) -> Resources | None:
+    """RESOURCES as one task's Resources, or None for whole nodes (PROCS:-1)."""
+    res = dict(attrs.get("RESOURCES") or (("PROCS", -1),))
+    procs = int(res.get("PROCS", -1))
+    if procs < 0:
+        return None
+    gres = {k.lower(): int(v) for k, v in res.items() if k not in ("PROCS", "MEM")}
+    return Resources.of(procs, int(res.get("MEM", 0)), gres)
+
+
+def instances(cfg, nodes: Sequence[Node], now: int) -> list[tuple[Reservation, Access]]:
+    """Every standing reservation instance from now on, unplaced (hosts/tasks given), with
+    who may use it. O(SRCFG objects x DEPTH + N for host matching)."""
+    out = []
+    for name, attrs in sorted(cfg.objects("SRCFG").items()):
+        if name == "DEFAULT":
+            continue
+        feats = frozenset(attrs.get("NODEFEATURES") or ())
+        part = str(attrs.get("PARTITION") or "ALL")
+        pool = [n for n in nodes if feats <= n.features
+                and (part.upper() == "ALL" or not n.partitions or part in n.partitions)]
+        hosts = match_hosts(tuple(attrs.get("HOSTLIST") or ("ALL",)), pool)
+        access = _acl(attrs)
+        flags = frozenset(attrs.get("FLAGS") or ()) | {"STANDINGRES"}
+        for suffix, start, end in windows(attrs, now):
+            r = Reservation(f"{name}.{suffix}", ReservationKind.STANDING, start, end,
+                            hosts=hosts, tasks=int(attrs.get("TASKCOUNT") or 0),
+                            per_task=per_task(attrs), acl=access.acl,
+                            access=str(attrs.get("ACCESS") or "DEDICATED"), flags=flags,
+                            owner=str(attrs.get("OWNER") or ""),
+                            priority=int(attrs.get("PRIORITY") or 0))
+            out.append((r, access))
+    return out
