@@ -301,12 +301,12 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE) for row in (
 )), _a("TRIGGER", STRING, "Moab 4 trigger; not in Maui 3.3.1"))
 
 RM_ATTRS = _attrs(
-    _a("TYPE", RM_TYPE, "resource manager type (maui-py: SLURM or PBS for TORQUE)"),
-    _a("HOST", STRING, "host of the resource manager server"),
-    _a("PORT", COUNT, "port of the resource manager server (0 = the type's default)"),
+    _a("TYPE", RM_TYPE, "resource manager type (maui-py: SLURM or PBS for TORQUE)", active=True),
+    _a("HOST", STRING, "host of the resource manager server", active=True),
+    _a("PORT", COUNT, "port of the resource manager server (0 = the type's default)", active=True),
     _a("AUTHTYPE", RM_AUTH, "authentication between scheduler and resource manager"),
     _a("ASYNCJOBSTART", BOOL, "start jobs without waiting for the resource manager's answer"),
-    _a("CONFIGFILE", STRING, "resource manager configuration file"),
+    _a("CONFIGFILE", STRING, "resource manager configuration file", active=True),
     _a("CSALGO", STRING, "checksum algorithm"),
     _a("CSKEY", STRING, "checksum key"),
     _a("EPORT", COUNT, "event port"),
@@ -317,7 +317,7 @@ RM_ATTRS = _attrs(
     _a("NMSERVER", STRING, "node manager server"),
     _a("SOCKETPROTOCOL", STRING, "socket protocol"),
     _a("SUSPENDSIG", STRING, "signal used to suspend jobs"),
-    _a("TIMEOUT", TIME, "seconds to wait for the resource manager", 15, src="doc",
+    _a("TIMEOUT", TIME, "seconds to wait for the resource manager", 15, src="doc", active=True,
        other="doc text: 30 seconds"),
     _a("VERSION", STRING, "resource manager version"),
     _a("WIREPROTOCOL", STRING, "wire protocol"),

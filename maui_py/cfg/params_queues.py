@@ -1,5 +1,87 @@
-"""maui-py's parameters for queue policies (fair share, ARMADA, FBSNG): rows of the table."""
+"""maui-py's parameters for queue policies (fair share, ARMADA, FBSNG): rows of the table.
+
+QUEUEPOLICY picks how the priority-ordered queue is arranged before reservations and backfill
+(maui_py/priority/policy.py); QUEUECREDENTIAL says which job credential names a job's queue;
+QUEUECFG[<queue>] holds the per-queue knobs of both queue policies (QUEUECFG[DEFAULT] applies to
+queues not listed). Maui fair share keeps its own parameters (FSPOLICY ..., FSTARGET on the *CFG
+credentials) in params.py. See docs/fairness.md.
+"""
 
 from __future__ import annotations
 
-ROWS: list = []
+from dataclasses import replace
+from typing import Any
+
+from .params import ACTIVE, BOOL, INT, OBJ, TIME, Attr, P, _group
+from .values import BadValue, Double, Enum, Integer
+
+
+class _Bounded(Double):
+    """A <DOUBLE> within [lo, hi] (hi None: no upper bound; open_lo: lo itself excluded)."""
+
+    def __init__(self, lo: float, hi: float | None = None, *, open_lo: bool = False):
+        self.lo, self.hi, self.open_lo = lo, hi, open_lo
+        low = f"> {lo}" if open_lo else f">= {lo}"
+        self.form = f"<DOUBLE> {low}" if hi is None else f"<DOUBLE> in {lo}..{hi}"
+
+    def check(self, value: Any) -> float:
+        value = super().check(value)
+        if value < self.lo or (self.open_lo and value == self.lo) or (self.hi is not None and value > self.hi):
+            raise BadValue(f"{value} is out of range")
+        return value
+
+    def parse(self, text: str, warn=None) -> float:
+        return self.check(super().parse(text))
+
+
+FRACTION = _Bounded(0.0, 1.0)
+FACTOR = _Bounded(0.0, open_lo=True)
+QP = Double()
+GAP = Integer(lo=0)
+
+
+def _q(name: str, vtype, doc: str, default: Any) -> Attr:
+    return Attr(name, vtype, default, doc, "maui-py", ACTIVE)
+
+
+QUEUE_ATTRS = {a.name: a for a in (
+    _q("PRIORITYFACTOR", FACTOR, "ARMADA: multiplies the queue's priority; a lower factor gets more", 1.0),
+    _q("MAXFRACTION", FRACTION, "ARMADA: largest fraction of each cluster resource the queue may use at "
+       "once (unset: ARMADAMAXFRACTIONPERQUEUE)", None),
+    _q("QPMIN", QP, "FBSNG: lowest queue priority (and the priority a new queue starts at)", 0.0),
+    _q("QPMAX", QP, "FBSNG: highest queue priority", 100.0),
+    _q("QPI", QP, "FBSNG: queue priority increase each time a section of another queue starts", 0.0),
+    _q("QPD", QP, "FBSNG: queue priority decrease each time a section of this queue starts (share ~ 1/QPD)",
+       1.0),
+    _q("QPG", QP, "FBSNG: queue priority gap; while first, queues more than QPG below it are held", 100.0),
+    _q("SPG", GAP, "FBSNG: section priority gap; sections more than SPG below the queue's first are held",
+       100),
+    _q("SPMAX", GAP, "FBSNG: highest section priority", 100),
+)}
+
+
+def _p(name: str, vtype, default: Any, doc: str) -> Any:
+    return P(name, vtype, default, doc, active=True, origin="maui-py", src="maui-py")
+
+
+ROWS: list = _group(
+    "Queue policies",
+    _p("QUEUEPOLICY", Enum("MAUI", "ARMADA", "FBSNG"), "MAUI", "how the priority-ordered queue is arranged "
+       "before reservations and backfill: MAUI (as is), ARMADA (queue slices), FBSNG (queue and section "
+       "priority gaps)"),
+    _p("QUEUECREDENTIAL", Enum("CLASS", "ACCOUNT", "USER", "QOS"), "CLASS", "the job credential that names "
+       "a job's queue under ARMADA and FBSNG (a job without one is in queue DEFAULT)"),
+    replace(OBJ("QUEUECFG", QUEUE_ATTRS, "per-queue ARMADA and FBSNG settings; QUEUECFG[DEFAULT] applies "
+                "to queues not listed", active=True, origin="maui-py"), default_source="maui-py"),
+    _p("ARMADAPRIORITYHALFLIFE", TIME, 1200, "ARMADA: half-life with which a queue's priority follows its "
+       "resource usage (priorityHalfTime)"),
+    _p("ARMADALEASEBATCHSIZE", Integer(lo=1), 200, "ARMADA: jobs of a queue looked at per batch in the "
+       "deterministic stage (queueLeaseBatchSize)"),
+    _p("ARMADAPROBABILISTICALL", BOOL, False, "ARMADA: skip the deterministic slice stage and hand out "
+       "everything by weighted random queue picks (useProbabilisticSchedulingForAllResources)"),
+    _p("ARMADASEED", INT, 0, "ARMADA: seed of the random queue picks (same seed, same schedule)"),
+    _p("ARMADAMAXFRACTIONPERQUEUE", FRACTION, 1.0, "ARMADA: default largest fraction of each cluster "
+       "resource one queue may use at once (maximalResourceFractionPerQueue)"),
+    _p("ARMADAMAXFRACTIONTOSCHEDULE", FRACTION, 1.0, "ARMADA: largest fraction of each cluster resource "
+       "one queue may get in one round (maximalResourceFractionToSchedulePerQueue)"),
+)

@@ -1,5 +1,29 @@
-"""maui-py's parameters for running for real (state store, daemon): rows of the table."""
+"""maui-py's parameters for running for real (state store, daemon): rows of the table.
+
+The daemon (maui_py/daemon) and the state store (maui_py/store) read these; the Maui
+parameters they also act on (RMPOLLINTERVAL, LOGDIR, LOGFILE, LOGLEVEL, RMCFG) are in
+params.py. Relative paths are taken from the home directory: $MAUIHOMEDIR, else the
+directory of the configuration file. See docs/operations.md.
+"""
 
 from __future__ import annotations
 
-ROWS: list = []
+from typing import Any
+
+from .params import STRING, TIME, P, _group
+
+
+def _p(name: str, vtype, default: Any, doc: str) -> Any:
+    return P(name, vtype, default, doc, active=True, origin="maui-py", src="maui-py")
+
+
+ROWS: list = _group(
+    "State store and daemon",
+    _p("STOREFILE", STRING, "maui-py.db", "the state store (SQLite, WAL): what lasts between cycles (fair "
+       "share, kept reservations, defers, holds), the decision journal and the last cycle's view read by "
+       "the commands; relative to the home directory"),
+    _p("JOURNALKEEPTIME", TIME, 30 * 86400, "how long decision-journal entries and finished admin requests "
+       "are kept in the store (0 = forever)"),
+    _p("REQUESTPOLLINTERVAL", TIME, 1, "how often mauid looks for admin requests between cycles; a "
+       "pending request starts a cycle at once"),
+)

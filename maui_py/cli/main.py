@@ -17,6 +17,7 @@ from types import ModuleType
 
 COMMANDS: dict[str, str] = {
     "check-config": "maui_py.cli.check_config",
+    "daemon": "maui_py.daemon.main",
     "showconfig": "maui_py.cli.showconfig",
     "simulate": "maui_py.cli.simulate",
 }

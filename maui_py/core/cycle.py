@@ -144,8 +144,8 @@ class _Cycle:
                    ReservationGroups(cfg), _Settings(cfg)]
             if state.engine is None or state.engine[0] is not cfg:
                 policy = make_queue_policy(cfg)
-                if state.queue_policy is not None and state.queue_policy.name == policy.name:
-                    policy.restore(state.queue_policy.dump())
+                if state.queue_policy is not None:
+                    policy.restore(state.queue_policy.dump())   # usage survives a policy change
                 state.queue_policy = policy
             state.engine = eng
         eng[1] = snap.nodes
@@ -535,6 +535,7 @@ class _Cycle:
         for job, _cr, _p in order:
             kr = st.reservations.get(job.id)
             if (kr is None or kr.stamp != self.table.freed or kr.start <= now
+                    or res_owner(job.id) not in self.table.holds
                     or (kr.retry_until is not None and kr.retry_until > now)):
                 break
             keep.add(job.id)

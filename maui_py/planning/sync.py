@@ -5,7 +5,9 @@ is assumed to end at the end of its allowed overrun (JOBMAXOVERRUN), or at the n
 once that has passed too, as Maui does. Non-job reservations are kept by
 planning/reservations.py (rebuilding the table drops them, so they are placed again).
 
-With the same node set the table is moved forward and only what changed is redone:
+With the same node set (names, resources, usable or not, features, partitions: not CPU load
+or idle/busy states, which change every poll) the table is moved forward and only what
+changed is redone:
 O(changes) when the adapter sends a SnapshotDelta (the simulator), O(running jobs) for a
 full diff; a new node set rebuilds it in O(holds).
 """
@@ -16,6 +18,12 @@ from typing import Iterable
 
 from ..model import ClusterSnapshot, Job
 from .table import ReservationTable
+
+
+def _shape(nodes) -> tuple:
+    """What the table is built from: names, resources, usable or not, features, partitions.
+    CPU load, node priority and idle/busy come and go without rebuilding it. O(N)."""
+    return tuple((n.name, n.resources, n.state.usable, n.features, n.partitions) for n in nodes)
 
 
 def job_owner(job_id: str) -> str:
@@ -39,9 +47,15 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
     now = snap.now
     table = state.table
     same_nodes = table is not None and (state.table_nodes is snap.nodes
-                                        or state.table_nodes == snap.nodes)
+                                        or _shape(state.table_nodes) == _shape(snap.nodes))
+    if same_nodes and state.table_nodes is not snap.nodes:
+        table.nodes = tuple(snap.nodes)     # load, priority, busy/idle: read by node choice
+        state.table_nodes = snap.nodes
     if not same_nodes:
+        old = table
         table = ReservationTable(snap.nodes, now)
+        if old is not None:
+            table.freed = old.freed + 1     # no kept reservation survives into a new table
         holds = []
         state.running = {}
         for j in running:

@@ -174,6 +174,7 @@ class ReservationTable:
         self.holds: dict[str, Hold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
+        self._compiled: dict[tuple, Compiled | NoPlacement] = {}
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
@@ -653,10 +654,22 @@ class ReservationTable:
 
     def compile(self, req: JobRequest, job_class: str = "",
                 exclusive: bool | None = None) -> Compiled | NoPlacement:
-        """Resolve a request against this table, or say why it can never fit.
+        """Resolve a request against this table, or say why it can never fit; cached per
+        request shape (jobs of one kind share it; node states do not change under a table).
 
-        O(features + classes) with cached masks, O(N) the first time a feature is seen.
+        O(1) for a shape seen before, O(features + classes) with cached masks otherwise,
+        O(N) the first time a feature is seen.
         """
+        key = (req, job_class, exclusive)
+        got = self._compiled.get(key)
+        if got is None:
+            if len(self._compiled) > 100_000:
+                self._compiled.clear()
+            got = self._compiled[key] = self._compile(req, job_class, exclusive)
+        return got
+
+    def _compile(self, req: JobRequest, job_class: str,
+                 exclusive: bool | None) -> Compiled | NoPlacement:
         if req.tasks <= 0:
             return NoPlacement("the job asks for no tasks")
         pt = req.per_task

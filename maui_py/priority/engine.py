@@ -93,6 +93,8 @@ class PriorityEngine:
         self._static: dict[str, tuple[Job, dict[str, float], dict[str, float],
                                       dict[str, float]]] = {}
         self._fixed: dict[str, tuple[Job, float]] = {}
+        self._cred_cache: dict[tuple[str, str, bool], float] = {}
+        self._class_weight: dict[str, float | None] = {}
         self._users = {k: cfg.object("USERCFG", k) for k in cfg.objects("USERCFG")}
         self._qos = {k: cfg.object("QOSCFG", k) for k in cfg.objects("QOSCFG")}
         res_dynamic = self.sw["UPROC"] or self.sw["UJOB"]
@@ -108,11 +110,16 @@ class PriorityEngine:
 
     # ------------------------------------------------------------------ helpers
     def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
-        obj = self.cfg.object(kind, name) if name else {}
-        p = obj.get("PRIORITY", 0) if obj else 0
-        if not p and fallback:
-            p = self.cfg.object(kind, "DEFAULT").get("PRIORITY", 0)
-        return float(p or 0)
+        """PRIORITY of a credential (else of its DEFAULT object), cached per name."""
+        key = (kind, name, fallback)
+        got = self._cred_cache.get(key)
+        if got is None:
+            obj = self.cfg.object(kind, name) if name else {}
+            p = obj.get("PRIORITY", 0) if obj else 0
+            if not p and fallback:
+                p = self.cfg.object(kind, "DEFAULT").get("PRIORITY", 0)
+            got = self._cred_cache[key] = float(p or 0)
+        return got
 
     def _component(self, c: str, sf: dict[str, float], out_w: dict[str, float],
                    weights: Mapping[str, float] | None = None) -> float:
@@ -158,7 +165,10 @@ class PriorityEngine:
         comps: dict[str, float] = {}
         weighted: dict[str, float] = {}
         cred_w = self.sw
-        gcw = self.cfg.object("GROUPCFG", job.group).get("CLASSWEIGHT") if job.group else None
+        if job.group not in self._class_weight:
+            self._class_weight[job.group] = (self.cfg.object("GROUPCFG", job.group).get("CLASSWEIGHT")
+                                             if job.group else None)
+        gcw = self._class_weight[job.group]
         if gcw is not None:
             cred_w = dict(self.sw)
             cred_w["CLASS"] = float(gcw)

@@ -1,0 +1,94 @@
+"""One scheduling cycle at cluster scale (issue 4). Prints figures; not a test.
+
+10,000 nodes (64 cores / 256 GB, 1,000 with 4 gpus, two feature sets), 5,000 running jobs
+filling about 90 % of the cores, 50,000 idle jobs whose widths and wallclocks come from a
+real trace (SDSC-SP2 by default, widths scaled as in benchmarks/table.py): one cycle with
+RESERVATIONDEPTH 1, 100 and 1,000, under FIRSTFIT and BESTFIT. The first cycle starts from
+a fresh state (the reservation table is built from the snapshot inside the cycle) and
+starts thousands of small jobs into the free cores; the next one, 60 s later with those
+jobs running, is what a cycle costs in steady state: once with the state the first cycle
+handed over, once from a fresh state.
+
+    python benchmarks/cycle.py [--idle N] [--depth 1 100 1000] [--policy FIRSTFIT BESTFIT]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from table import TRACES, cluster, pack_running, request, shapes  # noqa: E402
+
+from maui_py.cfg import parse_config  # noqa: E402
+from maui_py.core.cycle import run_cycle  # noqa: E402
+from dataclasses import replace  # noqa: E402
+
+from maui_py.model import ClusterSnapshot, Job, JobState, StartKind  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trace", type=Path, default=TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
+    ap.add_argument("--running", type=int, default=5_000)
+    ap.add_argument("--idle", type=int, default=50_000)
+    ap.add_argument("--depth", type=int, nargs="+", default=[1, 100, 1000])
+    ap.add_argument("--policy", nargs="+", default=["FIRSTFIT", "BESTFIT"])
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    pool = shapes(args.trace, 128)
+    nodes = tuple(cluster())
+    cores = sum(n.resources.procs for n in nodes)
+    sample = [rng.choice(pool) for _ in range(args.running)]
+    scale = 0.9 * cores / sum(p for p, _ in sample)
+    now = 1_000_000
+    jobs = []
+    for owner, start, end, alloc, _kind in pack_running(list(nodes), sample, scale, rng, now):
+        k = int(owner[3:])
+        procs = sum(r.procs for _n, r in alloc)
+        req = request(random.Random(k), procs, 1.0)
+        jobs.append(Job(owner, f"user{k % 97}", req, end - start, start - 100,
+                        state=JobState.RUNNING, start_time=start, allocation=tuple(alloc)))
+    for k in range(args.idle):
+        procs, wc = rng.choice(pool)
+        jobs.append(Job(f"idle{k}", f"user{k % 211}", request(rng, procs, scale / 8), wc,
+                        now - rng.randrange(0, 86400), qos=rng.choice(["", "", "hi"])))
+    snap = ClusterSnapshot(now, nodes, tuple(jobs))
+    print(f"{len(nodes)} nodes, {cores} cores; {args.running} running, {args.idle} idle jobs "
+          f"(trace {args.trace.name})")
+    print(f"{'policy':>9} {'depth':>6} {'cycle s':>8} {'starts':>7} {'backfill':>9} "
+          f"{'reserved':>9} {'next s':>7} {'fresh s':>8} {'peak MB':>8}")
+    for policy in args.policy:
+        for depth in args.depth:
+            cfg = parse_config(f"RESERVATIONDEPTH {depth}\nBACKFILLPOLICY {policy}\n"
+                               "NODEALLOCATIONPOLICY LASTAVAILABLE\n")
+            t0 = time.perf_counter()
+            r = run_cycle(snap, cfg, explain=False)
+            dt = time.perf_counter() - t0
+            starts = r.starts()
+            bf = sum(1 for s in starts if s.kind is StartKind.BACKFILL)
+            started = {d.job_id: d for d in starts}
+            later = ClusterSnapshot(now + 60, nodes, tuple(
+                replace(j, state=JobState.RUNNING, start_time=now,
+                        allocation=started[j.id].allocation) if j.id in started else j
+                for j in jobs))
+            t1 = time.perf_counter()
+            run_cycle(later, cfg, r.state, explain=False)
+            t2 = time.perf_counter()
+            run_cycle(later, cfg, explain=False)
+            t3 = time.perf_counter()
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"{policy:>9} {depth:>6} {dt:8.2f} {len(starts):>7} {bf:>9} "
+                  f"{len(r.reservations()):>9} {t2 - t1:7.2f} {t3 - t2:8.2f} {peak:8.0f}",
+                  flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

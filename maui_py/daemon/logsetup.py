@@ -1,0 +1,97 @@
+"""The daemon's logging: LOGFILE / LOGLEVEL through the standard logging module.
+
+LOGLEVEL (Maui's 0-9) maps onto logging levels: 0 -> WARNING (problems only), 1-3 ->
+INFO (one line per cycle, every start, refusal, reload), 4 and more -> DEBUG (every
+decision and admin request). Everything goes to the `maui_py` logger (the adapters log
+under it too); the file handler is a WatchedFileHandler, so logrotate can move the file.
+With --foreground the log also goes to stderr.
+
+Malformed records in resource-manager output are skipped by the adapters with a
+RecordWarning; RecordWarnings routes them to the log: each distinct message at WARNING
+the first time, at DEBUG while it repeats in the following cycles.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+import threading
+import warnings
+from pathlib import Path
+
+from ..rm.protocol import RecordWarning
+
+LOGGER = "maui_py"
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def level_of(loglevel: int) -> int:
+    if loglevel <= 0:
+        return logging.WARNING
+    return logging.INFO if loglevel <= 3 else logging.DEBUG
+
+
+def configure(path: Path | None, loglevel: int, *, stderr: bool) -> None:
+    """(Re)install the daemon's handlers on the maui_py logger. OSError if the file cannot
+    be opened (the caller keeps the old handlers then)."""
+    new: list[logging.Handler] = []
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        new.append(logging.handlers.WatchedFileHandler(path))
+    if stderr:
+        new.append(logging.StreamHandler(sys.stderr))
+    logger = logging.getLogger(LOGGER)
+    for h in [h for h in logger.handlers if getattr(h, "_mauid", False)]:
+        logger.removeHandler(h)
+        h.close()
+    for h in new:
+        h.setFormatter(logging.Formatter(FORMAT))
+        h._mauid = True          # type: ignore[attr-defined]
+        logger.addHandler(h)
+    logger.setLevel(level_of(loglevel))
+
+
+def unconfigure() -> None:
+    configure(None, 0, stderr=False)
+    logging.getLogger(LOGGER).setLevel(logging.NOTSET)
+
+
+class RecordWarnings:
+    """Collect RecordWarnings from any thread; `flush` logs them once per cycle."""
+
+    def __init__(self, log: logging.Logger):
+        self.log = log
+        self._lock = threading.Lock()
+        self._pending: list[str] = []
+        self._last: set[str] = set()
+        self._saved = None
+
+    def install(self) -> None:
+        self._saved = (warnings.showwarning, list(warnings.filters))
+        warnings.filterwarnings("always", category=RecordWarning)
+        previous = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, RecordWarning):
+                with self._lock:
+                    self._pending.append(str(message))
+            else:
+                previous(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+
+    def uninstall(self) -> None:
+        if self._saved is not None:
+            warnings.showwarning, warnings.filters[:] = self._saved[0], self._saved[1]
+            self._saved = None
+
+    def flush(self) -> list[str]:
+        """Log what was collected since the last flush; returns the messages."""
+        with self._lock:
+            seen, self._pending = list(dict.fromkeys(self._pending)), []
+        for msg in seen:
+            self.log.log(logging.DEBUG if msg in self._last else logging.WARNING,
+                         "resource manager record skipped: %s", msg)
+        self._last = set(seen)
+        return seen

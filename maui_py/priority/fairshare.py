@@ -1,0 +1,277 @@
+"""Maui fair share (spec §2.4, §3.4): usage charged as jobs run, kept in FSINTERVAL windows.
+
+Every cycle each running job is charged `rate x seconds` since the last cycle, rate being its
+dedicated processors (DEDICATEDPS, UTILIZEDPS: maui-py knows no utilisation, so it charges the
+dedicated ones) or processor-equivalents (DEDICATEDPES), to its user, group, account, QOS and
+class and to the system total. Windows are aligned on multiples of FSINTERVAL (Maui's
+`now - now % FSINTERVAL`); a charge that spans a boundary is split between the windows.
+
+    usage(c) = W0(c) + sum_{i=1}^{FSDEPTH-1} FSDECAY^i * Wi(c)      (W0: the current window)
+    pct(c)   = 100 * usage(c) / usage(system)
+
+A credential's FSTARGET (its own if > 0, else its kind's DEFAULT one) gives the FS subfactor
+`target - pct` (`1 - pct/target` with a `%` FSPOLICY); a floor (`+`) keeps only a positive
+value, a ceiling (`-`) only a negative one, and the caps (`^` absolute usage, `%` percent of
+the system) add no priority but block jobs whose charge would cross them (MFSCheckCap).
+
+Where maui-py differs from Maui 3.3.1, so that a simulation charges exactly what ran: a job
+that started and ended between two cycles, or ended since the last one, is charged up to now
+(at most its wallclock limit) instead of losing that tail (docs/compatibility.md).
+
+Costs: charge O(running jobs + windows crossed); the decayed sum of older windows is cached
+and recomputed once per window roll, O(credentials x FSDEPTH); subfactors and cap checks O(1)
+per credential kind.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from ..cfg.values import FsTarget
+from ..model import Job
+
+KINDS: tuple[tuple[str, str, str, str], ...] = (
+    # (usage key prefix, *CFG parameter, Job attribute, FS subfactor)
+    ("user", "USERCFG", "user", "FSUSER"),
+    ("group", "GROUPCFG", "group", "FSGROUP"),
+    ("acct", "ACCOUNTCFG", "account", "FSACCOUNT"),
+    ("qos", "QOSCFG", "qos", "FSQOS"),
+    ("class", "CLASSCFG", "class_", "FSCLASS"),
+)
+SYSTEM = "sched:"
+KEEP_WINDOWS = 32
+"""Windows kept whatever FSDEPTH is (its largest value), so a larger FSDEPTH after a reload
+finds the history."""
+
+
+def decayed(windows: Sequence[float], decay: float) -> float:
+    """sum_i decay^i * windows[i], newest window first (spec §3.4). O(len)."""
+    return sum(w * decay ** i for i, w in enumerate(windows))
+
+
+def fs_subfactor(target: FsTarget, pct: float, percent_policy: bool = False) -> float:
+    """The FS subfactor of one credential at `pct` percent usage (MPriority.c, spec §3.3).
+
+    target: pushes both ways; floor (+): never negative; ceiling (-): never positive; the
+    caps (^, %) are feasibility limits only: 0."""
+    if target.mode in ("capabs", "caprel") or target.value <= 0:
+        return 0.0
+    sf = (1.0 - pct / target.value) if percent_policy else (target.value - pct)
+    if target.mode == "floor":
+        return max(sf, 0.0)
+    if target.mode == "ceiling":
+        return min(sf, 0.0)
+    return sf
+
+
+class FairShare:
+    """Fair-share usage windows and what they mean for priority and caps, for one config."""
+
+    def __init__(self, cfg):
+        policy = str(cfg.get("FSPOLICY"))
+        self.percent = policy.endswith("%")
+        self.metric = policy.rstrip("%")
+        self.enabled = self.metric != "NONE"
+        interval = int(cfg.get("FSINTERVAL"))
+        self.interval = interval if interval > 0 else 1 << 40      # -1: one endless window
+        self.depth = max(1, int(cfg.get("FSDEPTH")))
+        self.decay = float(cfg.get("FSDECAY"))
+        self.targets: dict[str, dict[str, FsTarget]] = {}
+        self.default_target: dict[str, FsTarget] = {}
+        for prefix, param, _attr, _sf in KINDS:
+            found: dict[str, FsTarget] = {}
+            for name, obj in cfg.objects(param).items():
+                t = obj.get("FSTARGET")
+                if t is not None and t.value > 0:
+                    found[name] = t
+            self.targets[prefix] = found
+            if "DEFAULT" in found:
+                self.default_target[prefix] = found["DEFAULT"]
+        self.has_caps = any(t.mode in ("capabs", "caprel") for d in self.targets.values() for t in d.values())
+        # state (dump/restore)
+        self.windows: dict[int, dict[str, float]] = {}
+        self.last: int | None = None
+        self.seen: dict[str, tuple[int, float, int, tuple[str, ...]]] = {}
+        self.totals: tuple[int, int] = (1, 0)
+        # cache: the decayed older windows for the current one
+        self._cur: int | None = None
+        self._factor: dict[str, float] = {}
+        self._memo: dict[tuple[str, ...], dict[str, float]] = {}
+        """subfactors per credential tuple, valid until the next charge."""
+
+    # ------------------------------------------------------------------ charging
+    def keys(self, job: Job) -> tuple[str, ...]:
+        """The usage keys a job is charged to: its credentials, then the system."""
+        out = [f"{prefix}:{getattr(job, attr)}" for prefix, _p, attr, _s in KINDS if getattr(job, attr)]
+        out.append(SYSTEM)
+        return tuple(out)
+
+    def rate(self, job: Job) -> float:
+        """Usage per second: dedicated processors, or processor-equivalents (DEDICATEDPES:
+        the larger of the processor and memory shares of the cluster, in processors)."""
+        procs = float(job.procs)
+        if self.metric == "DEDICATEDPES":
+            cluster_procs, cluster_mem = self.totals
+            mem = job.request.total.mem
+            if cluster_mem > 0 and mem:
+                procs = max(procs, mem / cluster_mem * cluster_procs)
+        return procs
+
+    def set_totals(self, procs: int, mem: int) -> None:
+        """Processors and memory (MB) of the usable nodes, for processor-equivalents."""
+        self.totals = (max(1, int(procs)), int(mem))
+
+    def charge(self, now: int, running: Iterable[Job]) -> None:
+        """Charge the running jobs (and those gone since the last cycle) up to `now`.
+        O(running + windows crossed)."""
+        if not self.enabled:
+            return
+        last = self.last if self.last is not None else now
+        seen: dict[str, tuple[int, float, int, tuple[str, ...]]] = {}
+        for job in running:
+            known = self.seen.get(job.id)
+            start = job.start_time if job.start_time is not None else (known[0] if known else now)
+            rec = (start, self.rate(job), job.wallclock, self.keys(job))
+            seen[job.id] = rec
+            self._add(rec[3], rec[1], max(last, start), now)
+        for jid, (start, rate, wallclock, keys) in self.seen.items():
+            if jid not in seen:
+                self._add(keys, rate, max(last, start), min(now, start + max(wallclock, 1)))
+        self.seen = seen
+        self.last = now
+        self._memo.clear()
+        self._roll(now // self.interval)
+
+    def note_started(self, jobs: Iterable[Job], now: int) -> None:
+        """Jobs the cycle just started: charged from now on even if they end before the next
+        cycle sees them running."""
+        if self.enabled:
+            for job in jobs:
+                self.seen[job.id] = (now, self.rate(job), job.wallclock, self.keys(job))
+
+    def _add(self, keys: Sequence[str], rate: float, a: int, b: int) -> None:
+        """Add rate x (b - a) to `keys`, split over the windows [a, b) crosses."""
+        if b <= a or rate <= 0:
+            return
+        step = self.interval
+        k = a // step
+        while a < b:
+            end = min(b, (k + 1) * step)
+            amount = rate * (end - a)
+            w = self.windows.setdefault(k, {})
+            for key in keys:
+                w[key] = w.get(key, 0.0) + amount
+            if k != self._cur:
+                self._cur = None        # an older window changed: recompute the decayed part
+            a, k = end, k + 1
+
+    def _roll(self, cur: int) -> None:
+        """Make `cur` the current window: drop windows beyond KEEP_WINDOWS and recompute the
+        decayed sum of the FSDEPTH-1 older ones. O(credentials x FSDEPTH) per roll."""
+        if cur == self._cur:
+            return
+        for k in [k for k in self.windows if k <= cur - KEEP_WINDOWS]:
+            del self.windows[k]
+        factor: dict[str, float] = {}
+        for i in range(1, self.depth):
+            w = self.windows.get(cur - i)
+            if w:
+                scale = self.decay ** i
+                for key, v in w.items():
+                    factor[key] = factor.get(key, 0.0) + scale * v
+        self._factor = factor
+        self._cur = cur
+
+    # ------------------------------------------------------------------ reading
+    def usage(self, key: str) -> float:
+        """Decayed usage of a key (`user:john`, SYSTEM) as of the last charge. O(1)."""
+        if self._cur is None:
+            if self.last is None:
+                return 0.0
+            self._roll(self.last // self.interval)
+        return self.windows.get(self._cur, {}).get(key, 0.0) + self._factor.get(key, 0.0)
+
+    def percent_of(self, prefix: str, name: str) -> float:
+        """A credential's share of the system's decayed usage, in percent (diagnose -f)."""
+        total = self.usage(SYSTEM)
+        return 100.0 * self.usage(f"{prefix}:{name}") / total if total > 0 else 0.0
+
+    def target(self, prefix: str, name: str) -> FsTarget | None:
+        """The credential's FSTARGET if > 0, else its kind's DEFAULT one, else None."""
+        return self.targets[prefix].get(name) or self.default_target.get(prefix)
+
+    def subfactors(self, job: Job) -> dict[str, float]:
+        """FSUSER ... FSCLASS of a job; empty when fair share is off or nothing was used.
+        O(1): memoised per credential tuple until the next charge."""
+        if not self.enabled:
+            return {}
+        creds = (job.user, job.group, job.account, job.qos, job.class_)
+        out = self._memo.get(creds)
+        if out is None:
+            out = self._memo[creds] = self._subfactors(creds)
+        return out
+
+    def _subfactors(self, creds: tuple[str, ...]) -> dict[str, float]:
+        total = self.usage(SYSTEM)
+        out: dict[str, float] = {}
+        if total <= 0:
+            return out
+        for (prefix, _param, _attr, sf), name in zip(KINDS, creds):
+            if not name:
+                continue
+            t = self.target(prefix, name)
+            if t is None:
+                continue
+            v = fs_subfactor(t, 100.0 * self.usage(f"{prefix}:{name}") / total, self.percent)
+            if v:
+                out[sf] = v
+        return out
+
+    def cap_violation(self, job: Job) -> str | None:
+        """The first FSTARGET cap (^ absolute, % relative) this job's charge would cross."""
+        if not self.enabled or not self.has_caps:
+            return None
+        charge = self.rate(job) * job.wallclock
+        total = self.usage(SYSTEM)
+        for prefix, _param, attr, _sf in KINDS:
+            name = getattr(job, attr)
+            if not name:
+                continue
+            t = self.target(prefix, name)
+            if t is None or t.mode not in ("capabs", "caprel"):
+                continue
+            used = self.usage(f"{prefix}:{name}") + charge
+            if t.mode == "capabs" and used > t.value:
+                return f"fair-share cap {prefix} {name}: usage {used:.0f} would exceed {t}"
+            if t.mode == "caprel" and total > 0 and 100.0 * used / total > t.value:
+                return (f"fair-share cap {prefix} {name}: {100.0 * used / total:.2f}% of system usage "
+                        f"would exceed {t}")
+        return None
+
+    # ------------------------------------------------------------------ state
+    def dump(self) -> dict:
+        """Plain JSON-able data: the windows (by start time), the clock and the jobs seen."""
+        return {
+            "interval": self.interval,
+            "last": self.last,
+            "totals": list(self.totals),
+            "windows": [[k * self.interval, dict(w)] for k, w in sorted(self.windows.items())],
+            "seen": {jid: [s, r, wc, list(keys)] for jid, (s, r, wc, keys) in self.seen.items()},
+        }
+
+    def restore(self, data: dict | None) -> None:
+        """Load dump() output; windows of another FSINTERVAL are re-bucketed by start time."""
+        if not data:
+            return
+        self.windows = {}
+        for start, w in data.get("windows", []):
+            dest = self.windows.setdefault(int(start) // self.interval, {})
+            for key, v in w.items():
+                dest[key] = dest.get(key, 0.0) + float(v)
+        self.last = data.get("last")
+        totals = data.get("totals") or [1, 0]
+        self.totals = (int(totals[0]), int(totals[1]))
+        self.seen = {jid: (int(s), float(r), int(wc), tuple(keys))
+                     for jid, (s, r, wc, keys) in (data.get("seen") or {}).items()}
+        self._cur = None
+        self._memo.clear()

@@ -1,0 +1,271 @@
+"""Reading the store: what the diagnostic commands see, with or without a daemon running.
+
+    with StoreReader.open("/var/spool/maui-py/maui-py.db") as r:     # read-only
+        last = r.last_cycle()          # snapshot, reports, priorities, order, reservations
+        r.job_view("1234")             # one job, without reading the rest
+        r.journal(job_id="1234")       # what was decided about it, oldest first
+        r.load_state()                 # the SchedulerState the daemon would restart from
+
+Readers open the file with a `file:...?mode=ro` URI. The file is in WAL mode, so a
+reader never blocks the daemon and always sees the last committed cycle whole;
+`last_cycle()` reads everything inside one read transaction. Readers do not migrate: a
+file of another schema version is refused with a message saying what to do.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import urllib.parse
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..core.cycle import JobReport
+from ..core.state import SchedulerState
+from ..model import ClusterSnapshot, Job, Node, Reservation, ReservationKind
+from ..priority.engine import Breakdown
+from . import schema
+from .codec import decode
+from .journal import JournalEntry
+from .state_rows import build_state
+
+PRIORITY, RM, ADMIN = "priority", "rm", "admin"
+"""view_reservation sources: the cycle's priority reservations, the resource manager's, admins'."""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used."""
+
+
+@dataclass(frozen=True, slots=True)
+class CycleInfo:
+    """The last saved cycle: its number and clock, and the daemon that ran it."""
+
+    iteration: int
+    now: int
+    wall: float
+    config_path: str = ""
+    rm: str = ""
+    pid: int = 0
+    host: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CycleStats:
+    iteration: int
+    now: int
+    wall: float
+    jobs: int | None
+    running: int | None
+    starts: int | None
+    reservations: int | None
+    snapshot_s: float | None
+    schedule_s: float | None
+    save_s: float | None
+    apply_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class AdminRequest:
+    """A request a command left for the daemon: `kind` and `args` mean what the command's
+    handler says; `status` is pending, done or failed, `result` the handler's answer."""
+
+    id: int
+    kind: str
+    args: Mapping[str, Any]
+    requester: str
+    submitted: float
+    status: str = "pending"
+    result: str = ""
+    done: float | None = None
+    cycle: int | None = None
+
+
+@dataclass(frozen=True)
+class LastCycle:
+    """Everything the last cycle saw and decided, rebuilt as model objects."""
+
+    info: CycleInfo
+    snapshot: ClusterSnapshot
+    reports: dict[str, JobReport]
+    priorities: dict[str, Breakdown]
+    order: list[str]
+    reservations: dict[str, list[Reservation]] = field(default_factory=dict)
+    """By source: priority, rm, admin."""
+
+    def all_reservations(self) -> list[Reservation]:
+        return [r for src in (PRIORITY, ADMIN, RM) for r in self.reservations.get(src, ())]
+
+
+def _uri(path: str | Path, **params: str) -> str:
+    query = urllib.parse.urlencode(params)
+    return f"file:{urllib.parse.quote(str(Path(path).resolve()))}?{query}"
+
+
+def connect_readonly(path: str | Path) -> sqlite3.Connection:
+    """A read-only connection; StoreError when there is no store at `path`."""
+    if not Path(path).exists():
+        raise StoreError(f"{path}: no store here (has mauid run with this STOREFILE?)")
+    try:
+        return _probe(sqlite3.connect(_uri(path, mode="ro"), uri=True, isolation_level=None,
+                                      check_same_thread=False))
+    except sqlite3.OperationalError as e:
+        if not Path(f"{path}-wal").exists() or "readonly" not in str(e):
+            raise StoreError(f"{path}: cannot open the store read-only: {e}") from e
+    # A WAL file left without its -shm (the writer is gone and we may not create one):
+    # with no writer, reading it as immutable is safe.
+    try:
+        return _probe(sqlite3.connect(_uri(path, mode="ro", immutable="1"), uri=True,
+                                      isolation_level=None, check_same_thread=False))
+    except sqlite3.Error as e:
+        raise StoreError(f"{path}: cannot open the store read-only: {e}") from e
+
+
+def _probe(conn: sqlite3.Connection) -> sqlite3.Connection:
+    try:
+        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        conn.close()
+        raise
+    return conn
+
+
+
+class StoreReader:
+    """Queries over a store connection (read-only when made by `open`)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str | Path):
+        self.conn, self.path = conn, Path(path)
+
+    @classmethod
+    def open(cls, path: str | Path) -> "StoreReader":
+        conn = connect_readonly(path)
+        have = schema.version(conn)
+        if have != schema.VERSION:
+            conn.close()
+            what = "newer than this maui-py" if have > schema.VERSION else "older: start mauid to upgrade it"
+            raise StoreError(f"{path}: store schema version {have} ({what}; this maui-py reads {schema.VERSION})")
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def consistent(self) -> Iterator[None]:
+        """Several queries from one committed state (one read transaction)."""
+        if self.conn.in_transaction:
+            yield
+            return
+        self.conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ state
+    def kv(self) -> dict[str, Any]:
+        return {k: json.loads(v) for k, v in self.conn.execute("SELECT key, value FROM kv")}
+
+    def load_state(self) -> SchedulerState:
+        """The SchedulerState saved by the last committed cycle (caches empty)."""
+        with self.consistent():
+            jobs = {jid: json.loads(d) for jid, d in self.conn.execute("SELECT job_id, data FROM job_state")}
+            res = {jid: json.loads(d) for jid, d in self.conn.execute("SELECT job_id, data FROM reservations")}
+            return build_state(jobs, res, self.kv())
+
+    def admin_reservations(self) -> dict[str, tuple[Reservation, str, float]]:
+        """name -> (reservation, owner, created) of the reservations admins made."""
+        return {name: (decode(Reservation, json.loads(d)), owner, created) for name, d, owner, created in
+                self.conn.execute("SELECT name, data, owner, created FROM admin_reservation ORDER BY name")}
+
+    # -------------------------------------------------------------- last cycle
+    def cycle_info(self) -> CycleInfo | None:
+        row = self.conn.execute("SELECT value FROM kv WHERE key = 'cycle'").fetchone()
+        return None if row is None else decode(CycleInfo, json.loads(row[0]))
+
+    def last_cycle(self) -> LastCycle | None:
+        """The last cycle's view, or None before the first cycle. O(jobs + nodes)."""
+        with self.consistent():
+            info = self.cycle_info()
+            if info is None:
+                return None
+            nodes = tuple(decode(Node, json.loads(d)) for (d,) in
+                          self.conn.execute("SELECT data FROM view_node ORDER BY pos"))
+            jobs, reports, prios, queue = [], {}, {}, []
+            for jid, qpos, d, rep, pri in self.conn.execute(
+                    "SELECT job_id, queue_pos, data, report, priority FROM view_job ORDER BY pos"):
+                jobs.append(decode(Job, json.loads(d)))
+                if rep is not None:
+                    reports[jid] = decode(JobReport, json.loads(rep))
+                if pri is not None:
+                    prios[jid] = decode(Breakdown, json.loads(pri))
+                if qpos is not None:
+                    queue.append((qpos, jid))
+            reservations: dict[str, list[Reservation]] = {PRIORITY: [], RM: [], ADMIN: []}
+            for src, d in self.conn.execute("SELECT source, data FROM view_reservation ORDER BY source, name"):
+                reservations.setdefault(src, []).append(decode(Reservation, json.loads(d)))
+        snap = ClusterSnapshot(info.now, nodes, tuple(jobs),
+                               tuple(reservations[RM] + reservations[ADMIN]), seq=info.iteration)
+        return LastCycle(info, snap, reports, prios, [j for _q, j in sorted(queue)], reservations)
+
+    def job_view(self, job_id: str) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
+        """(job, report, priority breakdown, place in the queue order) of one job."""
+        row = self.conn.execute("SELECT data, report, priority, queue_pos FROM view_job WHERE job_id = ?",
+                                (job_id,)).fetchone()
+        if row is None:
+            return None
+        d, rep, pri, qpos = row
+        return (decode(Job, json.loads(d)), None if rep is None else decode(JobReport, json.loads(rep)),
+                None if pri is None else decode(Breakdown, json.loads(pri)), qpos)
+
+    # ----------------------------------------------------------------- journal
+    def journal(self, *, job_id: str | None = None, events: tuple[str, ...] = (),
+                since_id: int = 0, limit: int | None = None) -> list[JournalEntry]:
+        """Journal entries, oldest first (the last `limit` when given)."""
+        where, args = ["id > ?"], [since_id]
+        if job_id is not None:
+            where.append("job_id = ?")
+            args.append(job_id)
+        if events:
+            where.append(f"event IN ({','.join('?' * len(events))})")
+            args.extend(events)
+        sql = f"SELECT id, cycle, at, event, job_id, reason, detail FROM journal WHERE {' AND '.join(where)}"
+        if limit is not None:
+            sql = f"SELECT * FROM ({sql} ORDER BY id DESC LIMIT {int(limit)})"
+        rows = self.conn.execute(sql + " ORDER BY id", args).fetchall()
+        return [JournalEntry(ev, jid, reason, json.loads(detail), cycle, at, i)
+                for i, cycle, at, ev, jid, reason, detail in rows]
+
+    def cycles(self, limit: int = 100) -> list[CycleStats]:
+        rows = self.conn.execute("SELECT iteration, now, wall, jobs, running, starts, reservations, "
+                                 "snapshot_s, schedule_s, save_s, apply_s FROM cycles "
+                                 "ORDER BY iteration DESC LIMIT ?", (limit,)).fetchall()
+        return [CycleStats(*r) for r in reversed(rows)]
+
+    # ---------------------------------------------------------------- requests
+    def requests(self, status: str | None = None) -> list[AdminRequest]:
+        sql = "SELECT id, kind, args, requester, submitted, status, result, done, cycle FROM requests"
+        rows = self.conn.execute(sql + (" WHERE status = ?" if status else "") + " ORDER BY id",
+                                 (status,) if status else ()).fetchall()
+        return [AdminRequest(i, k, json.loads(a), who, sub, st, res, done, cyc)
+                for i, k, a, who, sub, st, res, done, cyc in rows]
+
+    def has_pending_requests(self, after_id: int = 0) -> bool:
+        """Whether a request newer than `after_id` waits for the daemon."""
+        return self.conn.execute("SELECT 1 FROM requests WHERE status = 'pending' AND id > ? LIMIT 1",
+                                 (after_id,)).fetchone() is not None
+
+
+def reservation_of(kept, user: str = "") -> Reservation:
+    """A kept priority reservation as the Reservation the commands show (showres Type Job)."""
+    return Reservation(kept.job_id, ReservationKind.JOB, kept.start, kept.end, kept.allocation,
+                       owner=user, job_id=kept.job_id)

@@ -1,0 +1,84 @@
+"""SchedulerState <-> the rows of the store: what must last between cycles, nothing else.
+
+    rows = state_rows(state)         # StateRows: per-job rows, reservation rows, kv values
+    state = build_state(rows)        # a SchedulerState with empty caches
+
+Per job (table job_state): queue_time, bypass, start_count, deferred, batch_hold,
+pending, failed. Kept reservations (table reservations) without `stamp`: the stamp
+refers to one in-memory reservation table (its `freed` counter) and would be wrong for
+the fresh table a restarted daemon builds, so a loaded reservation is always re-checked.
+The queue policy (fair-share usage windows, queue priorities) is kept as
+{name, data: policy.dump()}; until the first cycle rebuilds the real policy and
+restores it, a SavedQueuePolicy stands in for it.
+
+Cost: O(jobs with state + reservations).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.state import DeferRecord, KeptReservation, PendingStart, SchedulerState
+from .codec import decode, dump_data, encode
+
+
+class SavedQueuePolicy:
+    """A queue policy's dump() as loaded from the store, before a cycle restores it."""
+
+    def __init__(self, name: str, data: dict):
+        self.name, self.data = name, data
+
+    def dump(self) -> dict:
+        return self.data
+
+    def __repr__(self) -> str:
+        return f"SavedQueuePolicy({self.name!r})"
+
+
+@dataclass
+class StateRows:
+    jobs: dict[str, str] = field(default_factory=dict)
+    """job id -> JSON text of what is kept about it."""
+    reservations: dict[str, tuple[int, int, str]] = field(default_factory=dict)
+    """job id -> (start, end, KeptReservation JSON)."""
+    kv: dict[str, str] = field(default_factory=dict)
+
+
+_PER_JOB = ("queue_time", "bypass", "start_counts", "deferred", "batch_holds", "pending", "failed")
+_TYPES = {"deferred": DeferRecord, "pending": PendingStart, "queue_time": int, "bypass": int,
+          "start_counts": int, "batch_holds": str, "failed": str}
+
+
+def state_rows(state: SchedulerState) -> StateRows:
+    rows = StateRows()
+    per_job: dict[str, dict[str, Any]] = {}
+    for name in _PER_JOB:
+        for jid, value in getattr(state, name).items():
+            per_job.setdefault(jid, {})[name] = encode(value)
+    rows.jobs = {jid: dump_data(d) for jid, d in per_job.items()}
+    for jid, kr in state.reservations.items():
+        data = encode(kr)
+        data.pop("stamp", None)
+        rows.reservations[jid] = (kr.start, kr.end, dump_data(data))
+    policy = state.queue_policy
+    rows.kv = {"iteration": dump_data(state.iteration), "last_now": dump_data(state.last_now),
+               "queue_policy": dump_data(None if policy is None else
+                                         {"name": policy.name, "data": policy.dump()})}
+    return rows
+
+
+def build_state(jobs: dict[str, Any], reservations: dict[str, Any], kv: dict[str, Any]) -> SchedulerState:
+    """A SchedulerState from decoded JSON: {job: {field: value}}, {job: KeptReservation data},
+    {key: value}."""
+    state = SchedulerState(iteration=int(kv.get("iteration") or 0), last_now=kv.get("last_now"))
+    for jid, d in jobs.items():
+        for name, value in d.items():
+            if name in _TYPES:
+                getattr(state, name)[jid] = decode(_TYPES[name], value)
+    for jid, data in reservations.items():
+        state.reservations[jid] = decode(KeptReservation, data)
+    policy = kv.get("queue_policy")
+    if policy:
+        state.queue_policy = SavedQueuePolicy(policy["name"], policy["data"])
+    return state

@@ -1,0 +1,269 @@
+"""The state store: one SQLite file (WAL) the daemon writes once per cycle.
+
+    store = Store.open(path)                  # created mode 0640 and migrated when needed
+    state = store.load_state()                # what the last committed cycle left
+    store.save_cycle(result, snapshot, journal=entries, requests_done=done, ...)
+
+`save_cycle` writes the whole cycle in ONE transaction: the state that must last (per-job
+records, kept reservations, the queue policy's dump), the last cycle's view for the
+commands (nodes, jobs with report and priority, reservations), the journal entries, the
+admin requests it applied and the admin reservations. A kill at any instant leaves the
+file at the previous cycle or at this one, never in between. Rows are written only when
+their text changed since the last save (the store remembers what it wrote), so a quiet
+cycle on a large cluster writes little; the journal is appended to and pruned after
+JOURNALKEEPTIME. synchronous=FULL: a committed cycle survives a power cut too.
+
+The commands use StoreReader (read-only) and, to leave a request for the daemon,
+`submit_request` on a Store of their own (a short write transaction; WAL lets it run
+while the daemon reads or writes, waiting at most busy_timeout for the daemon's commit).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..model import ClusterSnapshot, Reservation
+from . import schema
+from .codec import dump_data, dumps
+from .journal import JournalEntry
+from .reader import ADMIN, PRIORITY, RM, StoreError, StoreReader, reservation_of
+from .state_rows import state_rows
+
+FILE_MODE = 0o640
+KEEP_CYCLES = 10_000
+"""Rows of the cycles table kept (timings of the recent cycles)."""
+
+
+def _create(path: Path) -> None:
+    """Make an empty file with mode 0640 whatever the umask (SQLite gives its -wal and -shm
+    files the same mode)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    except FileExistsError:
+        return
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+
+
+def connect_readwrite(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    path = Path(path)
+    if not path.exists():
+        if not create:
+            raise StoreError(f"{path}: no store here")
+        _create(path)
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 10000")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"{path}: cannot switch to WAL mode (got {mode})")
+        conn.execute("PRAGMA synchronous = FULL")
+        schema.migrate(conn)
+    except (sqlite3.Error, schema.SchemaError) as e:
+        raise StoreError(f"{path}: {e}") from e
+    return conn
+
+
+class _Rows:
+    """One table's rows as last written, so that a save writes only what changed.
+
+    keys: the key columns; cols: the other columns. The cache is loaded on first use and
+    replaced only after a commit (`plan` returns the new cache, `adopt` installs it)."""
+
+    def __init__(self, table: str, keys: Sequence[str], cols: Sequence[str]):
+        self.table, self.keys, self.cols = table, tuple(keys), tuple(cols)
+        self.cache: dict[Any, tuple] | None = None
+
+    def _key(self, row: tuple) -> Any:
+        return row[0] if len(self.keys) == 1 else tuple(row[: len(self.keys)])
+
+    def write(self, conn: sqlite3.Connection, rows: Mapping[Any, tuple]) -> dict[Any, tuple]:
+        """Upsert changed rows, delete missing ones. O(rows)."""
+        if self.cache is None:
+            sel = ", ".join(f'"{c}"' for c in self.keys + self.cols)
+            self.cache = {self._key(r): tuple(r[len(self.keys):])
+                          for r in conn.execute(f"SELECT {sel} FROM {self.table}")}
+        old = self.cache
+        upserts = [k for k, v in rows.items() if old.get(k) != v]
+        deletes = [k for k in old if k not in rows]
+        if deletes:
+            where = " AND ".join(f'"{k}" = ?' for k in self.keys)
+            conn.executemany(f"DELETE FROM {self.table} WHERE {where}",
+                             [k if isinstance(k, tuple) else (k,) for k in deletes])
+        if upserts:
+            names = ", ".join(f'"{c}"' for c in self.keys + self.cols)
+            marks = ", ".join("?" * (len(self.keys) + len(self.cols)))
+            conn.executemany(f"INSERT OR REPLACE INTO {self.table} ({names}) VALUES ({marks})",
+                             [(*(k if isinstance(k, tuple) else (k,)), *rows[k]) for k in upserts])
+        return dict(rows)
+
+
+class Store(StoreReader):
+    """The daemon's read-write store. Not thread-safe: one writer thread."""
+
+    def __init__(self, conn: sqlite3.Connection, path: str | Path, *, journal_keep: int = 0,
+                 clock: Callable[[], float] = time.time):
+        super().__init__(conn, path)
+        self.journal_keep, self.clock = journal_keep, clock
+        self._tables = {
+            "job_state": _Rows("job_state", ["job_id"], ["data"]),
+            "reservations": _Rows("reservations", ["job_id"], ["start", "end", "data"]),
+            "view_node": _Rows("view_node", ["name"], ["pos", "data"]),
+            "view_job": _Rows("view_job", ["job_id"], ["pos", "queue_pos", "data", "report", "priority"]),
+            "view_reservation": _Rows("view_reservation", ["source", "name"], ["data"]),
+            "admin_reservation": _Rows("admin_reservation", ["name"], ["data", "owner", "created"]),
+        }
+        self._late: dict[str, float] = {}
+        self._last_iteration: int | None = None
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True, journal_keep: int = 0,
+             clock: Callable[[], float] = time.time) -> "Store":
+        """Open (and create, mode 0640, and migrate) the store at `path`.
+
+        journal_keep: seconds journal entries and finished requests are kept (0: forever)."""
+        return cls(connect_readwrite(path, create=create), path, journal_keep=journal_keep, clock=clock)
+
+    # ------------------------------------------------------------------ cycle
+    def note_apply(self, seconds: float) -> None:
+        """How long pushing the last saved cycle's decisions took (written with the next cycle)."""
+        self._late["apply_s"] = seconds
+
+    def save_cycle(self, result, snapshot: ClusterSnapshot, *, journal: Iterable[JournalEntry] = (),
+                   requests_done: Iterable[tuple[int, str, str]] = (),
+                   admin_reservations: Mapping[str, tuple[Reservation, str, float]] | None = None,
+                   info: Mapping[str, Any] | None = None, timings: Mapping[str, float] | None = None,
+                   before_commit: Callable[[], None] | None = None) -> float:
+        """Write one cycle in one transaction; returns the seconds it took.
+
+        result: the CycleResult (its state is what lasts); snapshot: what the cycle saw;
+        journal: this cycle's entries; requests_done: (request id, status, result text);
+        admin_reservations: name -> (reservation, owner, created) when they changed, None
+        to leave them; info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
+        before_commit is called inside the transaction (tests kill the process there).
+        On any error the transaction is rolled back and nothing of this cycle is kept."""
+        t0 = time.perf_counter()
+        wall = self.clock()
+        state = result.state
+        rows = state_rows(state)
+        users = {j.id: j.user for j in snapshot.jobs}
+        admin_names = set(admin_reservations) if admin_reservations is not None else \
+            {name for name, in self.conn.execute("SELECT name FROM admin_reservation")}
+        view_res: dict[tuple[str, str], tuple] = {}
+        for jid, kr in state.reservations.items():
+            view_res[(PRIORITY, jid)] = (dumps(reservation_of(kr, users.get(jid, ""))),)
+        for r in snapshot.reservations:
+            view_res[(ADMIN if r.name in admin_names else RM, r.name)] = (dumps(r),)
+        queue_pos = {jid: k for k, jid in enumerate(result.order)}
+        view_jobs = {}
+        for pos, j in enumerate(snapshot.jobs):
+            rep, pri = result.reports.get(j.id), result.priorities.get(j.id)
+            view_jobs[j.id] = (pos, queue_pos.get(j.id), dumps(j),
+                               None if rep is None else dumps(rep), None if pri is None else dumps(pri))
+        wanted: dict[str, Mapping[Any, tuple]] = {
+            "job_state": {k: (v,) for k, v in rows.jobs.items()},
+            "reservations": rows.reservations,
+            "view_node": {n.name: (pos, dumps(n)) for pos, n in enumerate(snapshot.nodes)},
+            "view_job": view_jobs,
+            "view_reservation": view_res,
+        }
+        if admin_reservations is not None:
+            wanted["admin_reservation"] = {name: (dumps(r), owner, created)
+                                           for name, (r, owner, created) in admin_reservations.items()}
+        cycle_kv = {"iteration": result.iteration, "now": result.now, "wall": wall, **(info or {})}
+        kv = {**rows.kv, "cycle": dump_data(cycle_kv)}
+        timings = dict(timings or {})
+        conn = self.conn
+        new_caches: dict[str, dict] = {}
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.executemany("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)", kv.items())
+            for name, want in wanted.items():
+                new_caches[name] = self._tables[name].write(conn, want)
+            self._append_journal(journal, result.iteration, wall)
+            conn.executemany("UPDATE requests SET status = ?, result = ?, done = ?, cycle = ? WHERE id = ?",
+                             [(status, text, wall, result.iteration, rid) for rid, status, text in requests_done])
+            self._write_cycle_row(result, snapshot, wall, timings)
+            self._prune(wall, result.iteration)
+            if before_commit is not None:
+                before_commit()
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            for table in self._tables.values():
+                table.cache = None          # reload from the file: it is what counts
+            raise
+        for name, cache in new_caches.items():
+            self._tables[name].cache = cache
+        self._last_iteration = result.iteration
+        seconds = time.perf_counter() - t0
+        self._late = {"save_s": seconds}
+        return seconds
+
+    def _append_journal(self, entries: Iterable[JournalEntry], cycle: int | None, wall: float) -> None:
+        self.conn.executemany(
+            "INSERT INTO journal (cycle, at, event, job_id, reason, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            [(e.cycle if e.cycle is not None else cycle, e.at if e.at is not None else wall, e.event,
+              e.job_id, e.reason, dump_data(dict(e.detail))) for e in entries])
+
+    def _write_cycle_row(self, result, snapshot: ClusterSnapshot, wall: float, timings: dict) -> None:
+        running = sum(1 for j in snapshot.jobs if j.state.active)
+        starts = sum(1 for _ in result.starts())
+        self.conn.execute(
+            "INSERT OR REPLACE INTO cycles (iteration, now, wall, jobs, running, starts, reservations, "
+            "snapshot_s, schedule_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (result.iteration, result.now, wall, len(snapshot.jobs), running, starts,
+             len(result.state.reservations), timings.get("snapshot_s"), timings.get("schedule_s")))
+        if self._last_iteration is not None and self._late:
+            self.conn.execute("UPDATE cycles SET save_s = coalesce(?, save_s), apply_s = coalesce(?, apply_s) "
+                              "WHERE iteration = ?", (self._late.get("save_s"), self._late.get("apply_s"),
+                                                      self._last_iteration))
+
+    def _prune(self, wall: float, iteration: int) -> None:
+        self.conn.execute("DELETE FROM cycles WHERE iteration <= ?", (iteration - KEEP_CYCLES,))
+        if self.journal_keep > 0:
+            cutoff = wall - self.journal_keep
+            self.conn.execute("DELETE FROM journal WHERE at < ?", (cutoff,))
+            self.conn.execute("DELETE FROM requests WHERE status != 'pending' AND done < ?", (cutoff,))
+
+    # ----------------------------------------------------- outside the cycle
+    def journal_event(self, event: str, reason: str = "", *, job_id: str = "",
+                      detail: Mapping[str, Any] | None = None, cycle: int | None = None) -> None:
+        """One daemon event (start, stop, reload, resource manager trouble) in its own transaction."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._append_journal([JournalEntry(event, job_id, reason, dict(detail or {}), cycle)],
+                                 cycle, self.clock())
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def close(self, *, rollback_mode: bool = False) -> None:
+        """rollback_mode (the daemon, when it stops): leave the file in rollback-journal
+        mode. WAL needs a writable -shm file, so a reader without write access to the
+        directory could not open a WAL file whose writer has gone; the daemon switches back
+        to WAL when it opens the store again. Skipped, without waiting, while any other
+        connection is open."""
+        if rollback_mode:
+            try:
+                self.conn.execute("PRAGMA busy_timeout = 0")
+                self.conn.execute("PRAGMA journal_mode = DELETE")
+            except sqlite3.Error:
+                pass
+        super().close()
+
+    def submit_request(self, kind: str, args: Mapping[str, Any] | None = None, requester: str = "") -> int:
+        """Leave a request for the daemon (used by the admin commands); returns its id."""
+        cur = self.conn.execute("INSERT INTO requests (kind, args, requester, submitted) VALUES (?, ?, ?, ?)",
+                                (kind, json.dumps(dict(args or {}), sort_keys=True), requester, self.clock()))
+        return int(cur.lastrowid)
