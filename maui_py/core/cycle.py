@@ -25,7 +25,7 @@ one to the bypass count of every job it jumped (spec §3.5.4).
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
@@ -45,6 +45,8 @@ from .state import DeferRecord, KeptReservation, PendingStart, SchedulerState
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
+MAX_RUNNOW = 1_000_000_000
+"""The system priority a runjob request gives (the top of setspri's range)."""
 _IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
 _RUNNING, _STARTING, _SUSPENDED = JobState.RUNNING, JobState.STARTING, JobState.SUSPENDED
 _NO_ROOM = NoPlacement("fewer processors free now than the job needs")
@@ -182,6 +184,9 @@ class _Cycle:
             else:
                 queued.append(j)
             by_id[j.id] = j
+        if st.system_priority or st.run_now:
+            queued = [self._override(j) for j in queued]
+            by_id.update((j.id, j) for j in queued)
         self.by_id = by_id
         self.running = running
         self.table = sync_table(st, snap, running, by_id, self.overrun)
@@ -212,6 +217,13 @@ class _Cycle:
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            [j.id for j, _cr, _p in order], self.priorities, self._held_view())
 
+    def _override(self, job: Job) -> Job:
+        """setspri and runjob: a run-now job ranks above every other."""
+        sp = MAX_RUNNOW if job.id in self.state.run_now else self.state.system_priority.get(job.id)
+        if sp is None or sp == job.system_priority:
+            return job
+        return replace(job, system_priority=sp)
+
     # ------------------------------------------------------------- bookkeeping
     def _report(self, job_id: str, status: str, reason: str, **kw: Any) -> None:
         if self.explain:
@@ -219,8 +231,10 @@ class _Cycle:
 
     def _forget_gone(self, by_id: dict[str, Job]) -> None:
         st = self.state
+        if st.run_now:
+            st.run_now &= by_id.keys()
         for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
-                  st.queue_time, st.pending, st.failed, st.compiled):
+                  st.queue_time, st.pending, st.failed, st.compiled, st.system_priority):
             if len(d) and any(k not in by_id for k in d):
                 for k in [k for k in d if k not in by_id]:
                     if d is st.reservations:
@@ -411,6 +425,7 @@ class _Cycle:
         if self.limits.any_active:
             self.usage.add(job, job_amounts(job))
         self.decisions.append(Start(job.id, p.allocation, kind))
+        st.run_now.discard(job.id)
         st.pending[job.id] = PendingStart(job.id, p.allocation, kind, now, job.wallclock)
         self.started.add(job.id)
         if kind is StartKind.BACKFILL:
@@ -589,7 +604,7 @@ class _Cycle:
                 counts[g] = counts.get(g, 0) + 1
                 waiting = True
                 continue
-            v = self.limits.active_violation(job, self.usage, SOFT)
+            v = None if jid in st.run_now else self.limits.active_violation(job, self.usage, SOFT)
             if v:
                 self.blocked_soft[jid] = str(v)
                 waiting = True

@@ -62,6 +62,10 @@ class SchedulerState:
     queue_time: dict[str, int] = field(default_factory=dict)
     pending: dict[str, PendingStart] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    system_priority: dict[str, int] = field(default_factory=dict)
+    """setspri: job id -> system priority, over what the resource manager reports."""
+    run_now: set[str] = field(default_factory=set)
+    """runjob: jobs to start at the first chance, ahead of all, past throttling limits."""
     queue_policy: Any = None
     """The queue policy object (maui_py.priority.policy); its dump() is what lasts."""
     # caches (not persisted)
@@ -82,5 +86,6 @@ class SchedulerState:
     def forget(self, job_id: str) -> None:
         """Drop everything kept about a job that has left the system."""
         for d in (self.reservations, self.deferred, self.batch_holds, self.start_counts,
-                  self.bypass, self.queue_time, self.pending, self.failed):
+                  self.bypass, self.queue_time, self.pending, self.failed, self.system_priority):
             d.pop(job_id, None)
+        self.run_now.discard(job_id)

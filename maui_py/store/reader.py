@@ -31,7 +31,7 @@ from .codec import decode
 from .journal import JournalEntry
 from .state_rows import build_state
 
-PRIORITY, RM, ADMIN = "priority", "rm", "admin"
+PRIORITY, RM, ADMIN, STANDING = "priority", "rm", "admin", "standing"
 """view_reservation sources: the cycle's priority reservations, the resource manager's, admins'."""
 
 
@@ -96,7 +96,7 @@ class LastCycle:
     """By source: priority, rm, admin."""
 
     def all_reservations(self) -> list[Reservation]:
-        return [r for src in (PRIORITY, ADMIN, RM) for r in self.reservations.get(src, ())]
+        return [r for src in (PRIORITY, STANDING, ADMIN, RM) for r in self.reservations.get(src, ())]
 
 
 def _uri(path: str | Path, **params: str) -> str:

@@ -27,11 +27,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..model import ClusterSnapshot, Reservation
+from ..model import ClusterSnapshot, Reservation, ReservationKind
 from . import schema
 from .codec import dump_data, dumps
 from .journal import JournalEntry
-from .reader import ADMIN, PRIORITY, RM, StoreError, StoreReader, reservation_of
+from .reader import ADMIN, PRIORITY, RM, STANDING, StoreError, StoreReader, reservation_of
 from .state_rows import state_rows
 
 FILE_MODE = 0o640
@@ -160,8 +160,14 @@ class Store(StoreReader):
         view_res: dict[tuple[str, str], tuple] = {}
         for jid, kr in state.reservations.items():
             view_res[(PRIORITY, jid)] = (dumps(reservation_of(kr, users.get(jid, ""))),)
+        placed = {r.name: r for r in result.held if r.kind is not ReservationKind.JOB}
         for r in snapshot.reservations:
-            view_res[(ADMIN if r.name in admin_names else RM, r.name)] = (dumps(r),)
+            if r.name not in placed:
+                placed[r.name] = r
+        for name, r in placed.items():
+            source = (ADMIN if name in admin_names else
+                      STANDING if r.kind is ReservationKind.STANDING else RM)
+            view_res[(source, name)] = (dumps(r),)
         queue_pos = {jid: k for k, jid in enumerate(result.order)}
         view_jobs = {}
         for pos, j in enumerate(snapshot.jobs):

@@ -199,3 +199,19 @@ def test_a_confirmed_start_is_not_counted_as_a_failure():
     r2 = run_cycle(snapshot(20, nodes, [_running(j, s.allocation, 10)]), cfg, r1.state)
     assert r2.state.start_counts == {} and r2.state.pending == {}
     assert r2.reports["j"].status == "running"
+
+
+def test_setspri_and_runjob_from_the_scheduler_state():
+    cfg = config(EASY + "USERCFG[bob] MAXJOB=1\n")
+    busy = job("A", 1, 1000, 0, start=0, nodes=("n0",), user="bob")
+    waiting = [job("old", 1, 100, 0), job("new", 1, 100, 50), job("bob2", 1, 100, 60, user="bob")]
+    r = run_cycle(snapshot(100, cluster(2), [busy] + waiting), config(EASY))
+    assert [d.job_id for d in r.starts()] == ["old"]
+    from maui_py.core.state import SchedulerState
+    st = SchedulerState(system_priority={"new": 10})
+    r = run_cycle(snapshot(100, cluster(2), [busy] + waiting), config(EASY), st)
+    assert [d.job_id for d in r.starts()] == ["new"] and r.priorities["new"].clipped == 1_000_000_010
+    st = SchedulerState(run_now={"bob2"})
+    r = run_cycle(snapshot(100, cluster(2), [busy] + waiting), cfg, st)
+    assert [d.job_id for d in r.starts()] == ["bob2"]          # past bob's MAXJOB 1
+    assert r.state.run_now == set()
