@@ -44,7 +44,9 @@ def one(trace: str, policy: str) -> dict:
     t0 = time.perf_counter()
     header, records = read_swf(TRACES / trace)
     kept, _report = clean(records, header.max_procs or header.max_nodes, estimates=ESTIMATES)
+    del records
     jobs = to_sim_jobs(kept)
+    del kept
     nodes = from_trace_header(header)
     t1 = time.perf_counter()
     result = Simulation(nodes, jobs, parse_config(POLICIES[policy])).run()

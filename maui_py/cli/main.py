@@ -6,6 +6,7 @@ A command is a module registered in `COMMANDS` (name -> module path) that provid
     run(args) -> int      the exit status
 so `maui-py simulate` is one `register("simulate", "maui_py.cli.simulate")` line plus its module.
 Maui-named scripts (`showconfig`) run one command with its own program name via `run_single`.
+A command may take over an option of argparse's (`sethold -h TYPE`, as in Maui; --help stays).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ COMMANDS: dict[str, str] = {
     "showconfig": "maui_py.cli.showconfig",
     "simulate": "maui_py.cli.simulate",
 }
+MAUI_COMMANDS = ("showq", "showres", "showbf", "showstart", "checkjob", "diagnose", "setres",
+                 "releaseres", "sethold", "releasehold", "setspri", "runjob")
+"""Maui's commands (docs/commands.md): `maui-py showq ...` and a `showq` script each."""
+COMMANDS.update({name: f"maui_py.cli.{name}" for name in MAUI_COMMANDS})
 
 
 def register(name: str, module: str) -> None:
@@ -37,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = _load(name)
-        sub = commands.add_parser(name, help=module.HELP, description=module.HELP)
+        sub = commands.add_parser(name, help=module.HELP, description=module.HELP, conflict_handler="resolve")
         module.add_arguments(sub)
         sub.set_defaults(run=module.run)
     return parser
@@ -55,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 def run_single(name: str, argv: list[str] | None = None, prog: str | None = None) -> int:
     """Run one command as a program of its own (`showconfig -v`)."""
     module = _load(name)
-    parser = argparse.ArgumentParser(prog=prog or name, description=module.HELP)
+    parser = argparse.ArgumentParser(prog=prog or name, description=module.HELP, conflict_handler="resolve")
     module.add_arguments(parser)
     return module.run(parser.parse_args(argv))
 
@@ -68,6 +73,19 @@ def maui_sim_main(argv: list[str] | None = None) -> int:
 def showconfig_main(argv: list[str] | None = None) -> int:
     """Entry point of the Maui-named `showconfig` script."""
     return run_single("showconfig", argv)
+
+
+def _maui_script(name: str):
+    """The entry point of the Maui-named script `name` (pyproject [project.scripts])."""
+    def entry(argv: list[str] | None = None) -> int:
+        return run_single(name, argv)
+    entry.__name__ = entry.__qualname__ = f"{name}_main"
+    entry.__doc__ = f"Entry point of the Maui-named `{name}` script."
+    return entry
+
+
+for _name in MAUI_COMMANDS:              # showq_main, showres_main, ... (pyproject's scripts)
+    globals()[f"{_name}_main"] = _maui_script(_name)
 
 
 if __name__ == "__main__":

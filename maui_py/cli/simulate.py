@@ -13,14 +13,18 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from ..cfg import ConfigError, SchedulerConfig, load_config
+from ..core.cycle import run_cycle
+from ..model import ClusterSnapshot, JobState
 from ..sim import lublin
 from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_header
 from ..sim.engine import SimOptions, Simulation
 from ..sim.report import compare_text, summary_text, write_report
 from ..sim.swf import ESTIMATE_RULES, SwfRecord, clean, read_swf, to_sim_jobs
+from ..store import Store
 
 HELP = "replay a workload (an SWF trace or a generated one) through the scheduling cycle"
 
@@ -56,6 +60,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true",
                    help="also check the reservation table's invariants every cycle (slow)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("--store", type=Path, metavar="PATH",
+                   help="also write the replay's state and last cycle to a store file, for the "
+                        "commands (showq --store PATH, checkjob, showres ...); first config only")
+    p.add_argument("--store-at", type=int, metavar="SECONDS",
+                   help="with --store: the last cycle at most SECONDS after the first submission "
+                        "instead of the end of the replay")
 
 
 def _progress(enabled: bool):
@@ -147,4 +157,43 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         written = write_report(results, args.out)
         print(f"\nwrote {', '.join(str(p) for p in written)}")
+    if args.store:
+        try:
+            print(f"\nwrote {store_replay(args.store, nodes, jobs, configs[0], args.store_at)}")
+        except ValueError as e:
+            print(f"maui-sim: {e}", file=sys.stderr)
+            return 2
     return 0 if all(r.check.ok for _n, r in results) else 1
+
+
+def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], at: int | None) -> str:
+    """Replay up to `at` seconds after the first submission (or to the end), then write that
+    moment to a store as mauid would: the state, and the last cycle's view (re-run with its
+    reports and priorities, at the same instant, on the jobs as they then were)."""
+    name, cfg = config
+    first = min((sj.job.submit_time for sj in jobs), default=0)
+    sim = Simulation(nodes, jobs, cfg, SimOptions(stop_time=None if at is None else first + at), name)
+    result = sim.run()
+    state, now = result.state, result.state.last_now if result.state else None
+    if now is None:
+        raise ValueError("no scheduling cycle ran before that time: nothing to store")
+    current = []
+    for rec in result.records.values():
+        if rec.end is not None and rec.end <= now:
+            continue
+        if rec.start is not None:
+            alloc = state.running[rec.job.id][2] if rec.job.id in state.running else ()
+            current.append(replace(rec.job, state=JobState.RUNNING, start_time=rec.start, allocation=alloc))
+        else:
+            current.append(rec.job)
+    snap = ClusterSnapshot(now, tuple(nodes), tuple(current))
+    last = run_cycle(snap, cfg, state, explain=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    store = Store.open(path)
+    try:
+        store.save_cycle(last, snap, info={"config_path": str(Path(name).resolve()) if Path(name).is_file() else "",
+                                           "rm": "sim", "pid": 0, "host": ""})
+    finally:
+        store.close(rollback_mode=True)
+    return f"{path} (simulated cycle {last.iteration} at {time.ctime(now)}, {len(current)} jobs)"

@@ -8,7 +8,8 @@ clock differ. The steps follow Maui 3.3.1's MSchedProcessJobs (spec §3.1):
    expired defers are released;
 2. eligibility: holds, dependencies, defers, system per-job limits, jobs the cluster can
    never run (deferred, then batch-held after DEFERCOUNT defers);
-3. priority order (ties: priority, submit time, job id); idle-job limits (MAXI*);
+3. priority order (ties: priority, submit time, job id, shorter ids first so that numeric
+   ids sort as numbers); idle-job limits (MAXI*);
 4. jobs holding a reservation from an earlier cycle (HIGHEST keeps and slides them; a
    retry hold keeps one on the same resources for RESERVATIONRETRYTIME);
 5. the priority pass: in order, each job starts now if it fits without touching any
@@ -35,6 +36,7 @@ from ..model.times import duration
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning.sync import job_owner, sync_table
 from ..policy import standing
+from ..policy.nodecfg import apply_nodecfg
 from ..planning.table import Compiled, NoPlacement, Placement, ReservationTable
 from ..policy.backfill import greedy_pick, metric
 from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
@@ -129,6 +131,7 @@ class _Settings:
                           for name, obj in cfg.objects("QOSCFG").items()}
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
         self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
+        self.nodecfg = bool(cfg.objects("NODECFG"))
 
 
 class _Cycle:
@@ -189,6 +192,11 @@ class _Cycle:
             by_id.update((j.id, j) for j in queued)
         self.by_id = by_id
         self.running = running
+        if self.nodecfg:
+            cached = st.nodecfg
+            if cached is None or cached[0] is not snap.nodes or cached[1] is not self.cfg:
+                cached = st.nodecfg = (snap.nodes, self.cfg, apply_nodecfg(self.cfg, snap.nodes))
+            snap = self.snap = replace(snap, nodes=cached[2])
         self.table = sync_table(st, snap, running, by_id, self.overrun)
         self.held = self._sync_reservations()
         self.access = {o: a for o, (_r, a, _n) in self.held.items()}
@@ -233,13 +241,17 @@ class _Cycle:
         st = self.state
         if st.run_now:
             st.run_now &= by_id.keys()
+        known = by_id.keys()
         for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
                   st.queue_time, st.pending, st.failed, st.compiled, st.system_priority):
-            if len(d) and any(k not in by_id for k in d):
-                for k in [k for k in d if k not in by_id]:
+            if d:
+                for k in d.keys() - known:
                     if d is st.reservations:
                         self.table.release(res_owner(k))
                     del d[k]
+        if len(self.engine._static) > 2 * len(known) + 64:
+            for k in self.engine._static.keys() - known:
+                self.engine.forget(k)
 
     def _reset_accrual(self, job_id: str, why: str) -> None:
         """JOBPRIOACCRUALPOLICY: queue-time priority restarts while a job is held back."""
@@ -355,7 +367,7 @@ class _Cycle:
                 self._defer(job, f"cannot run: {cr.reason}")
                 continue
             out.append((job, cr, self._priority(job)))
-        out.sort(key=lambda x: (-x[2], x[0].submit_time, x[0].id))
+        out.sort(key=lambda x: (-x[2], x[0].submit_time, len(x[0].id), x[0].id))
         return out
 
     def _priority(self, job: Job) -> float:

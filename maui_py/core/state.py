@@ -76,6 +76,7 @@ class SchedulerState:
     compiled: dict[str, tuple] = field(default_factory=dict)
     external: dict[str, tuple] = field(default_factory=dict)
     standing: tuple | None = None
+    nodecfg: tuple | None = None
     engine: Any = None
 
     def note_failures(self, failures) -> None:

@@ -43,6 +43,7 @@ from ..store import Store, StoreError
 from ..store.codec import dump_data
 from ..store.journal import JournalEntry, capture, cycle_entries, decision_entries
 from . import admin, logsetup, paths
+from . import handlers  # noqa: F401  (registers the admin commands' request handlers)
 from .faults import Faults, die
 from .lock import DaemonLock, lock_path
 from .recovery import keep_starting, reconcile

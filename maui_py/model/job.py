@@ -52,7 +52,6 @@ class JobRequest:
     features: frozenset[str] = field(default_factory=frozenset)
     hostlist: tuple[str, ...] = ()
     exclusive: bool = False
-
     @property
     def procs(self) -> int:
         return self.tasks * self.per_task.procs

@@ -920,9 +920,18 @@ class ReservationTable:
         alloc = []
         items = []
         nodes, cap, d = self.nodes, self.cap, cr.d
+        per: dict[int, tuple[tuple[int, ...], Resources]] = {}
         for i, ntasks in chosen:
-            v = cap[i] if cr.exclusive else tuple(x * ntasks for x in d)
-            alloc.append((nodes[i].name, self.resources(v)))
+            if cr.exclusive:
+                v = cap[i]
+                r = self.resources(v)
+            else:
+                got = per.get(ntasks)
+                if got is None:
+                    v = tuple(x * ntasks for x in d)
+                    got = per[ntasks] = (v, self.resources(v))
+                v, r = got
+            alloc.append((nodes[i].name, r))
             items.append((i, v))
         return Placement(t, t + max(int(wallclock), 1), tuple(alloc), tuple(items), self.version)
 

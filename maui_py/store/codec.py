@@ -36,10 +36,13 @@ _DECISIONS: dict[str, type] = {c.__name__: c for c in (Start, Reserve, Defer, Ho
 
 @functools.cache
 def _fields(cls: type) -> tuple[tuple[str, Any, Any], ...]:
-    """(name, resolved type, default or MISSING) per field of a dataclass."""
+    """(name, resolved type, default or MISSING) per field of a dataclass; fields computed
+    by the class itself (init=False) are not stored."""
     hints = typing.get_type_hints(cls)
     out = []
     for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
         if f.default is not _MISSING:
             default = f.default
         elif f.default_factory is not _MISSING:

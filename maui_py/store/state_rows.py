@@ -4,8 +4,9 @@
     state = build_state(rows)        # a SchedulerState with empty caches
 
 Per job (table job_state): queue_time, bypass, start_count, deferred, batch_hold,
-pending, failed. Kept reservations (table reservations) without `stamp`: the stamp
-refers to one in-memory reservation table (its `freed` counter) and would be wrong for
+pending, failed, system_priority (setspri) and run_now (runjob, kept as `true`). Kept
+reservations (table reservations) without `stamp`: the stamp refers to one in-memory
+reservation table (its `freed` counter) and would be wrong for
 the fresh table a restarted daemon builds, so a loaded reservation is always re-checked.
 The queue policy (fair-share usage windows, queue priorities) is kept as
 {name, data: policy.dump()}; until the first cycle rebuilds the real policy and
@@ -45,9 +46,10 @@ class StateRows:
     kv: dict[str, str] = field(default_factory=dict)
 
 
-_PER_JOB = ("queue_time", "bypass", "start_counts", "deferred", "batch_holds", "pending", "failed")
+_PER_JOB = ("queue_time", "bypass", "start_counts", "deferred", "batch_holds", "pending", "failed",
+            "system_priority")
 _TYPES = {"deferred": DeferRecord, "pending": PendingStart, "queue_time": int, "bypass": int,
-          "start_counts": int, "batch_holds": str, "failed": str}
+          "start_counts": int, "batch_holds": str, "failed": str, "system_priority": int}
 
 
 def state_rows(state: SchedulerState) -> StateRows:
@@ -56,6 +58,8 @@ def state_rows(state: SchedulerState) -> StateRows:
     for name in _PER_JOB:
         for jid, value in getattr(state, name).items():
             per_job.setdefault(jid, {})[name] = encode(value)
+    for jid in state.run_now:
+        per_job.setdefault(jid, {})["run_now"] = True
     rows.jobs = {jid: dump_data(d) for jid, d in per_job.items()}
     for jid, kr in state.reservations.items():
         data = encode(kr)
@@ -76,6 +80,8 @@ def build_state(jobs: dict[str, Any], reservations: dict[str, Any], kv: dict[str
         for name, value in d.items():
             if name in _TYPES:
                 getattr(state, name)[jid] = decode(_TYPES[name], value)
+            elif name == "run_now" and value:
+                state.run_now.add(jid)
     for jid, data in reservations.items():
         state.reservations[jid] = decode(KeptReservation, data)
     policy = kv.get("queue_policy")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from maui_py.adapters.slurm import hostlist
 from maui_py.store import StoreReader
+from maui_py.store.reader import StoreError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -114,11 +115,16 @@ def final_jobs(cluster) -> dict[str, dict[str, str]]:
 
 
 def journal(home: Path, **kw):
+    """The journal so far; empty while mauid is still creating its store (the file can exist
+    before its schema does)."""
     path = home / "maui-py.db"
     if not path.exists():
         return []
-    with StoreReader.open(path) as r:
-        return r.journal(**kw)
+    try:
+        with StoreReader.open(path) as r:
+            return r.journal(**kw)
+    except StoreError:
+        return []
 
 
 def wait_for(cond, timeout: float, what: str, period: float = 0.2):

@@ -215,3 +215,23 @@ def test_setspri_and_runjob_from_the_scheduler_state():
     r = run_cycle(snapshot(100, cluster(2), [busy] + waiting), cfg, st)
     assert [d.job_id for d in r.starts()] == ["bob2"]          # past bob's MAXJOB 1
     assert r.state.run_now == set()
+
+
+def test_nodecfg_priority_features_and_partition():
+    cfg = config("NODEALLOCATIONPOLICY PRIORITY\nNODECFG[n2] PRIORITY=10 FEATURES=gpu\n"
+                 "NODECFG[n0] PARTITION=debug\n")
+    jobs = [job("a", 1, 60, 0), job("f", 1, 60, 1, features=frozenset({"gpu"})),
+            job("d", 1, 60, 2, class_="debug"), job("b", 1, 60, 3, class_="batch")]
+    r = run_cycle(snapshot(10, cluster(4), jobs), cfg)
+    got = {d.job_id: d.nodes for d in r.starts()}
+    # a takes the node with the highest NODECFG PRIORITY; f needs the feature only n2 has;
+    # n0 serves debug only
+    assert got == {"a": ("n2",), "d": ("n0",), "b": ("n1",)}
+    assert r.reports["f"].start == 70 and r.reports["f"].nodes == ("n2",)
+
+
+def test_equal_priorities_order_numeric_ids_as_numbers():
+    busy = job("r", 1, 1000, 0, start=0, nodes=("n0",))
+    jobs = [busy] + [job(str(k), 1, 60, 5) for k in (10, 8, 9)]
+    r = run_cycle(snapshot(5, cluster(1), jobs), config())
+    assert r.order == ["8", "9", "10"]

@@ -1,0 +1,245 @@
+"""What every Maui-named command shares: finding the store, the age of what it shows,
+`--json`, who is asking, and Unix exit statuses.
+
+Where the store is: `--store PATH`; else the configuration (`-c FILE`, $MAUI_PY_CONFIG,
+$MAUIHOMEDIR/maui.cfg, ./maui.cfg, /etc/maui.cfg, as showconfig finds it) and its STOREFILE
+(daemon/paths.py). The configuration the commands use is `-c FILE` when given, else the one
+the daemon recorded in the store with its last cycle, else the one found as above, else the
+defaults.
+
+Every reading command prints one line on stderr saying which cycle it shows and how old it
+is (`data as of cycle 812 (Thu Sep  1 15:02:50), 00:00:04 ago; mauid running, pid 1234`); with
+`--json` the same facts are in the output's "cycle" object and stderr stays quiet.
+
+Who is asking: the real user id (pwd); when running as root, $MAUI_PY_USER may name another
+user (tests and sudo-like wrappers; ignored for everyone else, so it grants nothing).
+Admin commands need that user to be root or listed in ADMIN1.
+
+Exit status: 0 done; 1 the request failed (unknown job or reservation, permission denied,
+no store or no cycle yet, a request the daemon refused or did not apply in time);
+2 bad usage (argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pwd
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, TextIO
+
+from ..cfg import ConfigError, SchedulerConfig, load_config
+from ..cfg.values import Time
+from ..daemon import paths
+from ..daemon.lock import lock_path
+from ..model.times import date, duration
+from ..store import LastCycle, StoreError, StoreReader
+from .showconfig import find_config
+from .view import View
+
+USER_ENV = "MAUI_PY_USER"
+
+
+class CommandError(Exception):
+    """A failure to report on stderr as `prog: message` (as `message` alone when not
+    `prefixed`: Maui's own `ERROR:    ...` lines), with exit `status`."""
+
+    def __init__(self, message: str, status: int = 1, *, prefixed: bool = True):
+        super().__init__(message)
+        self.status, self.prefixed = status, prefixed
+
+
+# --------------------------------------------------------------------- arguments
+def add_store_arguments(parser: argparse.ArgumentParser, *, short_config: bool = True) -> None:
+    """-c/--config (only --config where Maui's command uses -c for something else), --store,
+    --json."""
+    names = ("-c", "--config") if short_config else ("--config",)
+    parser.add_argument(*names, metavar="FILE", help="maui.cfg (default: as showconfig finds it)")
+    parser.add_argument("--store", metavar="PATH",
+                        help="the state store (default: STOREFILE of the configuration); a "
+                             "simulation's store (maui-sim --store) works too")
+    parser.add_argument("--json", action="store_true",
+                        help="print the data as JSON (with the cycle it comes from)")
+
+
+def parse_duration(text: str) -> int:
+    """A Maui duration `[[[DD:]HH:]MM:]SS` (or seconds) -> seconds; usage error otherwise."""
+    try:
+        return max(0, Time().parse(text))
+    except ValueError:
+        raise CommandError(f"invalid duration {text!r} (expected [[[DD:]HH:]MM:]SS)", 2) from None
+
+
+# ---------------------------------------------------------------------- location
+def _load(path: Path) -> SchedulerConfig:
+    try:
+        return load_config(path)
+    except ConfigError as e:
+        raise CommandError(f"{path}: unusable configuration:\n{e}") from e
+    except OSError as e:
+        raise CommandError(f"cannot read {path}: {e.strerror or e}") from e
+
+
+def store_location(args: argparse.Namespace) -> Path:
+    """The store the command reads: --store, else STOREFILE of the configuration."""
+    if getattr(args, "store", None):
+        return Path(args.store)
+    path = Path(args.config) if getattr(args, "config", None) else find_config()
+    if path is None:
+        raise CommandError("no store: give --store PATH or -c maui.cfg (or set MAUI_PY_CONFIG)")
+    return paths.store_path(_load(path), path)
+
+
+def command_config(args: argparse.Namespace, recorded: str = "") -> tuple[SchedulerConfig, str]:
+    """(configuration, where it came from): -c, else the daemon's recorded one, else found."""
+    if getattr(args, "config", None):
+        return _load(Path(args.config)), args.config
+    for candidate in (Path(recorded) if recorded else None, find_config()):
+        if candidate is not None and candidate.is_file():
+            return _load(candidate), str(candidate)
+    return SchedulerConfig.default(), "defaults"
+
+
+def open_reader(args: argparse.Namespace) -> StoreReader:
+    try:
+        return StoreReader.open(store_location(args))
+    except StoreError as e:
+        raise CommandError(str(e)) from e
+
+
+# ------------------------------------------------------------------------ age
+def daemon_status(store: Path) -> str:
+    """`mauid running, pid N` or `mauid not running`, from the pid the daemon keeps in its
+    lock file (emptied when it stops; a pid left by a killed daemon is checked for life).
+    The lock itself is not touched: a probe could make a starting mauid fail its own."""
+    try:
+        text = lock_path(store).read_text().strip()
+    except OSError:
+        return "mauid not running"
+    if not text.isdigit():
+        return "mauid not running"
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        return "mauid not running"
+    except PermissionError:
+        pass
+    return f"mauid running, pid {text}"
+
+
+def cycle_facts(last: LastCycle, store: Path, wall: float | None = None) -> dict[str, Any]:
+    """The "cycle" object of --json and the facts of the age line."""
+    info = last.info
+    wall = time.time() if wall is None else wall
+    simulated = info.rm == "sim"
+    return {"iteration": info.iteration, "now": info.now, "saved_at": info.wall,
+            "age_seconds": max(0, int(wall - info.wall)), "simulated": simulated,
+            "daemon": "" if simulated else daemon_status(store), "store": str(store),
+            "config": info.config_path}
+
+
+def age_line(facts: Mapping[str, Any]) -> str:
+    """`data as of cycle N (DATE), T ago; mauid ...` for stderr."""
+    when = date(facts["now"])
+    if facts["simulated"]:
+        return f"data as of simulated cycle {facts['iteration']} ({when}), saved {duration(facts['age_seconds'])} ago"
+    line = f"data as of cycle {facts['iteration']} ({when}), {duration(facts['age_seconds'])} ago"
+    return line + (f"; {facts['daemon']}" if facts["daemon"] else "")
+
+
+# ------------------------------------------------------------------------ who
+def invoking_user(env: Mapping[str, str] | None = None) -> str:
+    """The user running the command ($MAUI_PY_USER counts only for root)."""
+    env = os.environ if env is None else env
+    uid = os.getuid()
+    if uid == 0 and env.get(USER_ENV):
+        return env[USER_ENV]
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"UID{uid}"
+
+
+def admins(cfg: SchedulerConfig) -> set[str]:
+    """ADMIN1 users, and root always."""
+    return {"root", *(cfg.get("ADMIN1") or ())}
+
+
+def sees_all(cfg: SchedulerConfig, user: str) -> bool:
+    """ADMIN1 and ADMIN2 users see every reservation (UIResList)."""
+    return user in admins(cfg) or user in (cfg.get("ADMIN2") or ())
+
+
+def require_admin(cfg: SchedulerConfig, user: str, prog: str) -> None:
+    if user not in admins(cfg):
+        raise CommandError(f"permission denied: user {user} may not run {prog} "
+                           "(only root and ADMIN1 users may)")
+
+
+# ---------------------------------------------------------------------- output
+def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
+         render: Callable[[Mapping[str, Any]], str], facts: Mapping[str, Any] | None = None,
+         err: TextIO | None = None) -> None:
+    """--json: {"command", "cycle", "data"}; else the text, and the age line on stderr."""
+    if getattr(args, "json", False):
+        doc = {"command": data.get("command", ""), "cycle": dict(facts or {}), "data": dict(data)}
+        out.write(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        return
+    if facts is not None and err is not None:
+        err.write(age_line(facts) + "\n")
+    out.write(render(data))
+
+
+def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
+    """Run a command body; a CommandError becomes `prog: message` on stderr and its status."""
+    try:
+        return body()
+    except CommandError as e:
+        err.write(f"{prog}: {e}\n" if e.prefixed else f"{e}\n")
+        return e.status
+    except BrokenPipeError:
+        return 0
+
+
+def streams(out: TextIO | None, err: TextIO | None) -> tuple[TextIO, TextIO]:
+    return out or sys.stdout, err or sys.stderr
+
+
+@dataclass
+class Loaded:
+    """What a reading command starts from: the reader, the last cycle, the configuration."""
+
+    reader: StoreReader
+    last: LastCycle
+    cfg: SchedulerConfig
+    facts: dict[str, Any]
+
+
+def load(args: argparse.Namespace) -> Loaded:
+    """Open the store read-only and read the last committed cycle (CommandError if none)."""
+    reader = open_reader(args)
+    last = reader.last_cycle()
+    if last is None:
+        reader.close()
+        raise CommandError(f"{reader.path}: no cycle saved yet (has mauid run a cycle?)")
+    cfg, _source = command_config(args, last.info.config_path)
+    return Loaded(reader, last, cfg, cycle_facts(last, reader.path))
+
+
+def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextIO | None,
+             collect: Callable[[View, StoreReader], Mapping[str, Any]],
+             render: Callable[[Mapping[str, Any]], str]) -> int:
+    """A reading command: the last cycle's View -> collect(view, reader) -> data -> emit."""
+    out, err = streams(out, err)
+
+    def body() -> int:
+        loaded = load(args)
+        with loaded.reader:
+            data = collect(View(loaded.last, loaded.cfg, loaded.reader.load_state()), loaded.reader)
+        emit(args, out, data, render, loaded.facts, err)
+        return 0
+    return run_guarded(prog, err, body)

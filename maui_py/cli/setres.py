@@ -1,0 +1,107 @@
+"""`setres [-n NAME] [-s START] [-d DURATION | -e END] [-u USERS] [-g GROUPS] [-a ACCOUNTS]
+[-c CLASSES] [-q QOS] RESOURCES`: make an administrative reservation (Maui's setres; admins).
+
+RESOURCES is `ALL`, `TASKS==N` (N processors, placed by the scheduler), or nodes: names or
+regular expressions matched against the node names (`node0[1-4]`, `n01|n02`, several
+arguments). START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (local time, today by
+default), `+[[DD:]HH:]MM:SS` from now, or NOW (the default); DURATION is
+`[[DD:]HH:]MM:SS`; without -d or -e the reservation has no end (Maui: 100000000 s). The
+access lists are `:` or `,` separated; a reservation without one shuts everybody out.
+The reservation is made at the daemon's next cycle (request.py) and named NAME, else after
+the first name of its access list (SYSTEM without one) and the request number.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from typing import Any, TextIO
+
+from ..model.times import date, duration
+from .common import CommandError, parse_duration
+from .request import Context, add_request_arguments, submit
+
+HELP = "reserve nodes or processors for users, groups, accounts, classes or QOS (Maui's setres; ADMIN1 only)"
+NO_END = 100_000_000
+_CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:_(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?)?")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("resources", nargs="+", metavar="RESOURCES", help="ALL, TASKS==N or node expressions")
+    parser.add_argument("-n", "--name", metavar="NAME", help="reservation name")
+    parser.add_argument("-s", "--start", metavar="TIME", default="NOW", help="start (default NOW)")
+    end = parser.add_mutually_exclusive_group()
+    end.add_argument("-d", "--duration", metavar="DURATION", help="length")
+    end.add_argument("-e", "--end", metavar="TIME", help="end")
+    for flag, dest, what in (("-u", "users", "users"), ("-g", "groups", "groups"), ("-a", "accounts", "accounts"),
+                             ("-c", "classes", "classes"), ("-q", "qos", "QOS")):
+        parser.add_argument(flag, dest=dest, metavar="LIST", default="", help=f"{what} who may use it")
+    add_request_arguments(parser)
+
+
+def parse_time(text: str, now: float) -> int:
+    """A Maui absolute or relative time (MUStringToE) -> epoch seconds."""
+    t = text.strip()
+    if t.upper() == "NOW":
+        return int(now)
+    if t.startswith("+"):
+        return int(now) + parse_duration(t[1:])
+    if t.isdigit() and len(t) >= 9:
+        return int(t)
+    m = _CLOCK.fullmatch(t)
+    if not m:
+        raise CommandError(f"ERROR:    invalid time specified, '{text}'", 2, prefixed=False)
+    hh, mm, ss, mo, dd, yy = m.groups()
+    lt = time.localtime(now)
+    year = lt.tm_year if yy is None else (int(yy) + 2000 if len(yy) == 2 else int(yy))
+    fields = (year, int(mo) if mo else lt.tm_mon, int(dd) if dd else lt.tm_mday, int(hh), int(mm),
+              int(ss or 0), 0, 0, -1)
+    return int(time.mktime(fields))
+
+
+def _names(text: str) -> list[str]:
+    return sorted({n for n in re.split(r"[:,\s]+", text) if n})
+
+
+def resources(words: list[str], nodes: list[str]) -> dict[str, Any]:
+    """ALL, TASKS==N, or the nodes matching the expressions."""
+    expr = "|".join(words)
+    if expr.upper() == "ALL":
+        return {"all_nodes": True}
+    m = re.fullmatch(r"TASKS==(\d+)", expr, re.IGNORECASE)
+    if m:
+        if int(m.group(1)) < 1:
+            raise CommandError("ERROR:    TASKS==N needs N >= 1", 2, prefixed=False)
+        return {"tasks": int(m.group(1))}
+    try:
+        pattern = re.compile(expr.replace(",", "|"))
+    except re.error:
+        raise CommandError(f"ERROR:    invalid node expression '{expr}'", 2, prefixed=False) from None
+    hosts = [n for n in nodes if pattern.fullmatch(n)]
+    if not hosts:
+        raise CommandError(f"ERROR:    cannot determine nodelist for '{expr}'", prefixed=False)
+    return {"hosts": hosts}
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    def build(ctx: Context):
+        start = parse_time(args.start, ctx.wall)
+        if args.end:
+            end = parse_time(args.end, ctx.wall)
+        elif args.duration:
+            end = start + parse_duration(args.duration)
+        else:
+            end = start + NO_END
+        if end <= start:
+            raise CommandError("ERROR:    cannot create reservation (invalid timeframe)", prefixed=False)
+        if args.name and args.name in ctx.admin_reservations:
+            raise CommandError(f"ERROR:    reservation '{args.name}' already exists", prefixed=False)
+        what = resources(args.resources, [n.name for n in ctx.view.snapshot.nodes])
+        payload = {"name": args.name or "", "start": start, "end": end, **what,
+                   **{k: _names(getattr(args, k)) for k in ("users", "groups", "accounts", "classes", "qos")}}
+        on = ("all nodes" if what.get("all_nodes") else f"{what['tasks']} tasks" if "tasks" in what
+              else ",".join(what["hosts"]))
+        length = "no end" if end - start >= NO_END else duration(end - start)
+        return [(payload, f"{args.name or '(unnamed)'} on {on} from {date(start)} for {length}")]
+    return submit(args, "setres", "setres", build, out, err)

@@ -1,0 +1,77 @@
+"""`showstart JOB` or `showstart PROCS@WALLTIME`: the earliest start of a job, as Maui 3.3.1's
+client prints it (mclient.c MCShowEStart; the server's answer is UserI.c UIJobGetStart).
+
+The start is the job's reservation start when it holds one (a running job's reservation
+covers its run, so its start is in the past); otherwise the earliest time the job fits in
+the reservation table rebuilt from the last cycle (running jobs, priority, standing and
+admin reservations; the reservations the job may use count as free), as if the job were
+the next to be placed: Maui's MJobGetEStartTime. `PROCS@WALLTIME` asks the same question
+for a pseudo-job of PROCS processors for WALLTIME ([[[DD:]HH:]MM:]SS).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping, TextIO
+
+from ..model import Job, JobRequest
+from ..model.times import multodstring as dstr
+from ..model.times import multotstring as tstr
+from ..store.reader import PRIORITY
+from .common import CommandError, add_store_arguments, parse_duration, run_view
+from .view import PARTITION, View
+
+HELP = "show when a job (or PROCS@WALLTIME) can start at the earliest (Maui's showstart)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("job", metavar="JOB|PROCS@WALLTIME")
+    add_store_arguments(parser)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    return run_view("showstart", args, out, err, lambda view, _reader: collect(view, args.job), render)
+
+
+def pseudo_job(spec: str, now: int) -> Job:
+    procs, _at, walltime = spec.partition("@")
+    if not procs.isdigit() or int(procs) < 1:
+        raise CommandError(f"invalid pseudo-job {spec!r} (expected PROCS@WALLTIME)", 2)
+    return Job(spec, "[NONE]", JobRequest(int(procs)), max(1, parse_duration(walltime or "1")), now)
+
+
+def collect(view: View, spec: str) -> dict[str, Any]:
+    if "@" in spec:
+        job, how = pseudo_job(spec, view.now), "estimate"
+    else:
+        job = view.jobs.get(spec)
+        if job is None or job.state.finished:
+            raise CommandError(f"ERROR:    cannot locate job '{spec}'", prefixed=False)
+        how = "estimate"
+    prio = {r.job_id or r.name: r for r in view.last.reservations.get(PRIORITY, ())}
+    if job.state.active:
+        start, how = job.start_time if job.start_time is not None else view.now, "running"
+    elif job.id in prio:
+        start, how = prio[job.id].start, "reservation"
+    else:
+        p = view.table().earliest_start(job.request, job.wallclock, view.now,
+                                        ignore=view.usable_by(job),
+                                        policy=view.cfg.get("NODEALLOCATIONPOLICY"),
+                                        job_class=job.class_)
+        if not p:
+            raise CommandError(f"ERROR:    cannot determine earliest start time for job '{spec}'"
+                               f" ({p.reason})", prefixed=False)
+        start = p.start
+    return {"command": "showstart", "now": view.now, "job": job.id, "procs": job.procs,
+            "wclimit": job.wallclock, "start": start, "end": start + job.wallclock,
+            "partition": PARTITION, "from": how}
+
+
+def render(d: Mapping[str, Any]) -> str:
+    """MCShowEStart."""
+    now = d["now"]
+    return ("job %s requires %d proc%s for %s\n" % (d["job"], d["procs"], "" if d["procs"] == 1 else "s",
+                                                   tstr(d["wclimit"]))
+            + "Earliest start in      %11s on %s" % (tstr(d["start"] - now), dstr(d["start"]))
+            + "Earliest completion in %11s on %s" % (tstr(d["end"] - now), dstr(d["end"]))
+            + "Best Partition: %s\n\n" % d["partition"])
