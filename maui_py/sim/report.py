@@ -178,10 +178,7 @@ def _plots(results: Sequence[tuple[str, SimResult]], out: Path) -> list[Path]:
     ax2.set_ylabel("queued jobs")
     ax2.set_xlabel("days")
     ax1.legend(loc="upper right", fontsize="small")
-    fig.tight_layout()
-    paths.append(out / "utilization.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
+    paths.append(_save(plt, fig, out / "utilization.png"))
     fig, ax = plt.subplots(figsize=(7, 4))
     for name, r in results:
         waits = sorted(x.start - x.job.submit_time for x in r.records.values() if x.start is not None)
@@ -192,8 +189,12 @@ def _plots(results: Sequence[tuple[str, SimResult]], out: Path) -> list[Path]:
     ax.set_xlabel("wait (s)")
     ax.set_ylabel("fraction of jobs")
     ax.legend(loc="lower right", fontsize="small")
-    fig.tight_layout()
-    paths.append(out / "wait-cdf.png")
-    fig.savefig(paths[-1], dpi=110)
-    plt.close(fig)
+    paths.append(_save(plt, fig, out / "wait-cdf.png"))
     return paths
+
+
+def _save(plt, fig, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
