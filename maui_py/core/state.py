@@ -83,10 +83,3 @@ class SchedulerState:
         """Record starts the adapter reports as failed, for the next cycle to act on."""
         for f in failures:
             self.failed[f.job_id] = f.reason
-
-    def forget(self, job_id: str) -> None:
-        """Drop everything kept about a job that has left the system."""
-        for d in (self.reservations, self.deferred, self.batch_holds, self.start_counts,
-                  self.bypass, self.queue_time, self.pending, self.failed, self.system_priority):
-            d.pop(job_id, None)
-        self.run_now.discard(job_id)

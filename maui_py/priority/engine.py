@@ -11,8 +11,8 @@ time, then job id, so ties Maui left to an unstable qsort are broken the same wa
 The part of a job's priority that does not move with time (credentials, requested
 resources) is computed once per job and cached; a cycle adds the service, target and fair-
 share parts. When only queue time moves (the FIFO default), the order of two jobs never
-changes while both wait: `linear_key` gives a key that the cycle may keep sorted across
-cycles instead of re-sorting every time.
+changes while both wait, and `linear_priority` gives the value in O(1) from the cached
+fixed part.
 """
 
 from __future__ import annotations
@@ -248,13 +248,3 @@ class PriorityEngine:
         elif system_priority > MAX_PRIO_VAL:
             prio += system_priority - 2 * MAX_PRIO_VAL
         return int(prio)
-
-    def linear_key(self, job: Job, eff_queue_time: int) -> float | None:
-        """When only queue time moves every job's priority at one rate (is_linear), the
-        order of waiting jobs is fixed: priority(now) = key + rate * now. Returns -key's
-        complement for ascending sorts, or None when the order may change over time."""
-        if not self.is_linear or job.system_priority:
-            return None
-        _sf, comps, _w = self._static_part(job)
-        rate = self.cw["SERV"] * self.sw["QUEUETIME"] / 60.0
-        return -(sum(comps.values()) - rate * eff_queue_time)

@@ -8,7 +8,7 @@ import csv
 import html
 import json
 from pathlib import Path
-from typing import Sequence, TextIO
+from typing import Sequence
 
 from .engine import SimResult
 from .metrics import Figures, Summary, summarize

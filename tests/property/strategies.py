@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from maui_py.model import JobRequest, Node, NodeState, Resources
-from maui_py.planning.table import NoPlacement, ReservationTable
+from maui_py.planning.table import ReservationTable
 
 FEATURES = ("fast", "ib")
 

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from maui_py.core.cycle import run_cycle
-from maui_py.model import Acl, ClusterSnapshot, Defer, Reservation, ReservationKind
+from maui_py.model import Acl, ClusterSnapshot, Reservation, ReservationKind
 from maui_py.policy.standing import windows
 
 from .build import cluster, config, job, replay, snapshot

@@ -3,8 +3,7 @@
 from dataclasses import replace
 
 from maui_py.core.cycle import run_cycle
-from maui_py.core.state import SchedulerState
-from maui_py.model import Defer, Hold, HoldType, JobState, Reserve, Start
+from maui_py.model import Defer, Hold, HoldType, JobState, Reserve
 
 from .build import cluster, config, job, replay, snapshot
 
