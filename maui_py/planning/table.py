@@ -97,6 +97,9 @@ class Hold:
     vec: dict[int, tuple[int, ...]]
     credits: tuple[str, ...] = ()
     """Credit holds made for this hold because it sits inside reservations (see reserve)."""
+    inside: tuple[str, ...] = ()
+    """A member: the reservations it overlaps and may use (its credits are re-worked from
+    them when one of those changes). A credit hold: the reservation it is taken against."""
 
 
 class OverAllocation(ValueError):
@@ -180,6 +183,8 @@ class ReservationTable:
         self.freed = 0
         self.credits_against: dict[str, set[str]] = {}
         """Reservation owner -> the credit holds jobs inside it have taken from it."""
+        self.members_of: dict[str, set[str]] = {}
+        """Reservation owner -> the holds placed inside it (see Hold.inside)."""
         self.version = 0
         """Bumped by every change of the table (a Placement remembers the one it saw)."""
         """Bumped whenever resources come free earlier than planned (a hold released before
@@ -456,7 +461,8 @@ class ReservationTable:
         lists). Where it overlaps them, a credit hold takes the overlap back from the
         reservation, so that usage is counted once: outsiders still see exactly the
         reservation's amount, other members (who ignore the reservation and its credits)
-        still see this hold.
+        still see this hold. Credits never exceed what the hold takes nor what the
+        reservation holds (less other members' credits), at any instant (_take_credits).
         """
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
@@ -506,39 +512,95 @@ class ReservationTable:
         self.version += 1
 
     def _take_credits(self, owner: str, inside: tuple[str, ...]) -> None:
-        """Credit holds for `owner` against each reservation in `inside` it overlaps: per
-        node the smaller of what the hold and the reservation take, less what earlier
-        credits of this hold already took over intersecting times (reservations that hold
-        a node at the same moment). O(k x reservations^2)."""
+        """Credit holds for `owner` against the reservations in `inside` it overlaps.
+
+        On node i at instant t, with the hold taking v there, reservation r (in `inside`
+        order) is credited c = min(what of v earlier reservations left, r's slack), where
+        r's slack is what r holds on i at t less the credits other members already took
+        against it there. Credits are worked out per segment of time between every
+        boundary involved (the hold, the reservations, the existing credits against them)
+        and become one credit hold per stretch with the same per-node amounts.
+
+        Cause of issue 12 item 8 (node over-allocated with a member inside several
+        reservations): credits used to be one constant amount per reservation over the
+        whole overlap, and a credit against a later reservation was reduced by an earlier
+        one whenever their times intersected at all, even though the earlier credit only
+        covered part of the overlap. Where the later reservation held the node alone the
+        hold was then not credited and was counted twice (the room check had ignored the
+        reservation, so this could exceed capacity). Nor did a credit respect what other
+        members had already credited against the same reservation: two members could each
+        take back the reservation's whole amount, and the table then showed less in use
+        than the members really held. Per segment, the total credited is at most v and at
+        most what the reservations hold, so node usage never exceeds what the room check
+        allowed. O(k x (m + c)^2) for m reservations and c existing credits on a node.
+        """
         h = self.holds[owner]
-        credited: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
-        made = []
-        for r_owner in inside:
+        lo, hi = max(h.start, self.origin), h.end
+        rsv = []
+        for r_owner in dict.fromkeys(inside):
             r = self.holds.get(r_owner)
-            if r is None:
-                continue
-            s, e = max(h.start, r.start, self.origin), min(h.end, r.end)
-            if e <= s:
-                continue
-            items = []
-            for i, v in h.vec.items():
+            if r is not None and r.kind != "credit" and r_owner != owner:
+                a, b = max(lo, r.start), min(hi, r.end)
+                if a < b:
+                    rsv.append((r_owner, r, a, b))
+        h.inside = tuple(r_owner for r_owner, _r, _a, _b in rsv)
+        for r_owner in h.inside:
+            self.members_of.setdefault(r_owner, set()).add(owner)
+        if not rsv:
+            h.credits = ()
+            return
+        taken = {r_owner: [self.holds[c] for c in sorted(self.credits_against.get(r_owner, ()))
+                           if c in self.holds] for r_owner, _r, _a, _b in rsv}
+        # r_owner -> node -> [(seg start, seg end, credit)]
+        pieces: dict[str, dict[int, list[tuple[int, int, tuple[int, ...]]]]] = {}
+        for i, v in h.vec.items():
+            here = []
+            cuts = set()
+            for r_owner, r, a, b in rsv:
                 rv = r.vec.get(i)
                 if rv is None:
                     continue
-                for ps, pe, pc in credited.get(i, ()):
-                    if ps < e and s < pe:
-                        v = _vsub(v, pc)
-                c = tuple(max(0, min(a, b)) for a, b in zip(v, rv))
-                if any(c):
-                    items.append((i, tuple(-x for x in c)))
-                    credited.setdefault(i, []).append((s, e, c))
-            if not items:
-                continue
-            credit = f"credit:{owner}:{r_owner}"
-            self._register(credit, "credit", s, e, tuple(items))
-            self._splice(items, s, e, 1)
-            self.credits_against.setdefault(r_owner, set()).add(credit)
-            made.append(credit)
+                prior = [(max(a, c.start), min(b, c.end), c.vec[i]) for c in taken[r_owner]
+                         if i in c.vec and c.start < b and a < c.end]
+                here.append((r_owner, rv, a, b, prior))
+                cuts.update((a, b))
+                cuts.update(x for ps, pe, _ in prior for x in (ps, pe))
+            cuts = sorted(cuts)
+            for x, y in zip(cuts, cuts[1:]):
+                left = v
+                for r_owner, rv, a, b, prior in here:
+                    if not (a <= x and y <= b):
+                        continue
+                    slack = rv
+                    for ps, pe, neg in prior:        # credit holds carry negative vectors
+                        if ps <= x and y <= pe:
+                            slack = _vadd(slack, neg)
+                    c = tuple(max(0, min(p, q)) for p, q in zip(left, slack))
+                    if any(c):
+                        left = _vsub(left, c)
+                        pieces.setdefault(r_owner, {}).setdefault(i, []).append((x, y, c))
+                    if not any(left):
+                        break
+        made = []
+        for r_owner, per_node in pieces.items():
+            cuts = sorted({x for segs in per_node.values() for s, e, _ in segs for x in (s, e)})
+            runs: list[list] = []                    # [start, end, items], merged when equal
+            for x, y in zip(cuts, cuts[1:]):
+                items = tuple((i, tuple(-q for q in c)) for i, segs in sorted(per_node.items())
+                              for s, e, c in segs if s <= x and y <= e)
+                if not items:
+                    continue
+                if runs and runs[-1][1] == x and runs[-1][2] == items:
+                    runs[-1][1] = y
+                else:
+                    runs.append([x, y, items])
+            for n, (s, e, items) in enumerate(runs):
+                credit = f"credit:{owner}:{r_owner}" if n == 0 else f"credit:{owner}@{s}:{r_owner}"
+                self._register(credit, "credit", s, e, items)
+                self.holds[credit].inside = (r_owner,)
+                self._splice(items, s, e, 1)
+                self.credits_against.setdefault(r_owner, set()).add(credit)
+                made.append(credit)
         h.credits = tuple(made)
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
@@ -566,10 +628,31 @@ class ReservationTable:
     def release(self, owner: str) -> bool:
         """Drop everything `owner` holds, with the credits it took and those taken against it;
         False when it held nothing (credit holds go only with their holder or reservation).
-        Same cost as reserve."""
+        Members that may now take more credit (those of a released reservation, those
+        sharing nodes and time with a released member in its reservations) re-take theirs.
+        Same cost as reserve, plus one _take_credits per such member."""
         h = self.holds.get(owner)
         if h is None or h.kind == "credit":
             return False
+        # Members whose credits may grow now: those of this reservation (their credits
+        # against it go, others of their reservations may take the overlap instead), and,
+        # for a member, the other members of the reservations it took credits from that
+        # share nodes and time with it (the slack it leaves there).
+        redo = set(self.members_of.pop(owner, ()))
+        for m in redo:
+            mh = self.holds[m]
+            mh.inside = tuple(r for r in mh.inside if r != owner)
+        took = {self.holds[c].inside[0] for c in h.credits if c in self.holds}
+        for r_owner in h.inside:
+            ms = self.members_of.get(r_owner)
+            if ms is None:
+                continue
+            ms.discard(owner)
+            if not ms:
+                del self.members_of[r_owner]
+            elif r_owner in took:
+                redo.update(m for m in ms if self.holds[m].mask & h.mask
+                            and self.holds[m].start < h.end and h.start < self.holds[m].end)
         for credit in h.credits:
             self._drop_credit(credit)
         for credit in sorted(self.credits_against.pop(owner, ())):
@@ -579,7 +662,25 @@ class ReservationTable:
         self.version += 1
         self._ends.discard((h.end, owner))
         self._splice(h.alloc, h.start, h.end, -1)
+        for m in sorted(redo):
+            self._retake_credits(m)
         return True
+
+    def _retake_credits(self, owner: str) -> None:
+        """Work a member's credits out afresh (after a reservation or member it shares
+        nodes with went). Each credit can only grow, in total: the slack the member had
+        is still there, plus what was freed. Same cost as _take_credits."""
+        h = self.holds[owner]
+        for credit in h.credits:
+            self._drop_credit(credit)
+        h.credits = ()
+        for r_owner in h.inside:
+            ms = self.members_of.get(r_owner)
+            if ms is not None:
+                ms.discard(owner)
+                if not ms:
+                    del self.members_of[r_owner]
+        self._take_credits(owner, h.inside)
 
     def _drop_credit(self, credit: str) -> None:
         c = self.holds.pop(credit, None)
@@ -587,9 +688,11 @@ class ReservationTable:
             return
         self._ends.discard((c.end, credit))
         self._splice(c.alloc, c.start, c.end, -1)
-        for r_owner in [r for r, cs in self.credits_against.items() if credit in cs]:
-            self.credits_against[r_owner].discard(credit)
-            if not self.credits_against[r_owner]:
+        r_owner = c.inside[0]
+        cs = self.credits_against.get(r_owner)
+        if cs is not None:
+            cs.discard(credit)
+            if not cs:
                 del self.credits_against[r_owner]
 
     def advance(self, now: int) -> list[str]:
@@ -622,6 +725,19 @@ class ReservationTable:
                     del self.credits_against[r_owner]
                 else:
                     self.credits_against[r_owner] = live
+        if self.members_of and expired:
+            gone = set(expired)
+            for r_owner in list(self.members_of):
+                live = {m for m in self.members_of[r_owner] if m not in gone}
+                if r_owner in gone:
+                    for m in live:
+                        mh = self.holds[m]
+                        mh.inside = tuple(r for r in mh.inside if r != r_owner)
+                    live = set()
+                if live:
+                    self.members_of[r_owner] = live
+                else:
+                    del self.members_of[r_owner]
         usable = self.usable
         trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
         for i in members(touched):
@@ -1016,6 +1132,21 @@ class ReservationTable:
             lines.append(f"node {nd.name} cap {self.resources(self.cap[i])} {steps}")
         return "\n".join(lines)
 
+    def _check_credits_within(self, h: Hold, credits: list[Hold], what: str) -> None:
+        """Assert that at every instant and on every node the credits add up to at most what
+        hold `h` has there (credit holds carry negative vectors)."""
+        per_node: dict[int, list] = {}
+        for c in credits:
+            assert c.kind == "credit" and h.start <= c.start and c.end <= h.end, c.owner
+            for i, v in c.alloc:
+                assert i in h.vec, f"credit {c.owner} on a node {h.owner} does not hold"
+                per_node.setdefault(i, []).append((c.start, c.end, tuple(-x for x in v), c.owner))
+        for i, cs in per_node.items():
+            _T, U = self._steps_from(cs)
+            for u in U:
+                assert all(0 <= x <= y for x, y in zip(u, h.vec[i])), (
+                    f"credits {what} on {self.nodes[i].name}: {u} > {h.vec[i]}")
+
     def _check(self) -> None:
         """Assert every invariant of the table. O(N h log h + P)."""
         n = len(self.nodes)
@@ -1040,6 +1171,23 @@ class ReservationTable:
             assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
             for c in credits:
                 assert self.holds[c].kind == "credit" and c.endswith(":" + r_owner), c
+            # credits against a reservation never take back more than it holds, where it
+            # holds it (else outsiders would see less in use than the members hold)
+            r = self.holds[r_owner]
+            self._check_credits_within(r, [self.holds[c] for c in credits], f"against {r_owner}")
+        for r_owner, ms in self.members_of.items():
+            assert r_owner in self.holds and ms, f"stale members of {r_owner}"
+            for m in ms:
+                assert m in self.holds and r_owner in self.holds[m].inside, (m, r_owner)
+        for owner, h in self.holds.items():
+            if h.kind == "credit":
+                assert len(h.inside) == 1 and owner in self.credits_against.get(h.inside[0], ())
+                continue
+            for r_owner in h.inside:
+                assert owner in self.members_of.get(r_owner, ()), (owner, r_owner)
+            mine = [self.holds[c] for c in h.credits if c in self.holds]
+            if mine:   # nor more than the member itself holds
+                self._check_credits_within(h, mine, f"taken by {owner}")
         expect: dict[int, list[int]] = {}
         idle0 = full0 = 0
         for i in range(n):

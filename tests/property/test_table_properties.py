@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,7 +11,10 @@ from maui_py.planning.table import NoPlacement, ReservationTable
 
 from .strategies import brute_earliest, clusters, populate, requests
 
-SETTINGS = settings(max_examples=200, deadline=None,
+EXAMPLES = 200
+"""Examples per test; MAUI_TABLE_EXAMPLES_X=10 runs ten times as many (a soak run, not CI)."""
+SETTINGS = settings(max_examples=EXAMPLES * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
+                    deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
