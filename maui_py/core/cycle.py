@@ -30,9 +30,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
-from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, JobState,
+from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, JobState, NodeState,
                      ReleaseHold, Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.times import duration
+from ..planning.counts import CountTable, counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning.sync import job_owner, sync_table
 from ..policy import standing
@@ -132,6 +133,8 @@ class _Settings:
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
         self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
         self.nodecfg = bool(cfg.objects("NODECFG"))
+        self.count_policy = (not self.has_standing and not self.nodecfg
+                             and self.bf_policy != "GREEDY")
 
 
 class _Cycle:
@@ -197,7 +200,7 @@ class _Cycle:
             if cached is None or cached[0] is not snap.nodes or cached[1] is not self.cfg:
                 cached = st.nodecfg = (snap.nodes, self.cfg, apply_nodecfg(self.cfg, snap.nodes))
             snap = self.snap = replace(snap, nodes=cached[2])
-        self.table = sync_table(st, snap, running, by_id, self.overrun)
+        self.table = sync_table(st, snap, running, by_id, self.overrun, self._counting(queued))
         self.held = self._sync_reservations()
         self.access = {o: a for o, (_r, a, _n) in self.held.items()}
         self._ign_cache: dict[str, tuple[str, ...]] = {}
@@ -224,6 +227,32 @@ class _Cycle:
         st.last_now = now
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            [j.id for j, _cr, _p in order], self.priorities, self._held_view())
+
+    def _counting(self, queued: list[Job]) -> bool:
+        """Plan with processor counts (planning/counts.py): identical nodes, only job
+        reservations, the MAUI queue policy, no GREEDY windows, and every queued request
+        plain one-processor tasks. O(queued) dictionary look-ups."""
+        if not self.count_policy or type(self.state.queue_policy) is not MauiOrder:
+            return False
+        snap, cache = self.snap, self.state.counting
+        if cache is None or cache[0] is not snap.nodes:
+            cache = self.state.counting = [snap.nodes, counting_applies(snap.nodes), {}]
+        if not cache[1] or self.state.external:
+            return False
+        for r in snap.reservations:
+            if r.kind is not ReservationKind.JOB:
+                return False
+        known = cache[2]
+        for j in queued:
+            req = j.request
+            ok = known.get(id(req))
+            if ok is None or ok[0] is not req:
+                if len(known) > 10_000:
+                    known.clear()
+                ok = known[id(req)] = (req, counts_request(req))
+            if not ok[1]:
+                return False
+        return True
 
     def _override(self, job: Job) -> Job:
         """setspri and runjob: a run-now job ranks above every other."""
@@ -329,6 +358,7 @@ class _Cycle:
     def _select(self, queued: list[Job]) -> list[tuple[Job, Compiled, float]]:
         st, now = self.state, self.now
         out: list[tuple[Job, Compiled, float]] = []
+        unknown: bool | None = None      # any node whose state the RM does not know yet
         for job in queued:
             jid = job.id
             if job.holds:
@@ -355,7 +385,12 @@ class _Cycle:
                 why = self.limits.system_violation(job)
                 st.compiled[jid] = (job, self.table, cr, self.cfg, why)
             if why:
-                self._defer(job, why)
+                if getattr(why, "hold", False):   # can never run as submitted: batch hold now
+                    st.batch_holds[jid] = str(why)
+                    self.decisions.append(Hold(jid, HoldType.BATCH, str(why)))
+                    self._report(jid, "held", f"batch hold: {why}")
+                else:
+                    self._defer(job, why)
                 continue
             if not self.passive_policy:
                 why = self.policy.cap_violation(job)
@@ -364,6 +399,11 @@ class _Cycle:
                     self._report(jid, "blocked", f"blocked: {why}")
                     continue
             if isinstance(cr, NoPlacement):
+                if unknown is None:
+                    unknown = any(n.state is NodeState.UNKNOWN for n in self.snap.nodes)
+                if unknown:   # e.g. just after an RM restart: the job waits, no DEFERTIME
+                    self._report(jid, "blocked", f"waiting: {cr.reason} (some node states not known yet)")
+                    continue
                 self._defer(job, f"cannot run: {cr.reason}")
                 continue
             out.append((job, cr, self._priority(job)))
@@ -545,11 +585,16 @@ class _Cycle:
     def _reserved_jobs(self, order) -> None:
         """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
-        The reservations of the first jobs in order stay exactly as they are when nothing
-        came free since they were made: re-making them would find the same start, each
-        having been placed around only the ones before it. Retry holds try to start on
-        their own resources. HIGHEST re-makes every other one at its earliest start, depth
-        or not; CURRENTHIGHEST drops them, for the priority pass to make again in order.
+        Under the count planner the reservations of the first jobs in order stay exactly
+        as they are when nothing came free since they were made: re-making them would find
+        the same start, each having been placed around only the ones before it, and they
+        name no nodes. (On the node table they are re-made: a kept one would keep nodes a
+        fresh choice, made after the backfill starts since, would not take, and a cycle
+        with no memory must decide the same.) The others are all released first, so that
+        each is re-made around the jobs before it only, as a cycle with no memory would make
+        them. Retry holds try to start on their own resources. HIGHEST re-makes every other
+        one at its earliest start, depth or not; CURRENTHIGHEST drops them, for the
+        priority pass to make again in order.
         (Re-planning in place, keeping the old nodes when the start is unchanged, was
         tried: slower, and worse for backfill, since a fresh choice leaves the nodes that
         came free to backfill.)
@@ -559,7 +604,7 @@ class _Cycle:
             return
         index = {job.id: k for k, (job, _cr, _p) in enumerate(order)}
         keep = set()
-        for job, _cr, _p in order:
+        for job, _cr, _p in (order if isinstance(self.table, CountTable) else ()):
             kr = st.reservations.get(job.id)
             if (kr is None or kr.stamp != self.table.freed or kr.start <= now
                     or res_owner(job.id) not in self.table.holds
@@ -569,7 +614,12 @@ class _Cycle:
         for jid in [j for j in st.reservations if j not in index]:
             self.table.release(res_owner(jid))
             del st.reservations[jid]
-        for jid in sorted((j for j in st.reservations if j not in keep), key=index.__getitem__):
+        redo = sorted((j for j in st.reservations if j not in keep), key=index.__getitem__)
+        for jid in redo:
+            kr = st.reservations[jid]
+            if kr.retry_until is None or kr.retry_until <= now:
+                self.table.release(res_owner(jid))
+        for jid in redo:
             kr = st.reservations[jid]
             k = index[jid]
             job, cr, _prio = order[k]
@@ -683,12 +733,20 @@ class _Cycle:
                 continue
             if self.bf_policy == "BESTFIT":
                 cands.sort(key=lambda c: -metric(c[1], self.bf_metric))
-            for k, job, cr in cands:
-                if self.table.free_now <= 0:
-                    break
-                if job.procs > self.table.free_now:
+            table = self.table
+            procs = [c[1].procs for c in cands]
+            least = procs[:]
+            for i in range(len(least) - 2, -1, -1):
+                if least[i + 1] < least[i]:
+                    least[i] = least[i + 1]
+            limited = self.limits.any_active
+            for i, (k, job, cr) in enumerate(cands):
+                free = table.free_now
+                if free <= 0 or free < least[i]:
+                    break                       # no job left in this pass is narrow enough
+                if procs[i] > free:
                     continue
-                if self.limits.active_violation(job, self.usage, level):
+                if limited and self.limits.active_violation(job, self.usage, level):
                     continue
                 p = self._fits_now(job, cr)
                 if p:
@@ -742,8 +800,9 @@ class _Cycle:
                 nodes = tuple(n for n, _ in kr.allocation)
                 retry = (f" (retry hold until {kr.retry_until})"
                          if kr.retry_until and kr.retry_until > now else "")
+                where = _nodes_text(nodes) if nodes else f"any {job.procs} procs"
                 self._report(jid, "reserved", f"reserved at {kr.start} (in {duration(kr.start - now)})"
-                             f" on {_nodes_text(nodes)}{retry}", priority=prio,
+                             f" on {where}{retry}", priority=prio,
                              start=kr.start, nodes=nodes)
             else:
                 v = self.limits.active_violation(job, self.usage, HARD)

@@ -77,6 +77,7 @@ class SchedulerState:
     external: dict[str, tuple] = field(default_factory=dict)
     standing: tuple | None = None
     nodecfg: tuple | None = None
+    counting: list | None = None
     engine: Any = None
 
     def note_failures(self, failures) -> None:

@@ -42,10 +42,14 @@ class Resources:
         return 0
 
     def __add__(self, other: "Resources") -> "Resources":
+        if not self.gres and not other.gres:
+            return Resources(self.procs + other.procs, self.mem + other.mem)
         return Resources(self.procs + other.procs, self.mem + other.mem,
                          _norm_gres(self.gres + other.gres))
 
     def __sub__(self, other: "Resources") -> "Resources":
+        if not other.gres:
+            return Resources(self.procs - other.procs, self.mem - other.mem, self.gres)
         return Resources(self.procs - other.procs, self.mem - other.mem,
                          _norm_gres(self.gres + tuple((k, -v) for k, v in other.gres)))
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ..model import ClusterSnapshot, Job
+from .counts import CountTable
 from .table import ReservationTable
 
 
@@ -42,18 +43,21 @@ def running_hold(job: Job, now: int, overrun: int) -> tuple[int, int]:
 
 
 def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
-               overrun: int) -> ReservationTable:
-    """The table for `snap`, reusing state.table when the nodes are the same."""
+               overrun: int, counting: bool = False) -> ReservationTable | CountTable:
+    """The table for `snap`, reusing state.table when the nodes are the same and the
+    planner is the one asked for: the count planner when `counting` (the caller checked
+    planning/counts.counting_applies and the requests), else the node table."""
     now = snap.now
     table = state.table
-    same_nodes = table is not None and (state.table_nodes is snap.nodes
-                                        or _shape(state.table_nodes) == _shape(snap.nodes))
+    same_nodes = (table is not None and isinstance(table, CountTable) == counting
+                  and (state.table_nodes is snap.nodes
+                       or _shape(state.table_nodes) == _shape(snap.nodes)))
     if same_nodes and state.table_nodes is not snap.nodes:
         table.nodes = tuple(snap.nodes)     # load, priority, busy/idle: read by node choice
         state.table_nodes = snap.nodes
     if not same_nodes:
         old = table
-        table = ReservationTable(snap.nodes, now)
+        table = (CountTable if counting else ReservationTable)(snap.nodes, now)
         if old is not None:
             table.freed = old.freed + 1     # no kept reservation survives into a new table
         holds = []

@@ -1,0 +1,495 @@
+"""The count planner: free processors over time as one step function, for a cluster whose
+nodes are all alike and whose queued jobs all ask for plain one-processor tasks.
+
+On such a cluster the question "when do n processors stay free for w seconds?" has the
+same answer whatever nodes the holds sit on: holds are intervals on identical processors,
+and intervals fit on m processors exactly when no instant has more than m of them (interval
+graphs are perfect; greedy colouring in start order never needs more). So the planner keeps
+one profile of held processors and chooses concrete nodes only for what holds processors
+now: a job that starts, or a reservation whose start has come. A reservation in the future
+holds a count, not nodes: that is what lets backfill use every processor a node-specific
+reservation would have pinned needlessly (docs/algorithms.md, "Counting").
+
+It answers the same questions as ReservationTable (planning/table.py), with the same
+signatures, so the cycle runs on either; planning/sync.py picks this one when
+`counting_applies` holds and falls back to the node table as soon as a request needs node
+identities (features, host lists, whole nodes, tasks per node, node counts, memory, gres).
+
+P change points, H holds, N nodes, k nodes in a start.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from sortedcontainers import SortedList
+
+from ..model import JobRequest, Node, Resources
+from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window
+
+_ONE = (1,)
+
+
+@dataclass(slots=True)
+class CountHold:
+    """Processors held over [start, end); `nodes` is (node index, processors) for holds
+    that took concrete processors (those that started at or before the origin)."""
+
+    owner: str
+    kind: str
+    start: int
+    end: int
+    procs: int
+    nodes: tuple[tuple[int, int], ...]
+    allocation: tuple[tuple[str, Resources], ...]
+
+
+def counting_applies(nodes: Sequence[Node]) -> bool:
+    """Nodes all usable, all alike (processors only, no memory or gres tracked, no
+    partitions): the cluster on which counting processors is exact. O(N)."""
+    if not nodes:
+        return False
+    first = nodes[0].resources
+    if first.procs <= 0 or first.mem or first.gres:
+        return False
+    return all(n.resources == first and n.state.usable and not n.partitions for n in nodes)
+
+
+def counts_request(req: JobRequest) -> bool:
+    """A request of plain one-processor tasks the count planner answers exactly. O(1)."""
+    pt = req.per_task
+    return (pt.procs == 1 and not pt.gres and req.tasks >= 1 and not req.nodes
+            and not req.tasks_per_node and not req.features and not req.hostlist
+            and not req.exclusive)
+
+
+class CountTable:
+    """Held processors over time on identical nodes; concrete nodes only for what runs now."""
+
+    def __init__(self, nodes: Sequence[Node], origin: int):
+        """An empty table. O(N)."""
+        self.origin = int(origin)
+        self.nodes: tuple[Node, ...] = tuple(nodes)
+        self.index: dict[str, int] = {n.name: i for i, n in enumerate(self.nodes)}
+        if len(self.index) != len(self.nodes):
+            raise ValueError("duplicate node names")
+        n = len(self.nodes)
+        self.per_node = self.nodes[0].resources.procs if n else 0
+        self.total = self.per_node * n
+        self.all_mask = self.usable = (1 << n) - 1
+        self.dims: tuple[str, ...] = ("procs",)
+        self.holds: dict[str, CountHold] = {}
+        self._times: list[int] = []
+        self._deltas: list[int] = []
+        """Change points after the origin and the change of held processors at each."""
+        self.free_now = self.total
+        """Processors free at the origin: the O(1) test backfill starts from."""
+        self.used0 = 0
+        self._ends: SortedList = SortedList()
+        self.node_free: list[int] = [self.per_node] * n
+        self._free_nodes: SortedList = SortedList(range(n)) if self.per_node else SortedList()
+        self.overcommitted: set[int] = set()
+        self._unclaimed: set[str] = set()
+        """Holds with nodes named for a later start: they take the nodes when it comes."""
+        self.freed = 0
+        self.version = 0
+        self._compiled: dict[JobRequest, Compiled | NoPlacement] = {}
+        self._res: dict[int, Resources] = {}
+
+    # ------------------------------------------------------------------ views
+    @property
+    def used0(self) -> int:
+        """Processors held at the origin (free_now is what is left of the cluster)."""
+        return self._used0
+
+    @used0.setter
+    def used0(self, v: int) -> None:
+        self._used0 = v
+        self.free_now = self.total - v
+
+    def _resources(self, k: int) -> Resources:
+        r = self._res.get(k)
+        if r is None:
+            r = self._res[k] = Resources(procs=k)
+        return r
+
+    # --------------------------------------------------------------- profile
+    def _point(self, t: int, d: int) -> None:
+        times = self._times
+        i = bisect_left(times, t)
+        if i < len(times) and times[i] == t:
+            v = self._deltas[i] + d
+            if v:
+                self._deltas[i] = v
+            else:
+                del times[i]
+                del self._deltas[i]
+        else:
+            times.insert(i, t)
+            self._deltas.insert(i, d)
+
+    def _max_used(self, s: int, e: int) -> int:
+        """Most processors held at any instant of [s, e). O(P)."""
+        times, deltas = self._times, self._deltas
+        k = bisect_right(times, s)
+        u = self.used0 + sum(deltas[:k])
+        top = u
+        while k < len(times) and times[k] < e:
+            u += deltas[k]
+            if u > top:
+                top = u
+            k += 1
+        return top
+
+    # ------------------------------------------------------------ concrete nodes
+    def _take(self, alloc: Iterable[tuple[int, int]]) -> None:
+        free, fn = self.node_free, self._free_nodes
+        for i, k in alloc:
+            before = free[i]
+            free[i] = before - k
+            if free[i] < 0:
+                self.overcommitted.add(i)
+            if before > 0 and free[i] <= 0:
+                fn.discard(i)
+
+    def _give(self, alloc: Iterable[tuple[int, int]]) -> None:
+        free, fn = self.node_free, self._free_nodes
+        for i, k in alloc:
+            before = free[i]
+            free[i] = before + k
+            if before <= 0 < free[i]:
+                fn.add(i)
+
+    def _choose(self, procs: int) -> tuple[tuple[int, int], ...] | None:
+        """Processors free now, filling nodes in index order. O(k log N)."""
+        out = []
+        left = procs
+        free = self.node_free
+        for i in self._free_nodes:
+            k = min(free[i], left)
+            out.append((i, k))
+            left -= k
+            if not left:
+                return tuple(out)
+        return None
+
+    def _alloc(self, chosen: tuple[tuple[int, int], ...]) -> tuple[tuple[str, Resources], ...]:
+        nodes = self.nodes
+        return tuple((nodes[i].name, self._resources(k)) for i, k in chosen)
+
+    # ----------------------------------------------------------------- holds
+    def reserve(self, owner: str, start: int, end: int,
+                allocation: Iterable[tuple[str, Resources]], kind: str = "job",
+                force: bool = False, inside: Iterable[str] = (), procs: int | None = None) -> None:
+        """Hold `allocation` (or `procs` processors on no node yet) over [start, end).
+
+        A hold that covers the origin takes its nodes' processors now. KeyError if the
+        owner already holds something, OverAllocation if the processors are not free (unless
+        `force`: running jobs as reported). `inside` is accepted for the node table's
+        signature; no reservation other than jobs' exists under this planner. O(P + k log N).
+        """
+        if owner in self.holds:
+            raise KeyError(f"{owner!r} already holds resources; release it first")
+        allocation = tuple(allocation)
+        items = []
+        if allocation:
+            merged: dict[int, int] = {}
+            for name, res in allocation:
+                i = self.index.get(name)
+                if i is None:
+                    raise KeyError(f"unknown node {name!r}")
+                merged[i] = merged.get(i, 0) + res.procs
+            items = list(merged.items())
+            n = sum(k for _, k in items)
+        else:
+            n = int(procs or 0)
+        s = max(int(start), self.origin)
+        end = int(end)
+        if end <= s or n <= 0:
+            return
+        concrete = s <= self.origin and bool(items)
+        if not force:
+            if self._max_used(s, end) + n > self.total:
+                raise OverAllocation(f"{owner}: {n} processors are not free over [{s}, {end})")
+            if concrete and any(self.node_free[i] < k for i, k in items):
+                raise OverAllocation(f"{owner}: a node of its allocation is busy now")
+        else:
+            self.freed += 1
+        if s <= self.origin:
+            self.used0 += n
+        else:
+            self._point(s, n)
+        self._point(end, -n)
+        nodes = tuple(items) if concrete else ()
+        if nodes:
+            self._take(nodes)
+        elif items:
+            self._unclaimed.add(owner)
+        self.holds[owner] = CountHold(owner, kind, s, end, n, nodes, allocation)
+        self._ends.add((end, owner))
+        self.version += 1
+
+    def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
+                          inside: Iterable[str] = ()) -> None:
+        """reserve() for a Placement this table computed. O(P + k log N)."""
+        procs = p.items[0][1][0] if p.items and p.items[0][0] < 0 else None
+        self.reserve(owner, p.start, p.end, p.allocation, kind, procs=procs)
+
+    def release(self, owner: str) -> bool:
+        """Drop what `owner` holds; False when it held nothing. O(P + k log N)."""
+        h = self.holds.pop(owner, None)
+        if h is None:
+            return False
+        self._unclaimed.discard(owner)
+        if h.start <= self.origin:
+            self.used0 -= h.procs
+        else:
+            self._point(h.start, -h.procs)
+        self._point(h.end, h.procs)
+        if h.nodes:
+            self._give(h.nodes)
+        self._ends.discard((h.end, owner))
+        self.freed += 1
+        self.version += 1
+        return True
+
+    def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
+             ) -> None:
+        """Record holds as reported (no room check). O(H (P + k log N))."""
+        for owner, start, end, allocation, kind in holds:
+            self.reserve(owner, start, end, allocation, kind, force=True)
+        self.freed += 1
+        self.version += 1
+
+    def advance(self, now: int) -> list[str]:
+        """Move the origin to `now`; returns owners whose holds ended by then. Amortised
+        O(log P) per point passed and O(k log N) per expired hold."""
+        if now <= self.origin:
+            return []
+        self.version += 1
+        times = self._times
+        k = bisect_right(times, now)
+        if k:
+            self.used0 += sum(self._deltas[:k])
+            del times[:k]
+            del self._deltas[:k]
+        self.origin = now
+        expired = []
+        ends = self._ends
+        while ends and ends[0][0] <= now:
+            _e, owner = ends.pop(0)
+            h = self.holds.pop(owner)
+            self._unclaimed.discard(owner)
+            if h.nodes:
+                self._give(h.nodes)
+            expired.append(owner)
+        for owner in sorted(self._unclaimed):
+            h = self.holds[owner]
+            if h.start <= now:
+                self._unclaimed.discard(owner)
+                self._claim(h)
+        return expired
+
+    def _claim(self, h: CountHold) -> None:
+        """A reservation with nodes whose start has come takes them when they are free."""
+        merged: dict[int, int] = {}
+        for name, res in h.allocation:
+            i = self.index[name]
+            merged[i] = merged.get(i, 0) + res.procs
+        if all(self.node_free[i] >= k for i, k in merged.items()):
+            h.nodes = tuple(merged.items())
+            self._take(h.nodes)
+
+    # --------------------------------------------------------------- requests
+    def compile(self, req: JobRequest, job_class: str = "",
+                exclusive: bool | None = None) -> Compiled | NoPlacement:
+        """The request as a count, or why it can never fit. O(1) after the first time."""
+        got = self._compiled.get(req)
+        if got is None:
+            if not counts_request(req) or exclusive:
+                raise ValueError("the count planner answers only one-processor tasks")
+            if req.tasks > self.total:
+                got = NoPlacement(f"wider than the cluster: {req.tasks} tasks of {req.per_task} "
+                                  f"asked, the eligible nodes hold at most {self.total}")
+            else:
+                got = Compiled(req, _ONE, req.tasks, "any", 1, 0, False, self.usable, [])
+            self._compiled[req] = got
+        return got
+
+    def scan_count(self, need: int, wallclock: int, after: int | None = None,
+                   until: int | None = None, skip: CountHold | None = None) -> int | None:
+        """Earliest change point t in [after, until] with `need` processors free over the
+        whole of [t, t + wallclock), or None. Each point is passed at most twice: O(P)."""
+        w = max(int(wallclock), 1)
+        limit = self.total - need
+        if limit < 0:
+            return None
+        times, deltas = self._times, self._deltas
+        if skip is not None:
+            merged = dict(zip(times, deltas))
+            for t, d in ((skip.start, -skip.procs), (skip.end, skip.procs)):
+                if t > self.origin:
+                    merged[t] = merged.get(t, 0) + d
+            pts = sorted((t, d) for t, d in merged.items() if d)
+            times, deltas = [t for t, _ in pts], [d for _, d in pts]
+        origin = self.origin
+        t = origin if after is None or after < origin else int(after)
+        k = bisect_right(times, t)
+        u = self.used0 + (sum(deltas[:k]) if k else 0)
+        if skip is not None and skip.start <= origin:
+            u -= skip.procs
+        n = len(times)
+        while True:
+            if u <= limit:
+                e = t + w
+                j, uu = k, u
+                while j < n and times[j] < e:
+                    uu += deltas[j]
+                    if uu > limit:
+                        break
+                    j += 1
+                else:
+                    return t
+                t, u, k = times[j], uu, j + 1
+            else:
+                if k >= n:
+                    return None
+                t = times[k]
+                u += deltas[k]
+                k += 1
+            if until is not None and t > until:
+                return None
+
+    def earliest_start(self, request: JobRequest | Compiled, wallclock: int,
+                       after: int | None = None, *, until: int | None = None,
+                       ignore: Iterable[str] = (), policy: str = "FIRSTAVAILABLE",
+                       job_class: str = "", exclusive: bool | None = None
+                       ) -> Placement | NoPlacement:
+        """The earliest start at or after `after` (default: now). A start now comes with
+        the nodes to use (free processors in node order: on identical nodes any choice is as
+        good, so NODEALLOCATIONPOLICY has nothing to choose); a later one with none, only the
+        count. O(P) plus O(k log N) for a start now."""
+        cr = request if isinstance(request, Compiled) else self.compile(request, job_class,
+                                                                       exclusive)
+        if isinstance(cr, NoPlacement):
+            return cr
+        skip = None
+        for o in ignore:
+            h = self.holds.get(o)
+            if h is not None:
+                skip = h
+                break
+        w = max(int(wallclock), 1)
+        t = self.scan_count(cr.tasks, w, after, until, skip)
+        if t is None:
+            if until is not None:
+                return NoPlacement("does not fit by the time asked")
+            return NoPlacement("never fits on the nodes that are up (reservations block it)")
+        if t <= self.origin:
+            if skip is not None and skip.nodes:
+                self._give(skip.nodes)
+                chosen = self._choose(cr.tasks)
+                self._take(skip.nodes)
+            else:
+                chosen = self._choose(cr.tasks)
+            if chosen is not None:
+                return Placement(t, t + w, self._alloc(chosen), (), self.version)
+            if until is not None:
+                return NoPlacement("does not fit by the time asked")
+            t = self.scan_count(cr.tasks, w, self.origin + 1, None, skip)
+            if t is None:
+                return NoPlacement("never fits on the nodes that are up (reservations block it)")
+        return Placement(t, t + w, (), ((-1, (cr.tasks,)),), self.version)
+
+    def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
+        """Would holding exactly `allocation` over [start, end) fit now? O(P + k)."""
+        allocation = tuple(allocation)
+        s = max(start, self.origin)
+        n = 0
+        for name, res in allocation:
+            i = self.index.get(name)
+            if i is None:
+                return False
+            if s <= self.origin and self.node_free[i] < res.procs:
+                return False
+            n += res.procs
+        return self._max_used(s, end) + n <= self.total
+
+    # ----------------------------------------------------------------- views
+    def free_at(self, node: str, t: int) -> Resources:
+        """Free processors of a node now (future holds are not on nodes). O(1)."""
+        return self._resources(max(self.node_free[self.index[node]], 0))
+
+    def change_points(self) -> list[int]:
+        """Every change point after the origin, ascending. O(P)."""
+        return list(self._times)
+
+    def windows(self, mask: int | None = None, min_duration: int = 0) -> list[Window]:
+        """Free backfill windows from now, widest first: processors free now and for how
+        long that many stay free. O(P)."""
+        out: list[Window] = []
+        free = self.total - self.used0
+        t = self.origin
+        u = self.used0
+        prev = -1
+        for tp, d in zip(self._times, self._deltas):
+            u += d
+            if self.total - u < free:
+                dur = tp - t
+                if free > 0 and dur > prev and dur >= min_duration:
+                    out.append(Window(free, -(-free // max(self.per_node, 1)), dur))
+                    prev = dur
+                free = self.total - u
+        if free > 0:
+            out.append(Window(free, -(-free // max(self.per_node, 1)), FOREVER))
+        out.reverse()
+        return out
+
+    def dump(self) -> str:
+        lines = [f"count table at {self.origin}: {self.total} procs on {len(self.nodes)} nodes, "
+                 f"{self.used0} held now"]
+        u = self.used0
+        for t, d in zip(self._times, self._deltas):
+            u += d
+            lines.append(f"  {t}: {u} held")
+        return "\n".join(lines)
+
+    def _check(self) -> None:
+        """Assert every invariant: the profile and the node counts agree with the holds, and
+        no instant holds more processors than the cluster has. O(H log H + N)."""
+        used0 = 0
+        pts: dict[int, int] = {}
+        busy = [0] * len(self.nodes)
+        for o, h in self.holds.items():
+            assert h.end > self.origin and h.end > h.start and h.procs > 0, f"bad hold {o}"
+            assert (h.end, o) in self._ends, f"{o}: end not indexed"
+            if h.start <= self.origin:
+                used0 += h.procs
+            else:
+                pts[h.start] = pts.get(h.start, 0) + h.procs
+                assert not h.nodes, f"{o}: a future hold has nodes"
+            pts[h.end] = pts.get(h.end, 0) - h.procs
+            for i, k in h.nodes:
+                busy[i] += k
+            assert sum(k for _, k in h.nodes) in (0, h.procs), f"{o}: nodes do not match procs"
+        assert len(self._ends) == len(self.holds)
+        assert used0 == self.used0, f"held now {self.used0} != {used0}"
+        want = sorted((t, d) for t, d in pts.items() if d)
+        assert want == list(zip(self._times, self._deltas)), "stale profile"
+        assert all(t > self.origin for t in self._times), "change point before origin"
+        u = used0
+        if not self.overcommitted:
+            assert u <= self.total, f"over-allocated now: {u} > {self.total}"
+        for _t, d in want:
+            u += d
+            assert u >= 0
+            if not self.overcommitted:
+                assert u <= self.total, f"over-allocated at {_t}: {u} > {self.total}"
+        for i, b in enumerate(busy):
+            assert self.node_free[i] == self.per_node - b, f"node {self.nodes[i].name}: stale count"
+            assert (self.node_free[i] > 0) == (i in self._free_nodes), f"node {i}: free index"
+            if i not in self.overcommitted:
+                assert self.node_free[i] >= 0, f"node {self.nodes[i].name} over-allocated"
+        assert sum(busy) <= self.used0 or self.overcommitted, "nodes busy beyond the count"

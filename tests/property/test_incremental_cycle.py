@@ -1,0 +1,106 @@
+"""A cycle that keeps its structures between calls decides what a cycle built from scratch
+decides on the same snapshot, and `explain` does not change any decision.
+
+Random sequences of arrivals, job ends, refused starts and node changes drive the simulated
+resource manager; at every step the same snapshot goes to three cycles: the incremental one
+(its table, compiled requests and engine carried over), one whose state keeps only what the
+store persists (every cache dropped), and the incremental one with explain on.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import fields, replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maui_py.cfg import parse_config
+from maui_py.core.cycle import run_cycle
+from maui_py.core.state import SchedulerState
+from maui_py.model import Job, JobRequest, Node, NodeState, Resources, Start
+from maui_py.rm.protocol import StartFailure
+from maui_py.sim.rm import SimulatedRM
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+CACHES = ("table", "table_seq", "table_nodes", "running", "compiled", "external", "standing",
+          "nodecfg", "counting", "engine")
+
+
+def from_scratch(state: SchedulerState, memo: dict) -> SchedulerState:
+    """A copy holding only what the store persists: every cache back to its default."""
+    fresh = SchedulerState()
+    for f in fields(SchedulerState):
+        if f.name not in CACHES:
+            setattr(fresh, f.name, copy.deepcopy(getattr(state, f.name), dict(memo)))
+    return fresh
+
+
+@st.composite
+def scenarios(draw):
+    n = draw(st.integers(2, 8))
+    procs = draw(st.sampled_from([1, 2, 4]))
+    mixed = draw(st.booleans())
+    nodes = tuple(Node(f"n{i}", Resources.of(procs * (2 if mixed and i == 0 else 1)))
+                  for i in range(n))
+    total = sum(nd.resources.procs for nd in nodes)
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 2, 100]))}\n"
+            f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
+            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT']))}\n"
+            f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['LASTAVAILABLE', 'FIRSTAVAILABLE', 'MINRESOURCE']))}\n"
+            "QUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\n"
+            "RESERVATIONRETRYTIME 30\n")
+    steps = []
+    for k in range(draw(st.integers(3, 25))):
+        kind = draw(st.sampled_from(["arrive", "arrive", "arrive", "end", "refuse", "node", "tick"]))
+        tasks = draw(st.integers(1, total + 1))
+        excl = draw(st.integers(0, 5)) == 0
+        steps.append((kind, tasks, draw(st.integers(10, 400)), draw(st.integers(0, 90)),
+                      excl, draw(st.integers(0, 10_000))))
+    return nodes, text, steps
+
+
+@SETTINGS
+@given(scenarios())
+def test_incremental_cycles_decide_as_cycles_built_from_scratch(sc):
+    nodes, text, steps = sc
+    cfg = parse_config(text)
+    now = [1000]
+    rm = SimulatedRM(nodes, lambda: now[0])
+    state = SchedulerState()
+    for k, (kind, tasks, wc, gap, excl, pick) in enumerate(steps):
+        now[0] += gap
+        if kind == "arrive":
+            rm.submit(Job(f"j{k:02d}", f"u{pick % 3}", JobRequest(tasks=tasks, exclusive=excl),
+                          wc, now[0]), wc)
+        elif kind == "end":
+            running = sorted(j for j, r in rm.records.items() if r.start is not None and r.end is None)
+            if running:
+                rm.finish(running[pick % len(running)], now[0])
+        elif kind == "node":
+            i = pick % len(rm.nodes)
+            nd = rm.nodes[i]
+            up = not nd.state.usable
+            rm.nodes = rm.nodes[:i] + (replace(nd, state=NodeState.IDLE if up else NodeState.DOWN),) \
+                + rm.nodes[i + 1:]
+            (rm._up.add if up else rm._up.discard)(nd.name)
+        snap = rm.snapshot()
+        scratch, told = from_scratch(state, {id(cfg): cfg}), copy.deepcopy(state, {id(cfg): cfg})
+        got = run_cycle(snap, cfg, state, explain=False)
+        want = run_cycle(snap, cfg, scratch, explain=False)
+        explained = run_cycle(snap, cfg, told, explain=True)
+        assert got.decisions == want.decisions, f"step {k} ({kind})"
+        assert got.decisions == explained.decisions, f"step {k} ({kind}): explain changed it"
+        state = got.state
+        state.table._check()
+        decisions = got.decisions
+        refused = []
+        if kind == "refuse":
+            starts = [d for d in decisions if isinstance(d, Start)]
+            if starts:
+                refused = [starts[pick % len(starts)].job_id]
+                decisions = [d for d in decisions if getattr(d, "job_id", None) not in refused]
+        failures = rm.apply(decisions)
+        assert rm.check.ok, rm.check.violations
+        state.note_failures(list(failures) + [StartFailure(j, "refused by the test") for j in refused])
