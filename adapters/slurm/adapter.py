@@ -11,11 +11,20 @@ A start Slurm refuses (an error on its update or release; with verify_timeout, s
 pending with Reason=BadConstraints or any reason when the time is up) comes back as a
 StartFailure. Every command is an argument list; job ids must be Slurm ids (digits, or
 digits_digits for array elements) and node names host names, else the start is refused.
+
+Outages and refused starts (issue 13): an answer with Slurm's `errors` list, or with no node
+where the last good answer had some, raises RMOutage (never an empty view). A start whose
+time limit is over its partition's MaxTime (`scontrol show partition -o`, read again every
+`partition_refresh` s) is never pushed: it is refused and the job held (`scontrol hold`),
+since Slurm would never run it. A Defer of a job Slurm shows released (a push it did not
+carry out) sends it back to the gate (`uhold`). A waiting job with no time limit gets
+CLASSCFG[class] DEFAULT.WCLIMIT, pushed with its start as `TimeLimit=`.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import time
@@ -23,11 +32,12 @@ from dataclasses import replace
 from typing import Any, Callable, Hashable, Sequence
 
 from maui_py.model import (
-    ClusterSnapshot, Decision, HoldType, Job, JobState, Node, ReleaseHold, Reservation, Reserve,
-    Start,
+    ClusterSnapshot, Decision, Defer, HoldType, Job, JobState, Node, ReleaseHold, Reservation,
+    Reserve, Start,
 )
 from maui_py.model import Hold as HoldDecision
-from maui_py.rm.protocol import RMError, StartFailure
+from maui_py.model.times import duration
+from maui_py.rm.protocol import RMError, StartFailure, check_answer
 from maui_py.rm.runner import Result, Runner, run
 
 from . import hostlist
@@ -38,10 +48,34 @@ from .parse import (
     SlurmJobs, parse_job_ids, parse_scontrol_jobs, parse_scontrol_mirrors, parse_scontrol_nodes,
     parse_scontrol_reservations, parse_sinfo_json, parse_squeue_json,
 )
+from .values import UNLIMITED_WALLCLOCK, time_limit_seconds
 
 log = logging.getLogger("maui_py.adapters.slurm")
 DEFAULT_TIMEOUT = 30.0
 _NO_JSON = re.compile(r"unrecognized option|invalid option|unknown option|illegal option", re.I)
+_PART_FIELD = re.compile(r"(?:^|\s)(PartitionName|MaxTime)=(\S*)")
+GATE_REASONS = frozenset({"JobHeldUser", "JobHeldAdmin"})
+"""Reasons of a job Slurm keeps held (the gate, or an admin hold): not released."""
+
+
+def parse_partition_max_times(text: str) -> dict[str, int]:
+    """`scontrol show partition -o` -> {partition: MaxTime in seconds}; partitions without
+    a limit (UNLIMITED) are left out, and so is a line that cannot be read (logged).
+    Partition names are the admin's, never a user's. O(size of the text)."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        fields = dict(_PART_FIELD.findall(line))
+        name = fields.get("PartitionName")
+        if not name:
+            continue
+        try:
+            limit = time_limit_seconds(fields.get("MaxTime"))
+        except ValueError as e:
+            log.warning("scontrol show partition: %s: MaxTime not read: %s", name, e)
+            continue
+        if limit is not None:
+            out[name] = limit
+    return out
 
 
 class SlurmAdapter:
@@ -59,8 +93,10 @@ class SlurmAdapter:
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
                  hold_all: bool = True, verify_timeout: float = 0.0,
                  mirror_reservations: bool = False, read_reservations: bool = True,
-                 slurm_conf: str | None = None, poll_interval: float = 0.2):
+                 slurm_conf: str | None = None, poll_interval: float = 0.2,
+                 partition_refresh: float = 60.0):
         attrs = cfg.object("RMCFG", rm_name) if cfg is not None else {}
+        self._cfg = cfg
         self.name = rm_name
         self.timeout = float(attrs.get("TIMEOUT") or DEFAULT_TIMEOUT)
         conf = slurm_conf or attrs.get("CONFIGFILE")
@@ -77,6 +113,12 @@ class SlurmAdapter:
         self._last = SlurmJobs()
         self._seq = 0
         self._closed = False
+        self.partition_refresh = partition_refresh
+        self.max_times: dict[str, int] = {}     # partition -> MaxTime (s), limited ones only
+        self._partitions_read: float | None = None
+        self._last_nodes = 0                    # nodes in the last good answer
+        self._defaults: dict[str, int] = {}     # waiting job -> DEFAULT.WCLIMIT it was given
+        self._class_defaults: dict[str, int | None] = {}
 
     # ------------------------------------------------------------------ commands
     def _run(self, argv: list[str], stdin: str | None = None) -> Result:
@@ -155,14 +197,53 @@ class SlurmAdapter:
             del self._holds[gone]
         return tuple(out)
 
+    def _read_partitions(self) -> None:
+        """Partition MaxTimes, read again when `partition_refresh` seconds have passed."""
+        now = self._clock()
+        if self._partitions_read is not None and now - self._partitions_read < self.partition_refresh:
+            return
+        self.max_times = parse_partition_max_times(self._ok(["scontrol", "show", "partition", "-o"]))
+        self._partitions_read = now
+
+    def _class_default(self, job_class: str) -> int | None:
+        """CLASSCFG[class] DEFAULT.WCLIMIT, else CLASSCFG[DEFAULT]'s (seconds), or None."""
+        if job_class not in self._class_defaults:
+            found = None
+            if self._cfg is not None:
+                for name in ((job_class, "DEFAULT") if job_class else ("DEFAULT",)):
+                    v = self._cfg.object("CLASSCFG", name).get("DEFAULT.WCLIMIT")
+                    if isinstance(v, int) and v > 0:
+                        found = v
+                        break
+            self._class_defaults[job_class] = found
+        return self._class_defaults[job_class]
+
+    def _with_defaults(self, jobs: tuple[Job, ...]) -> tuple[Job, ...]:
+        """A waiting job with no time limit is planned with its class's DEFAULT.WCLIMIT
+        (and gets it as TimeLimit when started). O(jobs)."""
+        self._defaults = {}
+        out = []
+        for j in jobs:
+            if j.state is JobState.IDLE and j.wallclock >= UNLIMITED_WALLCLOCK:
+                default = self._class_default(j.class_)
+                if default is not None:
+                    self._defaults[j.id] = default
+                    j = replace(j, wallclock=default)
+            out.append(j)
+        return tuple(out)
+
     def snapshot(self) -> ClusterSnapshot:
-        """The cluster now (finished jobs left out). RMError when a command fails."""
+        """The cluster now (finished jobs left out). RMError when a command fails, RMOutage
+        when Slurm answers with errors or with no node although it had some."""
         nodes = self._read_nodes()
+        check_answer("sinfo", len(nodes), self._last_nodes)
         jobs = self._read_jobs().active()
+        self._read_partitions()
         self._last = jobs
         self.bad_constraints = jobs.bad_constraints
-        job_list = self._with_our_holds(jobs)
+        job_list = self._with_defaults(self._with_our_holds(jobs))
         reservations = self._read_reservations(nodes, job_list)
+        self._last_nodes = len(nodes)
         self._seq += 1
         return ClusterSnapshot(now=int(self._clock()), nodes=tuple(nodes), jobs=job_list,
                                reservations=tuple(reservations), seq=self._seq)
@@ -194,7 +275,24 @@ class SlurmAdapter:
         last = self._last_job(s.job_id)
         if last is not None and last.state in (JobState.RUNNING, JobState.SUSPENDED):
             raise ValueError("refused: the job is already running")
-        return f"update JobId={s.job_id} NodeList={hostlist.compress(nodes)} NumNodes={len(nodes)}-{len(nodes)}"
+        line = f"update JobId={s.job_id} NodeList={hostlist.compress(nodes)} NumNodes={len(nodes)}-{len(nodes)}"
+        default = self._defaults.get(s.job_id)
+        if default is not None:
+            line += f" TimeLimit={math.ceil(default / 60)}"
+        return line
+
+    def over_max_time(self, job_id: str) -> str | None:
+        """Why Slurm would never run this job (its time limit over its partition's
+        MaxTime), or None."""
+        last = self._last_job(job_id)
+        if last is None:
+            return None
+        limit = self.max_times.get(last.class_)
+        wall = self._defaults.get(job_id, last.wallclock)
+        if limit is None or wall <= limit:
+            return None
+        return (f"time limit {duration(wall)} over partition {last.class_} MaxTime "
+                f"{duration(limit)}: Slurm would never run it")
 
     def _last_job(self, job_id: str) -> Job | None:
         for j in self._last.jobs:
@@ -207,8 +305,20 @@ class SlurmAdapter:
         if last is not None:
             self._pins[s.job_id] = Pin(frozenset(s.nodes), last.request.hostlist, last.request.nodes)
 
+    def _released_waiting(self, job_id: str) -> bool:
+        """Slurm shows the job waiting but released (not at the gate, not admin-held)."""
+        last = self._last_job(job_id)
+        return (last is not None and last.state in (JobState.IDLE, JobState.STARTING)
+                and self._last.reasons.get(job_id, "") not in GATE_REASONS)
+
     def _hold_lines(self, decisions: Sequence[Decision], batch: Batch) -> None:
         for d in decisions:
+            if isinstance(d, Defer) and self.hold_all and JOB_ID.match(d.job_id) \
+                    and self._released_waiting(d.job_id):
+                # a push Slurm did not carry out: back to the gate, or Slurm may start the
+                # job later on its pinned nodes behind maui-py's back
+                batch.add(("regate", d.job_id), f"uhold {d.job_id}")
+                continue
             if not isinstance(d, (HoldDecision, ReleaseHold)) or d.hold is HoldType.DEFER:
                 continue
             if not JOB_ID.match(d.job_id):
@@ -232,6 +342,12 @@ class SlurmAdapter:
         phase1 = Batch()
         for d in decisions:
             if isinstance(d, Start) and d.job_id not in starts:
+                never = self.over_max_time(d.job_id) if JOB_ID.match(d.job_id) else None
+                if never is not None:      # never pushed; held so it stays off Slurm's queue
+                    log.warning("job %s not started and held: %s", d.job_id, never)
+                    phase1.add(("hold", d.job_id, HoldType.BATCH), f"hold {d.job_id}")
+                    failures.append(StartFailure(d.job_id, f"refused and held: {never}"))
+                    continue
                 try:
                     phase1.add(("start", d.job_id), self._start_line(d))
                     starts[d.job_id] = d
@@ -276,6 +392,8 @@ class SlurmAdapter:
                 self._holds[key[1]] = key[2]
             elif key[0] == "unhold":
                 self._holds.pop(key[1], None)
+            elif key[0] == "regate":
+                self._pins.pop(key[1], None)
             elif key[0] == "resv":
                 change = mirror_changes.get(key[1])
                 if change is None:

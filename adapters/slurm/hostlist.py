@@ -4,6 +4,9 @@
 expression of the same form, for `scontrol update NodeList=`. Padding follows Slurm: a range
 whose lower bound has a leading zero (`01`) keeps that width; `node[9-10]` is unpadded.
 Both are linear in the size of their output (expand) or input (compress, plus a sort).
+Hostlists come from the resource manager's output, so `expand` counts the names an
+expression stands for before producing any and refuses more than MAX_NAMES: `n[0-99999999]`
+is an error in the time it takes to read it, not minutes of work and all the memory.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import re
 from typing import Iterable
 
 _TAIL = re.compile(r"^(.*?)(\d+)$")
+MAX_NAMES = 100_000
+"""The most host names one expression may expand to (far more nodes than any cluster)."""
 
 
 class HostlistError(ValueError):
@@ -39,48 +44,90 @@ def _split_top(expr: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def _range_values(body: str, expr: str) -> list[str]:
-    """`1-3,05` -> ['1', '2', '3', '05'] keeping each range's padding."""
-    out: list[str] = []
+def _ranges(body: str, expr: str) -> tuple[list[tuple[int, int, int, str]], int]:
+    """`1-3,05` -> ([(1, 3, 0, ''), (5, 5, 0, '05')], 4): (low, high, zero-pad width, the
+    text of a single value) per piece, and how many values they hold. O(len(body))."""
+    out: list[tuple[int, int, int, str]] = []
+    count = 0
     for piece in body.split(","):
         lo, sep, hi = piece.strip().partition("-")
-        if not lo.isdigit() or (sep and not hi.isdigit()):
+        if not (lo.isascii() and lo.isdigit()) or (sep and not (hi.isascii() and hi.isdigit())):
             raise HostlistError(f"bad range {piece!r} in {expr!r}")
         if not sep:
-            out.append(lo)
+            out.append((0, 0, 0, lo))
+            count += 1
             continue
+        if len(lo) > 18 or len(hi) > 18:
+            raise HostlistError(f"range {piece[:40]!r} too large in {expr[:60]!r}")
         a, b = int(lo), int(hi)
         if b < a:
             raise HostlistError(f"descending range {piece!r} in {expr!r}")
-        width = len(lo) if lo.startswith("0") and len(lo) > 1 else 0
-        out.extend(str(i).zfill(width) for i in range(a, b + 1))
+        out.append((a, b, len(lo) if lo.startswith("0") and len(lo) > 1 else 0, ""))
+        count += b - a + 1
+    return out, count
+
+
+def _terms(term: str, expr: str) -> tuple[list[tuple[str, list]], str, int]:
+    """One comma-free term as (text before, ranges) per bracket group, the text after the
+    last group, and how many names the cartesian product holds. O(len(term))."""
+    groups: list[tuple[str, list]] = []
+    total, at = 1, 0
+    while True:
+        open_at = term.find("[", at)
+        if open_at < 0:
+            tail = term[at:]
+            if "]" in tail:
+                raise HostlistError(f"unbalanced ']' in {expr[:60]!r}")
+            return groups, tail, total
+        close_at = term.find("]", open_at)
+        if close_at < 0:
+            raise HostlistError(f"unbalanced '[' in {expr[:60]!r}")
+        head = term[at:open_at]
+        if "]" in head:
+            raise HostlistError(f"unbalanced ']' in {expr[:60]!r}")
+        ranges, count = _ranges(term[open_at + 1:close_at], expr)
+        total *= count
+        if total > MAX_NAMES:
+            raise HostlistError(f"{expr[:60]!r} names more than {MAX_NAMES} hosts")
+        groups.append((head, ranges))
+        at = close_at + 1
+
+
+def _values(ranges: list[tuple[int, int, int, str]]) -> list[str]:
+    out: list[str] = []
+    for a, b, width, single in ranges:
+        if single:
+            out.append(single)
+        else:
+            out.extend(str(i).zfill(width) for i in range(a, b + 1))
     return out
 
 
 def _expand_one(term: str, expr: str) -> list[str]:
     """One comma-free term, possibly with several bracket groups (cartesian product)."""
-    open_at = term.find("[")
-    if open_at < 0:
-        if "]" in term:
-            raise HostlistError(f"unbalanced ']' in {expr!r}")
-        return [term]
-    close_at = term.find("]", open_at)
-    if close_at < 0:
-        raise HostlistError(f"unbalanced '[' in {expr!r}")
-    head, body, rest = term[:open_at], term[open_at + 1:close_at], term[close_at + 1:]
-    tails = _expand_one(rest, expr) if rest else [""]
-    return [head + v + t for v in _range_values(body, expr) for t in tails]
+    groups, tail, _count = _terms(term, expr)
+    names = [""]
+    for head, ranges in groups:
+        names = [n + head + v for n in names for v in _values(ranges)]
+    return [n + tail for n in names]
 
 
 def expand(expr: str | None) -> list[str]:
     """Host names of a hostlist expression, in order, duplicates kept out.
 
-    Empty, None and Slurm's `(null)` give []. Raises HostlistError on a malformed expression.
+    Empty, None and Slurm's `(null)` give []. Raises HostlistError on a malformed expression
+    or one that names more than MAX_NAMES hosts (counted before any name is made).
     """
     if not expr or expr.strip() in ("(null)", "None", "N/A"):
         return []
+    terms = _split_top(expr.strip())
+    total = 0
+    for term in terms:
+        total += _terms(term, expr)[2]
+        if total > MAX_NAMES:
+            raise HostlistError(f"{expr[:60]!r} names more than {MAX_NAMES} hosts")
     seen: dict[str, None] = {}
-    for term in _split_top(expr.strip()):
+    for term in terms:
         for name in _expand_one(term, expr):
             seen.setdefault(name, None)
     return list(seen)

@@ -3,7 +3,9 @@
 Both readers first build a `RawJob` (the fields maui-py uses, in one shape), then
 `to_jobs` maps it; the mapping rules are listed in parse.py's docstring. Every function
 here handles one record and is linear in its size (an unsplit job array is expanded into
-one Job per task, at most MAX_ARRAY_TASKS).
+one Job per task, at most MAX_ARRAY_TASKS). A record whose numbers are beyond
+maui_py.rm.check's bounds (ids, limits, times, sizes), or whose array spec names no task
+(`5-1`), raises ValueError and is skipped with a warning by parse.py.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
 from maui_py.model import HoldType, Job, JobRequest, JobState, Resources
+from maui_py.rm.check import MAX_ID, job_problem
 from maui_py.rm.protocol import RecordWarning
 
 from . import hostlist
@@ -283,19 +286,29 @@ def _array_ids(raw: RawJob) -> list[str]:
     spec = raw.array_task.split("%")[0]
     if not raw.array_job_id or not spec or spec.isdigit():
         return [job_key(raw)]
-    ids: list[str] = []
+    ids: dict[str, None] = {}
+    repeated = 0
     for piece in split_outside_parens(spec):
         lo, _, rest = piece.partition("-")
         hi, _, step = rest.partition(":")
         a = int(lo)
         b = int(hi) if hi else a
-        for t in range(a, b + 1, int(step) if step else 1):
+        by = int(step) if step else 1
+        if a < 0 or b < a or by < 1:
+            raise ValueError(f"job array {raw.array_job_id}: task range {piece[:40]!r} "
+                             "names no task")
+        for t in range(a, b + 1, by):
             if len(ids) >= MAX_ARRAY_TASKS:
                 warnings.warn(f"job array {raw.array_job_id}: only the first {MAX_ARRAY_TASKS} "
                               f"pending tasks are scheduled this cycle", RecordWarning, stacklevel=2)
-                return ids
-            ids.append(f"{raw.array_job_id}_{t}")
-    return ids
+                return list(ids)
+            key = f"{raw.array_job_id}_{t}"
+            repeated += key in ids
+            ids[key] = None
+    if repeated:
+        warnings.warn(f"job array {raw.array_job_id}: task spec {spec[:40]!r} names {repeated} "
+                      "task(s) twice; each is scheduled once", RecordWarning, stacklevel=2)
+    return list(ids)
 
 
 def to_jobs(raw: RawJob, *, hold_all: bool = True,
@@ -323,6 +336,11 @@ def to_jobs(raw: RawJob, *, hold_all: bool = True,
         start_time=raw.start_time if state in (JobState.RUNNING, JobState.SUSPENDED) else None,
         allocation=allocation, reservation=raw.reservation or None, depends_satisfied=depends,
     )
+    if not 0 < raw.job_id < MAX_ID or not 0 <= raw.array_job_id < MAX_ID:
+        raise ValueError(f"job id {raw.job_id} / array id {raw.array_job_id} out of range")
+    bad = job_problem(job)
+    if bad:
+        raise ValueError(bad)
     job = replace(job, id=job_key(raw))
     ids = _array_ids(raw)
     if ids == [job.id]:

@@ -61,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar
 
 from maui_py.model import Job, JobState, Node, Reservation
-from maui_py.rm.protocol import RecordWarning
+from maui_py.rm.protocol import RecordWarning, RMOutage
 
 from .hostlist import HostlistError
 from .jobs import Pin, RawJob, bad_constraints, job_key, raw_from_json, raw_from_text, to_jobs
@@ -71,7 +71,10 @@ from .records import JOB_KEYS, NODE_KEYS, RESERVATION_KEYS, RecordError, parse_l
 from .reservations import reservation_from_text
 
 T = TypeVar("T")
-RECORD_ERRORS = (KeyError, ValueError, TypeError, AttributeError, IndexError, HostlistError)
+RECORD_ERRORS = (KeyError, ValueError, TypeError, AttributeError, IndexError, OverflowError,
+                 HostlistError)
+"""What reading one record may raise; the record is skipped with a warning. OverflowError:
+a JSON `1e999` is a float infinity, which no integer field can take."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,19 +112,31 @@ def _tolerant(items: Iterable[T], convert: Callable[[T], Any], what: str,
 
 
 def _json_list(text: str, key: str, what: str) -> list[Any]:
+    """doc[key] of a JSON document. ValueError when the text is not JSON, nests deeper than
+    Python's parser can go (RecursionError) or holds an integer of thousands of digits."""
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError(f"{what}: not JSON: {e}") from e
+    except RecursionError:
+        raise ValueError(f"{what}: not JSON: nested too deeply") from None
+    except ValueError as e:
+        raise ValueError(f"{what}: not JSON: {str(e)[:200]}") from e
     if not isinstance(doc, dict) or not isinstance(doc.get(key), list):
         raise ValueError(f"{what}: no '{key}' list in the output")
-    for err in doc.get("errors") or []:
-        warnings.warn(f"{what}: Slurm reported {err!r}", RecordWarning, stacklevel=3)
+    errors = doc.get("errors")
+    errors = errors if isinstance(errors, list) else [errors] if errors else []
+    if errors:   # exit 0 with an error list: slurmctld unreachable, an outage (issue 13)
+        raise RMOutage(f"{what}: Slurm reported {len(errors)} error(s), first: {str(errors[0])[:200]}")
     return doc[key]
 
 
 def _json_ident(item: Any, key: str) -> str:
-    return f"{key}={item.get(key)!r}" if isinstance(item, dict) else f"a {type(item).__name__}"
+    if not isinstance(item, dict):
+        return f"a {type(item).__name__}"
+    value = item.get(key)
+    if isinstance(value, (dict, list)):
+        return f"{key}=a {type(value).__name__}"
+    return f"{key}={value!r}" if isinstance(value, int) and abs(value) < 1 << 63 else \
+        f"{key}={str(value)[:40]!r}"
 
 
 def _lines(text: str) -> list[str]:
@@ -202,13 +217,13 @@ def parse_sinfo_json(text: str) -> list[Node]:
     """`sinfo --json` -> nodes (one entry per node; repeated names keep the first)."""
     items = _json_list(text, "nodes", "sinfo --json")
     return _unique(_tolerant(items, _checked(node_from_json), "sinfo --json",
-                             lambda x: _json_ident(x, "name")))
+                             lambda x: _json_ident(x, "name")), "sinfo --json")
 
 
 def parse_scontrol_nodes(text: str) -> list[Node]:
     """`scontrol show node -o` -> nodes."""
     return _unique(_tolerant(_lines(text), lambda ln: node_from_text(parse_line(ln, NODE_KEYS)),
-                             "scontrol show node", _line_ident))
+                             "scontrol show node", _line_ident), "scontrol show node")
 
 
 def parse_scontrol_reservations(text: str, nodes: Iterable[Node] = (),
@@ -229,10 +244,15 @@ def parse_scontrol_mirrors(text: str) -> dict[str, Mirror]:
     return dict(m for m in found if m is not None)
 
 
-def _unique(nodes: Iterable[Node]) -> list[Node]:
+def _unique(nodes: Iterable[Node], what: str) -> list[Node]:
+    """The first record of each node name; a repeated one is skipped with a warning."""
     seen: dict[str, Node] = {}
     for n in nodes:
-        seen.setdefault(n.name, n)
+        if n.name in seen:
+            warnings.warn(f"{what}: skipped a second record of node {n.name!r}", RecordWarning,
+                          stacklevel=3)
+            continue
+        seen[n.name] = n
     return list(seen.values())
 
 

@@ -2,15 +2,20 @@
 
 Shared by the JSON and the `scontrol show -o` readers so both map a value the same way.
 Each function takes one value and is linear in its length. A value that cannot be read
-raises ValueError; the caller skips the record that holds it (with a RecordWarning).
+raises ValueError; the caller skips the record that holds it (with a RecordWarning). That
+includes values no cluster has (non-finite floats, integers of hundreds of digits, negative
+or century-long time limits): the bounds are maui_py.rm.check's, which the snapshot check
+applies again to whatever reaches the cycle.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from datetime import datetime
 
 from maui_py.model import NodeState
+from maui_py.rm.check import MAX_EPOCH, MAX_MEM_MB, MAX_SECONDS
 
 NO_VAL = 0xFFFFFFFE          # Slurm's "not set" for 32-bit fields (4294967294)
 INFINITE = 0xFFFFFFFF        # Slurm's "unlimited" for 32-bit fields
@@ -18,6 +23,9 @@ UNLIMITED_WALLCLOCK = 365 * 86400
 """A job without a time limit (UNLIMITED, or none with MaxTime=INFINITE) is planned as if it
 asked for 365 days: long enough that nothing is backfilled behind it by mistake, short enough
 that end times stay ordinary integers."""
+
+MAX_INT = 1 << 63
+"""Integers at or beyond this (in absolute value) are garbage: they would not fit the store."""
 
 NULLS = frozenset({"", "(null)", "None", "N/A", "n/a", "Unknown", "UNKNOWN", "null"})
 
@@ -39,7 +47,22 @@ def opt_int(value: object) -> int | None:
     if is_null(value) or isinstance(value, bool):
         return None
     n = int(value) if isinstance(value, int) else int(str(value).strip())
+    if not -MAX_INT < n < MAX_INT:
+        raise ValueError(f"integer of {len(str(n))} digits")
     return None if n in (NO_VAL, INFINITE) else n
+
+
+def _finite(x: float, what: str) -> float:
+    if not math.isfinite(x):
+        raise ValueError(f"{what} {x!r} is not a finite number")
+    return x
+
+
+def _bounded(n: int, low: int, high: int, what: str) -> int:
+    if not low <= n <= high:
+        raise ValueError(f"{what} {n if abs(n) < MAX_INT else 'of ' + str(len(str(n))) + ' digits'}"
+                         f" out of range [{low}, {high}]")
+    return n
 
 
 def mem_mb(value: object) -> int | None:
@@ -47,11 +70,17 @@ def mem_mb(value: object) -> int | None:
     if is_null(value):
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return None if int(value) in (NO_VAL, INFINITE) else int(value)
+        value = _finite(value, "memory") if isinstance(value, float) else value
+        if int(value) in (NO_VAL, INFINITE):
+            return None
+        return _bounded(int(value), 0, MAX_MEM_MB, "memory (MB)")
     s = str(value).strip().upper()
     unit = _MEM_UNITS.get(s[-1:])
-    number = float(s[:-1]) if unit is not None else float(s)
-    return int(round(number * (unit if unit is not None else 1)))
+    number = _finite(float(s[:-1]) if unit is not None else float(s), "memory")
+    mb = _finite(number * (unit if unit is not None else 1), "memory")
+    if not 0 <= mb <= MAX_MEM_MB:
+        raise ValueError(f"memory {s[:40]!r} out of range")
+    return int(round(mb))
 
 
 def time_limit_seconds(value: object) -> int | None:
@@ -63,7 +92,9 @@ def time_limit_seconds(value: object) -> int | None:
     if is_null(value):
         return None
     if isinstance(value, int) and not isinstance(value, bool):
-        return None if value in (NO_VAL, INFINITE) else value * 60
+        if value in (NO_VAL, INFINITE):
+            return None
+        return _bounded(value * 60, 0, MAX_SECONDS, "time limit (s)")
     s = str(value).strip()
     if s.upper() in ("UNLIMITED", "INFINITE", "PARTITION_LIMIT"):
         return None
@@ -81,8 +112,10 @@ def time_limit_seconds(value: object) -> int | None:
     elif len(fields) == 3:
         h, m, sec = fields
     else:
-        raise ValueError(f"bad time {s!r}")
-    return ((int(days) * 24 + h) * 60 + m) * 60 + sec
+        raise ValueError(f"bad time {s[:40]!r}")
+    if min(h, m, sec) < 0:
+        raise ValueError(f"negative time {s[:40]!r}")
+    return _bounded(((int(days) * 24 + h) * 60 + m) * 60 + sec, 0, MAX_SECONDS, "time limit (s)")
 
 
 def epoch(value: object) -> int | None:
@@ -90,11 +123,12 @@ def epoch(value: object) -> int | None:
     if is_null(value):
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value) or None
-    s = str(value).strip()
-    if s.isdigit():
-        return int(s) or None
-    return int(datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp())
+        n = int(_finite(value, "time")) if isinstance(value, float) else value
+    elif (s := str(value).strip()).isdigit():
+        n = int(s)
+    else:
+        n = int(datetime.strptime(s, "%Y-%m-%dT%H:%M:%S").timestamp())
+    return _bounded(n, 0, MAX_EPOCH, "time") or None
 
 
 def _count(s: str) -> int:
@@ -170,8 +204,8 @@ def node_state(state: str, flags: list[str] | tuple[str, ...] = ()) -> NodeState
     """Slurm node state (+ flags) -> NodeState.
 
     `state` is the base state in either spelling (`idle`, `IDLE+DRAIN`, `DOWN*`,
-    `MIXED+DRAIN`); `flags` are the JSON `state_flags`. DOWN, NOT_RESPONDING, powered-down
-    and invalid registrations -> DOWN; DRAIN/FAIL on a node with nothing allocated -> DRAINED,
+    `MIXED+DRAIN`); `flags` are the JSON `state_flags`. DOWN, powered-down and invalid
+    registrations -> DOWN; NOT_RESPONDING alone (`idle*`) and UNKNOWN -> UNKNOWN; DRAIN/FAIL on a node with nothing allocated -> DRAINED,
     with jobs still on it -> DRAINING; otherwise IDLE / MIXED (RUNNING) / ALLOCATED (BUSY).
     """
     all_flags = {f.strip().upper() for f in flags}
@@ -186,8 +220,9 @@ def node_state(state: str, flags: list[str] | tuple[str, ...] = ()) -> NodeState
     if base not in _BASE:
         return NodeState.UNKNOWN
     mapped = _BASE[base]
-    if mapped is NodeState.DOWN or all_flags & _DOWN_FLAGS:
+    if mapped is NodeState.DOWN or all_flags & (_DOWN_FLAGS - {"NOT_RESPONDING"}):
         return NodeState.DOWN
     if all_flags & _DRAIN_FLAGS:
         return NodeState.DRAINED if mapped is NodeState.IDLE else NodeState.DRAINING
-    return mapped
+    # slurmd silent but not (yet) DOWN, e.g. just after a slurmctld restart: not known yet
+    return NodeState.UNKNOWN if "NOT_RESPONDING" in all_flags else mapped

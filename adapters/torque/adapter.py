@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 from maui_py.model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, ReleaseHold,
                            Start)
-from maui_py.rm.protocol import RMError, StartFailure
+from maui_py.rm.protocol import RMError, StartFailure, check_answer
 from maui_py.rm.runner import Result, Runner, run
 
 from .nodespec import qrun_hosts
@@ -64,6 +64,7 @@ class TorqueAdapter:
         self._run = runner
         self._clock = clock
         self._seq = 0
+        self._last_nodes = 0        # nodes in the last good answer (an empty one is an outage)
         self._held: dict[str, HoldType] = {}  # job id -> the hold maui-py set on it
         self.failures: list[StartFailure] = []  # every refused command of the last apply()
 
@@ -89,6 +90,7 @@ class TorqueAdapter:
             nodes = parse_pbsnodes(nodes_xml)
         except TorqueParseError as e:
             raise RMError(f"pbsnodes -x: {e}") from e
+        check_answer("pbsnodes -x", len(nodes), self._last_nodes)
         try:
             records = parse_qstat(jobs_xml, now=now, node_names={n.name for n in nodes},
                                   default_wallclock=self.default_wallclock)
@@ -97,6 +99,7 @@ class TorqueAdapter:
         self._forget_released(records)
         jobs = tuple(self._own_holds(r.job) for r in records
                      if r.job.state is not JobState.COMPLETED and not r.is_array_parent)
+        self._last_nodes = len(nodes)
         self._seq += 1
         return ClusterSnapshot(now, tuple(nodes), jobs, seq=self._seq)
 

@@ -20,14 +20,13 @@ Mapping choices (docs/torque.md has the table):
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 from typing import Container, Mapping
 
 from maui_py.model import JobRequest, Resources
 
-from .values import size_mb
+from .values import MAX_DIGITS, size_mb
 
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", re.ASCII)
 _NUMBER = re.compile(r"\d+", re.ASCII)
@@ -52,8 +51,8 @@ class NodesSpec:
 
 
 def _positive(text: str, what: str, minimum: int = 1) -> int:
-    if not _NUMBER.fullmatch(text) or int(text) < minimum:
-        raise ValueError(f"bad {what} {text!r}")
+    if not _NUMBER.fullmatch(text) or len(text) > MAX_DIGITS or int(text) < minimum:
+        raise ValueError(f"bad {what} {text[:40]!r}")
     return int(text)
 
 
@@ -176,7 +175,7 @@ def job_request(res: Mapping[str, str], node_names: Container[str] = ()) -> JobR
     if "pmem" in res:
         mem = size_mb(res["pmem"]) * shape.procs
     if "mem" in res:
-        mem = max(mem, math.ceil(size_mb(res["mem"]) / shape.tasks))
+        mem = max(mem, -(-size_mb(res["mem"]) // shape.tasks))
     return JobRequest(tasks=shape.tasks, per_task=Resources.of(shape.procs, mem, gpu=shape.gpus),
                       nodes=shape.nodes, tasks_per_node=shape.tasks_per_node,
                       features=shape.features, hostlist=shape.hostlist, exclusive=exclusive)

@@ -4,7 +4,10 @@ A record (<Job>, <Node>) that cannot be read is skipped with a RecordWarning nam
 others are kept. Output that is not Torque XML at all raises TorqueParseError. When the
 document is not well-formed but still framed by <Data>...</Data> (one record with a byte
 XML forbids, say a control character in a job name), each record is read on its own so
-that one bad record does not hide the rest. Both parsers are linear in the output size.
+that one bad record does not hide the rest. Both parsers are linear in the output size,
+salvage included (it finds records with str.find, never a backtracking regex). Values
+beyond maui_py.rm.check's bounds (sizes, times, counts, non-finite loads) make a record
+unreadable like any other bad value.
 
 State mapping (docs/torque.md has the table):
 - job_state Q -> Idle; H -> Idle with holds; W (waiting for its -a time) and T (in transit)
@@ -20,12 +23,14 @@ State mapping (docs/torque.md has the table):
 
 from __future__ import annotations
 
+import math
 import re
 import warnings
 import xml.etree.ElementTree as ET
 from typing import Callable, Container, Iterator, NamedTuple, TypeVar
 
 from maui_py.model import HoldType, Job, JobState, Node, NodeState, Resources
+from maui_py.rm.check import MAX_EPOCH, job_problem, resources_problem
 from maui_py.rm.protocol import RecordWarning
 
 from .nodespec import job_request
@@ -76,14 +81,38 @@ def _records(text: str, tag: str, id_tag: str) -> Iterator[ET.Element]:
     yield from root.findall(tag)
 
 
+def _between(text: str, start: str, end: str, at: int = 0, stop: int | None = None
+             ) -> tuple[int, int] | None:
+    """(start of `start`, end of `end`) of the first start...end at or after `at`, or None.
+    Two str.find calls: linear, whatever the text."""
+    stop = len(text) if stop is None else stop
+    i = text.find(start, at, stop)
+    if i < 0:
+        return None
+    j = text.find(end, i + len(start), stop)
+    return None if j < 0 else (i, j + len(end))
+
+
 def _salvage(text: str, tag: str, id_tag: str) -> Iterator[ET.Element]:
-    """Each <tag>...</tag> of a document that is not well-formed, read on its own."""
-    for m in re.finditer(rf"<{tag}>.*?</{tag}>", text, re.DOTALL):
+    """Each <tag>...</tag> of a document that is not well-formed, read on its own; a record
+    that is opened and never closed is warned about. Linear in len(text)."""
+    at = 0
+    while True:
+        span = _between(text, f"<{tag}>", f"</{tag}>", at)
+        if span is None:
+            left = text.find(f"<{tag}>", at)
+            if left >= 0:
+                warnings.warn(f"Torque {tag.lower()} at offset {left}: never closed; skipped",
+                              RecordWarning, stacklevel=4)
+            return
+        i, j = span
+        at = j
         try:
-            yield ET.fromstring(m.group())
+            yield ET.fromstring(text[i:j])
         except ET.ParseError as e:
-            name = re.search(rf"<{id_tag}>(.*?)</{id_tag}>", m.group(), re.DOTALL)
-            what = repr(name.group(1)) if name else f"at offset {m.start()}"
+            name = _between(text, f"<{id_tag}>", f"</{id_tag}>", i, j)
+            what = (repr(text[name[0] + len(id_tag) + 2:name[1] - len(id_tag) - 3][:80])
+                    if name else f"at offset {i}")
             warnings.warn(f"Torque {tag.lower()} {what}: not well-formed XML ({e}); skipped",
                           RecordWarning, stacklevel=4)
 
@@ -94,18 +123,25 @@ def _each(text: str, tag: str, id_tag: str, read: Callable[[ET.Element], T]) -> 
     for el in _records(text, tag, id_tag):
         try:
             out.append(read(el))
-        except (ValueError, KeyError) as e:
-            name = el.findtext(id_tag) or "without " + id_tag
-            warnings.warn(f"Torque {tag.lower()} {name!r}: {e}; skipped", RecordWarning,
-                          stacklevel=3)
+        except (ValueError, KeyError, OverflowError) as e:
+            name = (el.findtext(id_tag) or "without " + id_tag)[:80]
+            warnings.warn(f"Torque {tag.lower()} {name!r}: {str(e)[:200]}; skipped",
+                          RecordWarning, stacklevel=3)
     return out
 
 
-def _int(text: str | None, what: str) -> int:
+def _int(text: str | None, what: str, low: int = -(1 << 63), high: int = (1 << 63) - 1) -> int:
+    """An integer in [low, high]; ValueError otherwise (a 400-digit number included)."""
+    s = (text or "").strip()
+    if len(s) > 24:
+        raise ValueError(f"bad {what}: {len(s)} characters")
     try:
-        return int((text or "").strip())
+        n = int(s)
     except ValueError:
-        raise ValueError(f"bad {what} {text!r}") from None
+        raise ValueError(f"bad {what} {s!r}") from None
+    if not low <= n <= high:
+        raise ValueError(f"{what} {n} out of range")
+    return n
 
 
 # ------------------------------------------------------------------ pbsnodes -x
@@ -145,8 +181,16 @@ def _node(el: ET.Element) -> Node:
         load = float(status.get("loadave", "0"))
     except ValueError:
         load = 0.0  # "?" while the mom has not reported: not a reason to lose the node
-    return Node(name, Resources.of(procs, mem, gpu=gpus),
-                node_state(el.findtext("state") or "unknown", bool(jobs)), props, load=load)
+    if not math.isfinite(load):
+        warnings.warn(f"Torque node {name[:80]!r}: loadave {load} read as 0", RecordWarning,
+                      stacklevel=4)
+        load = 0.0
+    resources = Resources.of(procs, mem, gpu=gpus)
+    bad = resources_problem(resources)
+    if bad:
+        raise ValueError(bad)
+    return Node(name, resources, node_state(el.findtext("state") or "unknown", bool(jobs)),
+                props, load=load)
 
 
 # ------------------------------------------------------------------ qstat -f -x
@@ -223,14 +267,17 @@ def _job(el: ET.Element, now: int, node_names: Container[str], default_wallclock
             raise ValueError(f"job_state {letter} without exec_host")
         allocation = _allocation(el.findtext("exec_host"), request.per_task)
         started = el.findtext("start_time")
-        start = _int(started, "start_time") if started else now
+        start = _int(started, "start_time", 0, MAX_EPOCH) if started else now
     priority = el.findtext("Priority")
     job = Job(job_id, _user(el), request,
               duration_s(walltime) if walltime else default_wallclock,
-              _int(submit, "qtime"), group=_group(el),
+              _int(submit, "qtime", 0, MAX_EPOCH), group=_group(el),
               account=(el.findtext("Account_Name") or "").strip(),
               class_=(el.findtext("queue") or "").strip(),
               qos=resources.get("qos", "").strip(), name=el.findtext("Job_Name") or "",
               state=state, holds=holds, start_time=start, allocation=allocation,
               depends_satisfied=depends_ok)
+    bad = job_problem(job)
+    if bad:
+        raise ValueError(bad)
     return TorqueJob(job, _int(priority, "Priority") if priority else 0, depend, hold_types)

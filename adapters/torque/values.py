@@ -2,16 +2,21 @@
 
 Every function is pure and raises ValueError on text it cannot read; the record parsers
 (parse.py) turn that into a skipped record. Each is linear in the length of its input.
+Numbers beyond maui_py.rm.check's bounds (a 400-digit `mem`, a century-long walltime) are
+values they cannot read.
 """
 
 from __future__ import annotations
 
-import math
 import re
+
+from maui_py.rm.check import MAX_SECONDS
 
 _SIZE = re.compile(r"(\d+)([kmgtp]?)([bw]?)", re.IGNORECASE | re.ASCII)
 _POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 _WORD = 8  # Torque's "w" suffix counts 64-bit words
+MAX_DIGITS = 24
+"""The longest number a size may have: 10**24 bytes is a yottabyte, more than any job asks."""
 
 
 def size_mb(text: str, *, round_up: bool = True) -> int:
@@ -22,10 +27,12 @@ def size_mb(text: str, *, round_up: bool = True) -> int:
     """
     m = _SIZE.fullmatch(text.strip())
     if not m:
-        raise ValueError(f"bad size {text!r}")
+        raise ValueError(f"bad size {text[:40]!r}")
     value, power, unit = m.groups()
+    if len(value) > MAX_DIGITS:
+        raise ValueError(f"size of {len(value)} digits")
     nbytes = int(value) * 1024 ** _POWER[power.lower()] * (_WORD if unit.lower() == "w" else 1)
-    return math.ceil(nbytes / 2**20) if round_up else nbytes // 2**20
+    return -(-nbytes // 2**20) if round_up else nbytes // 2**20
 
 
 def duration_s(text: str) -> int:
@@ -33,13 +40,15 @@ def duration_s(text: str) -> int:
     "335:34:49" (hours may exceed 24). Fractions of a second are dropped."""
     parts = text.strip().split(":")
     if not 1 <= len(parts) <= 4:
-        raise ValueError(f"bad duration {text!r}")
+        raise ValueError(f"bad duration {text[:40]!r}")
     parts[-1] = parts[-1].split(".", 1)[0]
-    if not all(p.isascii() and p.isdigit() for p in parts):
-        raise ValueError(f"bad duration {text!r}")
+    if not all(p.isascii() and p.isdigit() and len(p) <= MAX_DIGITS for p in parts):
+        raise ValueError(f"bad duration {text[:40]!r}")
     total = 0
     for part, scale in zip(reversed(parts), (1, 60, 3600, 86400)):
         total += int(part) * scale
+    if total > MAX_SECONDS:
+        raise ValueError(f"duration {text[:40]!r} longer than 100 years")
     return total
 
 
@@ -48,8 +57,9 @@ def slot_count(text: str) -> int:
     count = 0
     for item in text.split(","):
         lo, sep, hi = item.strip().partition("-")
-        if not (lo.isascii() and lo.isdigit()) or (sep and not (hi.isascii() and hi.isdigit())):
-            raise ValueError(f"bad slot list {text!r}")
+        if not (lo.isascii() and lo.isdigit()) or (sep and not (hi.isascii() and hi.isdigit())) \
+                or len(lo) > MAX_DIGITS or len(hi) > MAX_DIGITS:
+            raise ValueError(f"bad slot list {text[:40]!r}")
         if sep and int(hi) < int(lo):
             raise ValueError(f"bad slot range {item!r}")
         count += int(hi) - int(lo) + 1 if sep else 1

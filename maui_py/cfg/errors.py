@@ -45,14 +45,26 @@ class ConfigError(Exception):
     """A configuration that must not be used: `.issues` holds every error, in file order.
 
     `.warnings` carries the warnings found in the same pass, so a caller can show everything at once.
+    The message of a single error is that error's one line (`maui.cfg:3:9: error: FSDECAY: ...`), so a
+    command printing it prints one line; several get a count and one indented line each.
     """
 
     def __init__(self, issues: Iterable[ConfigIssue], warnings: Iterable[ConfigIssue] = ()):
         self.issues = sorted(issues, key=_order)
         self.warnings = sorted(warnings, key=_order)
         count = len(self.issues)
+        if count == 1:
+            super().__init__(str(self.issues[0]))
+            return
         head = f"{count} configuration error{'s' if count != 1 else ''}"
         super().__init__("\n".join([head + ":"] + [f"  {issue}" for issue in self.issues]))
+
+    def one_line(self) -> str:
+        """The first error, and how many more there are, on one line (for a command's stderr)."""
+        if not self.issues:
+            return "configuration error"
+        more = len(self.issues) - 1
+        return str(self.issues[0]) + (f" (and {more} more error{'s' if more != 1 else ''})" if more else "")
 
 
 class BadValue(ValueError):

@@ -376,7 +376,7 @@ class _Builder:
             if text.strip().upper() == "[NONE]":
                 return True, None
             detail = f": {bad.detail}" if bad.detail else ""
-            self.issue(ERROR, token.offset, label, f"{text!r} is not valid (expected {vtype.form}){detail}",
+            self.issue(ERROR, token.offset, label, f"{_shown(text)} is not valid (expected {vtype.form}){detail}",
                        text, vtype.form)
             return False, None
         for note in notes:
@@ -436,7 +436,7 @@ class _Builder:
             return
         param, alias = found
         index = parsed.index
-        label = param.name + (f"[{index.text}]" if index is not None else "")
+        label = param.name + (f"[{_cut(index.text)}]" if index is not None else "")
         if alias and alias.warn:
             self.warn(name.offset, label, f"{name.text.upper()} is {alias.note}; read as {param.name}")
         self.check_spelling(name, label, parsed)
@@ -499,18 +499,22 @@ class _Builder:
         if index is None:
             return 0
         text = index.text
-        if re.fullmatch(r"-\d+", text):
-            self.issue(ERROR, index.offset, label, f"stack index {text!r} is not valid (expected 0..{MAX_STACK})",
-                       text, f"0..{MAX_STACK}")
+        if re.fullmatch(r"-[0-9]+", text) or any(c.isdigit() and not c.isascii() for c in text):
+            # negative, or digits of another script ('²', '٣'): they read as numbers but are not
+            # ASCII digits, and int() would take some of them; only 0-9 make a level
+            self.issue(ERROR, index.offset, label, f"stack index {_shown(text)} is not valid (expected "
+                       f"0..{MAX_STACK} in ASCII digits)", text, f"0..{MAX_STACK}")
             return _SKIP
-        if not text.isdigit():
-            self.warn(index.offset, label, f"non-numeric stack index {text!r} read as 0 (as 3.3.1's strtol does)",
-                      text)
+        if not re.fullmatch(r"[0-9]+", text):
+            self.warn(index.offset, label, f"non-numeric stack index {_shown(text)} read as 0 (as 3.3.1's strtol "
+                      "does)", text)
             return 0
-        if int(text) > MAX_STACK:
-            self.warn(index.offset, label, f"stack index {text} clamped to {MAX_STACK} (as 3.3.1 does)", text)
+        digits = text.lstrip("0")
+        if len(digits) > 3 or int(digits or "0") > MAX_STACK:      # length first: no int() of 5000 digits
+            shown = text if len(text) <= SHOWN else _shown(text)
+            self.warn(index.offset, label, f"stack index {shown} clamped to {MAX_STACK} (as 3.3.1 does)", text)
             return MAX_STACK
-        return int(text)
+        return int(digits or "0")
 
     def apply_attrs(self, param: Param, obj: str, value: Token, label: str) -> None:
         self.objects.setdefault(param.name, {}).setdefault(obj, ({}, {}))
@@ -601,5 +605,19 @@ class _Builder:
 
 
 _SKIP = object()
+SHOWN = 60
+"""Longest value quoted whole in a message; a longer one (5000 digits) is cut, so a message stays a line."""
+
+
+def _cut(text: str) -> str:
+    """`text` cut to SHOWN characters (an index in a parameter's label)."""
+    return text if len(text) <= SHOWN else text[:SHOWN] + "..."
+
+
+def _shown(text: str) -> str:
+    """`text` quoted for a message, cut to SHOWN characters with its length when longer."""
+    if len(text) <= SHOWN:
+        return repr(text)
+    return repr(text[:SHOWN]) + f"... ({len(text)} characters)"
 
 __all__ = ["CredConfig", "SchedulerConfig", "load_config", "load_with_issues", "parse_config", "read_config_text"]

@@ -28,7 +28,7 @@ from typing import Any, Iterable, Mapping
 from .values import (
     INFINITY, AclTime, Boolean, ComponentWeight, Days, Double, Enum, EnumList, Flags, FsPolicy, FsTargetType,
     Integer, LimitType, Name, PolicyList, Resources, RmType, String, StringList, Time, ValueType,
-    nearest,
+    MAX_WEIGHT, nearest,
 )
 
 GLOBAL, PARTITION, STACK, OBJECT, INDEXED = "global", "partition", "stack", "object", "indexed"
@@ -106,7 +106,7 @@ NAME = Name()
 NAMES = StringList()
 USERS = StringList("<USER>")
 HOSTS = StringList("<HOST>", seps=" \t,:|")
-WEIGHT = Integer()
+WEIGHT = Integer(-MAX_WEIGHT, MAX_WEIGHT)
 COMPONENT_WEIGHT = ComponentWeight()
 CAP = Double()
 LIMIT = LimitType(Integer())
@@ -227,8 +227,12 @@ def _cred_attrs(kind: str) -> dict[str, Attr]:
         _a("MAXPROCPERNODEPERQUEUE", LIMIT, "processors per node per queue"),
         _a("OVERRUN", TIME, "wallclock overrun allowed to jobs of this credential"),
         _a("ID", STRING, "external identifier"),
-        _a("DEFAULT.WCLIMIT", TIME, "wallclock limit given to jobs that request none"),
-        _a("MAX.WCLIMIT", TIME, "largest wallclock limit a job may request"),
+        _a("DEFAULT.WCLIMIT", TIME, "wallclock limit given to jobs that request none"
+           + (" (Slurm: pushed with the start as the job's TimeLimit)" if kind == "CLASS" else ""),
+           active=kind == "CLASS"),
+        _a("MAX.WCLIMIT", TIME, "largest wallclock limit a job may request"
+           + (" (a job over it gets a batch hold and is never started)" if kind == "CLASS" else ""),
+           active=kind == "CLASS"),
         _a("MAXPROCPERNODE", COUNT, "processors per node a job may use"),
         _a("MAXNODEPERJOB", COUNT, "nodes a single job may request"),
         _a("MAXPROCPERJOB", COUNT, "processors a single job may request"),
@@ -562,7 +566,8 @@ TABLE: list[Param] = [
             active=True),
         PAR("FSDEPTH", Integer(1, 32), 8, "number of fair-share windows (3.3.1 caps it at 24)", src="src",
             other="doc: 7", active=True),
-        PAR("FSDECAY", Double(), 1.0, "decay factor applied per older window", active=True),
+        PAR("FSDECAY", Double(0.0, 1.0), 1.0, "decay factor applied per older window, in [0, 1]",
+            active=True),
         PAR("FSCONFIGFILE", STRING, "fs.cfg", "legacy fair-share configuration file"),
         PAR("FSENFORCEMENT", STRING, None, "undocumented", src="src"),
         PAR("FSSECONDARYGROUPS", STRING, None, "undocumented", src="src"),

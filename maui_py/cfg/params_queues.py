@@ -13,25 +13,16 @@ from dataclasses import replace
 from typing import Any
 
 from .params import ACTIVE, BOOL, INT, OBJ, TIME, Attr, P, _group
-from .values import BadValue, Double, Enum, Integer
+from .values import MAX_DOUBLE, Double, Enum, Integer
 
 
 class _Bounded(Double):
-    """A <DOUBLE> within [lo, hi] (hi None: no upper bound; open_lo: lo itself excluded)."""
+    """A finite <DOUBLE> within [lo, hi] (hi None: up to MAX_DOUBLE; open_lo: lo itself excluded)."""
 
     def __init__(self, lo: float, hi: float | None = None, *, open_lo: bool = False):
-        self.lo, self.hi, self.open_lo = lo, hi, open_lo
         low = f"> {lo}" if open_lo else f">= {lo}"
-        self.form = f"<DOUBLE> {low}" if hi is None else f"<DOUBLE> in {lo}..{hi}"
-
-    def check(self, value: Any) -> float:
-        value = super().check(value)
-        if value < self.lo or (self.open_lo and value == self.lo) or (self.hi is not None and value > self.hi):
-            raise BadValue(f"{value} is out of range")
-        return value
-
-    def parse(self, text: str, warn=None) -> float:
-        return self.check(super().parse(text))
+        super().__init__(lo, MAX_DOUBLE if hi is None else hi, open_lo=open_lo,
+                         form=f"<DOUBLE> {low}" if hi is None else f"<DOUBLE> in {lo}..{hi}")
 
 
 FRACTION = _Bounded(0.0, 1.0)

@@ -22,10 +22,25 @@ Warn = Callable[[str], None]
 INFINITY = 2**31 - 1
 """Maui's "no end" for times (`INFINITY` in maui.cfg)."""
 
-_INT = re.compile(r"[+-]?\d+")
-_FLOAT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
-_CLOCK = re.compile(r"\d+(?::\d+){1,3}")
-_FSTARGET = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([-+^%]?)")
+MAX_DIGITS = 18
+"""Significant digits an integer literal may have (|n| < 10**18: fits SQLite's and C's 64 bits).
+Checked on the text before int() runs, so a 5000-digit value is a clean error, never Python's
+4300-digit ValueError, and never a slow conversion."""
+
+MAX_DOUBLE = 1e15
+"""Largest magnitude of a <DOUBLE>: far beyond any sane weight, factor or load, and small enough
+that products of a few of them stay finite (a priority is never inf or NaN)."""
+
+MAX_WEIGHT = 10**9
+"""Largest magnitude of a priority weight (Maui's MAX_PRIO_VAL): weight x subweight x any bounded
+factor stays a finite float, so a priority is never inf or NaN."""
+
+# ASCII digits only: Python's \d and int()/float() also take other scripts' digits ('٣'), which
+# Maui's strtol never did; a file using them is an error, not a silent reading.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_CLOCK = re.compile(r"[0-9]+(?::[0-9]+){1,3}")
+_FSTARGET = re.compile(r"([0-9]+(?:\.[0-9]*)?|\.[0-9]+)([-+^%]?)")
 _TRUE = frozenset({"TRUE", "ON", "YES", "1"})
 _FALSE = frozenset({"FALSE", "OFF", "NO", "0"})
 _UNLIMITED = frozenset({"INFINITY", "UNLIMITED", "-1"})
@@ -33,6 +48,26 @@ _UNLIMITED = frozenset({"INFINITY", "UNLIMITED", "-1"})
 
 def _ignore(_: str) -> None:
     """A `warn` that drops the message, for programmatic checks."""
+
+
+def int_literal(text: str) -> int:
+    """An ASCII integer literal `[+-]DIGITS` as an int; BadValue when it is not one or has more than
+    MAX_DIGITS significant digits (counted on the text, before int() is called)."""
+    text = text.strip()
+    if not _INT.fullmatch(text):
+        raise BadValue()
+    if len(text.lstrip("+-").lstrip("0")) > MAX_DIGITS:
+        raise BadValue(f"too many digits (at most {MAX_DIGITS})")
+    return int(text)
+
+
+def finite_float(value: float, lo: float = -MAX_DOUBLE, hi: float = MAX_DOUBLE) -> float:
+    """`value` when it is a finite number in [lo, hi]; BadValue otherwise (inf, nan, 1e400)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        raise BadValue(f"{value} is not a finite number")
+    if not lo <= value <= hi:
+        raise BadValue(f"{value:g} is out of range ({lo:g}..{hi:g})")
+    return value
 
 
 def unquote(text: str) -> str:
@@ -160,26 +195,25 @@ class Integer(ValueType):
         self.form = "<INTEGER>" + bounds
 
     def parse(self, text: str, warn: Warn = _ignore) -> int:
-        text = text.strip()
-        if not _INT.fullmatch(text):
-            raise BadValue()
-        return self.check(int(text))
+        return self.check(int_literal(text))
 
     def check(self, value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise BadValue()
         if (self.lo is not None and value < self.lo) or (self.hi is not None and value > self.hi):
             raise BadValue(f"{value} is out of range")
+        if abs(value) >= 10 ** MAX_DIGITS:
+            raise BadValue(f"too many digits (at most {MAX_DIGITS})")
         return value
 
 
 class ComponentWeight(Integer):
     """A priority component weight; Maui also reads `<INTEGER>%` and ignores the percent part."""
 
-    form = "<INTEGER>[%]"
+    form = f"<INTEGER>[%] in -{MAX_WEIGHT}..{MAX_WEIGHT}"
 
     def __init__(self) -> None:
-        super().__init__()
+        super().__init__(-MAX_WEIGHT, MAX_WEIGHT)
         self.form = ComponentWeight.form
 
     def parse(self, text: str, warn: Warn = _ignore) -> int:
@@ -192,18 +226,31 @@ class ComponentWeight(Integer):
 
 
 class Double(ValueType):
+    """A finite <DOUBLE> in [lo, hi] (default +-MAX_DOUBLE; `open_lo` excludes lo itself):
+    inf, nan and overflowing literals (`1e400`) are errors, never a value that poisons priorities."""
+
     form = "<DOUBLE>"
+
+    def __init__(self, lo: float = -MAX_DOUBLE, hi: float = MAX_DOUBLE, *, open_lo: bool = False,
+                 form: str = "<DOUBLE>"):
+        self.lo, self.hi, self.open_lo, self.form = lo, hi, open_lo, form
 
     def parse(self, text: str, warn: Warn = _ignore) -> float:
         text = text.strip()
         if not _FLOAT.fullmatch(text):
             raise BadValue()
-        return float(text)
+        return self.check(float(text))
 
     def check(self, value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise BadValue()
-        return float(value)
+        try:
+            value = finite_float(float(value), self.lo, self.hi)
+        except OverflowError:
+            raise BadValue("not a finite number") from None
+        if self.open_lo and value == self.lo:
+            raise BadValue(f"{value:g} is out of range (above {self.lo:g}, at most {self.hi:g})")
+        return value
 
     def format(self, value: Any, in_attr: bool = False) -> str:
         return repr(float(value))
@@ -232,7 +279,8 @@ class Boolean(ValueType):
 class Time(ValueType):
     """`[[[DD:]HH:]MM:]SS` or plain seconds; `INFINITY`; a negative value means "no limit" (-1).
 
-    Fields are not bounded (`168:00:00` is a week), as in MUTimeFromString.
+    Fields are not bounded (`168:00:00` is a week), as in MUTimeFromString, but each has at most
+    MAX_DIGITS digits and the whole is kept at most INFINITY (68 years): every time is bounded.
     """
 
     form = "[[[DD:]HH:]MM:]SS"
@@ -242,12 +290,12 @@ class Time(ValueType):
         if text.upper() == "INFINITY":
             return INFINITY
         if _INT.fullmatch(text):
-            return self.check(int(text))
+            return self.check(int_literal(text))
         if not _CLOCK.fullmatch(text):
             raise BadValue()
         seconds = 0
         for field, scale in zip(reversed(text.split(":")), (1, 60, 3600, 86400)):
-            seconds += int(field) * scale
+            seconds += int_literal(field) * scale
         return self.check(seconds)
 
     def check(self, value: Any) -> int:
@@ -485,13 +533,16 @@ class FsTargetType(ValueType):
         match = _FSTARGET.fullmatch(unquote(text))
         if not match:
             raise BadValue()
-        return FsTarget(float(match.group(1)), FS_MODES[match.group(2)])
+        return FsTarget(finite_float(float(match.group(1)), 0.0), FS_MODES[match.group(2)])
 
     def check(self, value: Any) -> FsTarget:
-        if isinstance(value, FsTarget):
-            return value
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return FsTarget(float(value))
+        try:
+            if isinstance(value, FsTarget):
+                return FsTarget(finite_float(float(value.value), 0.0), value.mode)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return FsTarget(finite_float(float(value), 0.0))
+        except OverflowError:
+            raise BadValue("not a finite number") from None
         raise BadValue()
 
 
@@ -503,10 +554,10 @@ class Resources(ValueType):
     def parse(self, text: str, warn: Warn = _ignore) -> tuple[tuple[str, int], ...]:
         pairs = []
         for item in split_tokens(unquote(text), ";,"):
-            match = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)[:=]([+-]?\d+)", item.strip())
+            match = re.fullmatch(r"([A-Za-z][A-Za-z0-9_]*)[:=]([+-]?[0-9]+)", item.strip())
             if not match:
                 raise BadValue(f"{item!r} is not <RES>:<COUNT>")
-            pairs.append((canonical_word(match.group(1), warn), int(match.group(2))))
+            pairs.append((canonical_word(match.group(1), warn), int_literal(match.group(2))))
         if not pairs:
             raise BadValue("empty")
         return tuple(pairs)

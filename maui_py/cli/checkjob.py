@@ -56,6 +56,18 @@ def _holds(view: View, job: Job) -> list[str]:
     return [h.value for h in HOLD_ORDER if h in holds]
 
 
+def _hold_reason(view: View, job: Job, journal) -> str:
+    """Why a held job is held, when maui-py knows: its batch-hold reason (a class limit,
+    DEFERCOUNT), else the last refusal that held it (a start Slurm would never run)."""
+    why = view.state.batch_holds.get(job.id)
+    if why:
+        return why
+    for e in reversed(list(journal)):
+        if e.event == "start-failed" and "held" in e.reason.split(":")[0]:
+            return e.reason
+    return ""
+
+
 def _reservation(view: View, job: Job) -> dict[str, int] | None:
     if job.state.active:
         start = job.start_time if job.start_time is not None else view.now
@@ -106,6 +118,7 @@ def collect(view: View, job: Job, journal=(), verbose: bool = False) -> dict[str
         "flags": _flags(job, backfill), "deferred": deferred,
         "defer_reason": defer.reason if defer is not None else "",
         "reservation": _reservation(view, job), "holds": holds,
+        "hold_reason": _hold_reason(view, job, journal) if holds else "",
         "message": "" if active or rep is None else rep.reason,
         "pe": breakdown.subfactors.get("PE", float(job.procs)) if breakdown else float(job.procs),
         "priority": view.priority(job), "system_priority": view.system_priority(job),
@@ -244,6 +257,8 @@ def render(d: Mapping[str, Any]) -> str:
                  % (d["id"], tstr(r["start"] - now), tstr(r["end"] - now), tstr(r["end"] - r["start"])))
     if d["holds"]:
         o.append("Holds:    " + "".join(f"{h}  " for h in d["holds"]) + "\n")
+        if d.get("hold_reason"):
+            o.append("Hold reason:  %s\n" % d["hold_reason"])
     if d["message"] and not d["deferred"]:
         o.append("Messages:  %s\n" % d["message"])
     sp = d["system_priority"]

@@ -38,10 +38,14 @@ from ..daemon import paths
 from ..daemon.lock import lock_path
 from ..model.times import date, duration
 from ..store import LastCycle, StoreError, StoreReader
+from ..store.reader import CORRUPT
+from ..store.rm_status import rm_down
 from .showconfig import find_config
 from .view import View
 
 USER_ENV = "MAUI_PY_USER"
+TRACEBACK_ENV = "MAUI_PY_TRACEBACK"
+"""Set (to anything) to get Python's traceback instead of the one-line "may be damaged" error."""
 
 
 class CommandError(Exception):
@@ -79,7 +83,7 @@ def _load(path: Path) -> SchedulerConfig:
     try:
         return load_config(path)
     except ConfigError as e:
-        raise CommandError(f"{path}: unusable configuration:\n{e}") from e
+        raise CommandError(f"unusable configuration: {e.one_line()}") from e
     except OSError as e:
         raise CommandError(f"cannot read {path}: {e.strerror or e}") from e
 
@@ -148,7 +152,17 @@ def age_line(facts: Mapping[str, Any]) -> str:
     if facts["simulated"]:
         return f"data as of simulated cycle {facts['iteration']} ({when}), saved {duration(facts['age_seconds'])} ago"
     line = f"data as of cycle {facts['iteration']} ({when}), {duration(facts['age_seconds'])} ago"
-    return line + (f"; {facts['daemon']}" if facts["daemon"] else "")
+    line += f"; {facts['daemon']}" if facts["daemon"] else ""
+    return line + (("\n" + stale_line(facts)) if facts.get("rm_unreachable_since") else "")
+
+
+def stale_line(facts: Mapping[str, Any], wall: float | None = None) -> str:
+    """`data is stale: resource manager unreachable since DATE (T ago): error`: while mauid
+    cannot read the resource manager it runs no cycle, so what the commands show is old."""
+    since = facts["rm_unreachable_since"]
+    wall = time.time() if wall is None else wall
+    return (f"data is stale: resource manager unreachable since {date(int(since))} "
+            f"({duration(max(0, int(wall - since)))} ago): {facts.get('rm_error', '')}")
 
 
 # ------------------------------------------------------------------------ who
@@ -195,12 +209,16 @@ def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
 
 
 def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
-    """Run a command body; a CommandError becomes `prog: message` on stderr and its status."""
+    """Run a command body; a CommandError becomes `prog: message` on stderr and its status,
+    a StoreError (a damaged or foreign store) `prog: FILE: what is wrong` and status 1."""
     try:
         return body()
     except CommandError as e:
         err.write(f"{prog}: {e}\n" if e.prefixed else f"{e}\n")
         return e.status
+    except StoreError as e:                 # a damaged or foreign store, found while reading it
+        err.write(f"{prog}: {e}\n")
+        return 1
     except BrokenPipeError:
         return 0
 
@@ -227,7 +245,11 @@ def load(args: argparse.Namespace) -> Loaded:
         reader.close()
         raise CommandError(f"{reader.path}: no cycle saved yet (has mauid run a cycle?)")
     cfg, _source = command_config(args, last.info.config_path)
-    return Loaded(reader, last, cfg, cycle_facts(last, reader.path))
+    facts = cycle_facts(last, reader.path)
+    down = rm_down(reader.conn)
+    if down is not None:          # mauid cannot read the resource manager: no new cycles
+        facts["rm_unreachable_since"], facts["rm_error"] = down["since"], down["error"]
+    return Loaded(reader, last, cfg, facts)
 
 
 def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextIO | None,
@@ -239,7 +261,18 @@ def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextI
     def body() -> int:
         loaded = load(args)
         with loaded.reader:
-            data = collect(View(loaded.last, loaded.cfg, loaded.reader.load_state()), loaded.reader)
-        emit(args, out, data, render, loaded.facts, err)
+            try:
+                data = collect(View(loaded.last, loaded.cfg, loaded.reader.load_state()), loaded.reader)
+                emit(args, out, data, render, loaded.facts, err)
+            except (CommandError, StoreError):
+                raise
+            except (*CORRUPT, AttributeError) as e:
+                # rows that decoded but do not fit together (a store edited or damaged in
+                # place): one line, not a traceback; MAUI_PY_TRACEBACK=1 shows where
+                if os.environ.get(TRACEBACK_ENV):
+                    raise
+                first = (str(e).splitlines() or [""])[0][:200]
+                raise StoreError(f"{loaded.reader.path}: cannot show its last cycle ({type(e).__name__}: "
+                                 f"{first}); the store may be damaged ({TRACEBACK_ENV}=1 shows where)") from e
         return 0
     return run_guarded(prog, err, body)

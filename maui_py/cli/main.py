@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from types import ModuleType
+from typing import Callable
 
 COMMANDS: dict[str, str] = {
     "check-config": "maui_py.cli.check_config",
@@ -48,21 +50,64 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT, as a shell reports a job killed by it)."""
+
+
+def terminal_guard(prog: str, body: Callable[[], int]) -> int:
+    """Run a whole command as a terminal program should end: Ctrl-C prints one line
+    (`prog: interrupted`) and exits 130; a reader that closes the pipe early (`| head`) ends
+    the command quietly with status 0 (what it printed was all that was wanted), without
+    Python's `Exception ignored ... BrokenPipeError` at exit. No traceback either way."""
+    try:
+        status = body()
+        sys.stdout.flush()          # a broken pipe shows here, not in the interpreter's exit flush
+        return status
+    except KeyboardInterrupt:
+        _drop_stdout()
+        try:
+            sys.stderr.write(f"\n{prog}: interrupted\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        return INTERRUPTED
+    except BrokenPipeError:
+        _drop_stdout()
+        return 0
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null so nothing left in its buffer is written (or fails) at exit."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):    # captured or closed: nothing to drop
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help(sys.stderr)
-        return 2
-    return args.run(args)
+    def body() -> int:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return 2
+        return args.run(args)
+    return terminal_guard("maui-py", body)
 
 
 def run_single(name: str, argv: list[str] | None = None, prog: str | None = None) -> int:
-    """Run one command as a program of its own (`showconfig -v`)."""
-    module = _load(name)
-    parser = argparse.ArgumentParser(prog=prog or name, description=module.HELP, conflict_handler="resolve")
-    module.add_arguments(parser)
-    return module.run(parser.parse_args(argv))
+    """Run one command as a program of its own (`showconfig -v`), under terminal_guard."""
+    def body() -> int:
+        module = _load(name)
+        parser = argparse.ArgumentParser(prog=prog or name, description=module.HELP, conflict_handler="resolve")
+        module.add_arguments(parser)
+        return module.run(parser.parse_args(argv))
+    return terminal_guard(prog or name, body)
 
 
 def maui_sim_main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,9 @@ Exit status: 0, or 1 when the simulated resource manager found a schedule violat
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
+import stat
 import sys
 import time
 from dataclasses import replace
@@ -24,7 +27,9 @@ from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_head
 from ..sim.engine import SimOptions, Simulation
 from ..sim.report import compare_text, summary_text, write_report
 from ..sim.swf import ESTIMATE_RULES, SwfRecord, clean, read_swf, to_sim_jobs
-from ..store import Store
+from ..daemon.lock import lock_path
+from ..daemon.paths import socket_path
+from ..store import Store, StoreError, StoreReader
 
 HELP = "replay a workload (an SWF trace or a generated one) through the scheduling cycle"
 
@@ -37,22 +42,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nodes", metavar="SPEC",
                    help="cluster: '128x8', '16x64:mem=256000:gpu=4:features=fast' (groups "
                         "joined by '+') or a file of such lines; default: the trace header")
-    p.add_argument("--jobs", type=int, metavar="N", help="replay only the first N jobs")
-    p.add_argument("--synthetic", type=int, default=2000, metavar="N",
+    p.add_argument("--jobs", type=_at_least(1), metavar="N", help="replay only the first N jobs")
+    p.add_argument("--synthetic", type=_at_least(1), default=2000, metavar="N",
                    help="jobs to generate when no trace is given (default 2000)")
-    p.add_argument("--machine-procs", type=int, default=128, metavar="P",
+    p.add_argument("--machine-procs", type=_at_least(1), default=128, metavar="P",
                    help="processors of the generated workload's machine (default 128)")
-    p.add_argument("--load", type=float, metavar="X",
+    p.add_argument("--load", type=_load_value, metavar="X",
                    help="compress arrivals to this offered load (default 0.8 for a generated "
                         "workload, the trace's own otherwise)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the generated workload")
+    p.add_argument("--seed", type=_at_least(0), default=1, help="seed of the generated workload")
     p.add_argument("--no-clean", action="store_true",
                    help="keep the trace as it is (the standard cleaning is on by default)")
     p.add_argument("--estimates", choices=ESTIMATE_RULES, default="requested",
                    help="estimate of a job that ran past its request: the requested time "
                         "(default) or the recorded runtime, as the simulator behind the "
                         "published EASY figures did ('max')")
-    p.add_argument("--poll", type=int, default=0, metavar="SECONDS",
+    p.add_argument("--poll", type=_at_least(0), default=0, metavar="SECONDS",
                    help="schedule every SECONDS, RMPOLLINTERVAL style (default: at every event)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write jobs.csv, summary.txt/json and a report (plots need the "
@@ -66,6 +71,36 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store-at", type=int, metavar="SECONDS",
                    help="with --store: the last cycle at most SECONDS after the first submission "
                         "instead of the end of the replay")
+
+
+MAX_OPTION = 10**12
+"""Largest count, seed or interval an option takes: far beyond any replay, and no 5000-digit int()."""
+
+
+def _at_least(lo: int):
+    """An argparse type: an ASCII integer in [lo, MAX_OPTION], else a usage error (exit 2), so
+    `--jobs -5` is refused instead of silently meaning something else."""
+    def parse(text: str) -> int:
+        digits = text.strip().removeprefix("-").removeprefix("+")
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 13):
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+        value = int(text)
+        if not lo <= value <= MAX_OPTION:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({lo}..{MAX_OPTION})")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+def _load_value(text: str) -> float:
+    """--load: an offered load, a finite number in (0, 100] (not -1, nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (0 < value <= 100):          # also false for nan
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (a load above 0, at most 100)")
+    return value
 
 
 def _progress(enabled: bool):
@@ -132,6 +167,12 @@ def run(args: argparse.Namespace) -> int:
     if len(words) > 1:
         print(f"maui-sim: one trace at a time (got {' '.join(words)})", file=sys.stderr)
         return 2
+    if args.store:
+        try:
+            check_store_target(args.store)      # before the replay, not after it
+        except StoreInUse as e:
+            print(f"maui-sim: {e}", file=sys.stderr)
+            return 2
     try:
         configs = [(path, load_config(path)) for path in args.config] or \
             [("Maui defaults", SchedulerConfig.default())]
@@ -160,16 +201,72 @@ def run(args: argparse.Namespace) -> int:
     if args.store:
         try:
             print(f"\nwrote {store_replay(args.store, nodes, jobs, configs[0], args.store_at)}")
+        except StoreInUse as e:
+            print(f"maui-sim: {e}", file=sys.stderr)
+            return 2
         except ValueError as e:
             print(f"maui-sim: {e}", file=sys.stderr)
             return 2
     return 0 if all(r.check.ok for _n, r in results) else 1
 
 
+class StoreInUse(Exception):
+    """--store names a file maui-sim must not replace (the message says why)."""
+
+
+def _lock_held(path: Path) -> bool:
+    """Whether a mauid holds the store's lock. Probed with a shared flock on the existing
+    lock file opened read-only: nothing is created or written (a mauid holds it exclusively)."""
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True                         # cannot tell: assume a daemon's
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:                         # held (EWOULDBLOCK), or cannot tell: a daemon's
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def check_store_target(path: Path) -> None:
+    """Raise StoreInUse unless maui-sim may (re)write `path`: nothing there, an empty file,
+    or a store an earlier maui-sim wrote (its last cycle is simulated) that no mauid holds.
+    A daemon's store, a locked one, any other SQLite file or any other file is left as it
+    is, byte for byte (it is only read, read-only)."""
+    path = Path(path)
+    if _lock_held(path):
+        raise StoreInUse(f"{path}: a running mauid holds this store's lock: not touching it")
+    if os.path.lexists(socket_path(path)):
+        raise StoreInUse(f"{path}: a mauid serves this store ({socket_path(path)} exists): not touching it")
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreInUse(f"{path} exists and is not a regular file: not touching it")
+    if st.st_size == 0:
+        return
+    try:
+        with StoreReader.open(path) as reader:
+            info = reader.cycle_info()
+    except StoreError as e:
+        raise StoreInUse(f"{e}; maui-sim replaces only a store it wrote itself: not touching it") from None
+    if info is None or info.rm != "sim":
+        raise StoreInUse(f"{path} is a mauid store, not one maui-sim wrote: not touching it")
+
+
 def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], at: int | None) -> str:
     """Replay up to `at` seconds after the first submission (or to the end), then write that
     moment to a store as mauid would: the state, and the last cycle's view (re-run with its
-    reports and priorities, at the same instant, on the jobs as they then were)."""
+    reports and priorities, at the same instant, on the jobs as they then were). The store
+    is written beside `path` and renamed over it, only if check_store_target allows."""
+    check_store_target(path)
     name, cfg = config
     first = min((sj.job.submit_time for sj in jobs), default=0)
     sim = Simulation(nodes, jobs, cfg, SimOptions(stop_time=None if at is None else first + at), name)
@@ -188,12 +285,21 @@ def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], a
             current.append(rec.job)
     snap = ClusterSnapshot(now, tuple(nodes), tuple(current))
     last = run_cycle(snap, cfg, state, explain=True)
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    store = Store.open(path)
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{tmp}{suffix}").unlink(missing_ok=True)
+    store = Store.open(tmp)
     try:
         store.save_cycle(last, snap, info={"config_path": str(Path(name).resolve()) if Path(name).is_file() else "",
                                            "rm": "sim", "pid": 0, "host": ""})
-    finally:
+    except BaseException:
         store.close(rollback_mode=True)
+        tmp.unlink(missing_ok=True)
+        raise
+    store.close(rollback_mode=True)
+    check_store_target(path)                # still ours to replace after the replay
+    for suffix in ("-wal", "-shm"):         # the replaced store's; they would not match the new file
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    os.replace(tmp, path)
     return f"{path} (simulated cycle {last.iteration} at {time.ctime(now)}, {len(current)} jobs)"

@@ -1,13 +1,17 @@
 """Admin requests: what the commands (setres, releaseres, sethold, releasehold, setspri,
-runjob ...) leave in the store's `requests` table for the daemon to carry out.
+runjob ...) send to mauid over its socket (socket_server.py) for the daemon to carry out.
 
-A request is generic: kind, JSON args, requester. The daemon takes the pending ones at the
-start of a cycle, before the cycle runs, and hands each to the handler registered for its
-kind; the handler changes the cycle's inputs (AdminContext: the snapshot, the state, the
-admin reservations) or adds decisions to push, and returns its answer text. The outcome
-(done / failed + text) is written in the same transaction as the cycle, so a request is
-applied at least once: a daemon killed before that commit applies it again after its
-restart, and handlers are written to be idempotent (set, not toggle).
+A request is generic: kind, JSON args, requester; the requester is the user the kernel
+named for the socket's peer (SO_PEERCRED), never a name a client or a store row gives. The
+daemon takes the queued ones at the start of a cycle, before the cycle runs, and hands each
+to the handler registered for its kind; the handler changes the cycle's inputs
+(AdminContext: the snapshot, the state, the admin reservations) or adds decisions to push,
+and returns its answer text. The outcome (done / failed + text) is written to the store's
+`requests` table in the same transaction as the cycle, and only then is the request
+unqueued and its command answered; a cycle that fails before that commit applies it again
+at the next one, so handlers are written to be idempotent (set, not toggle). Requests live
+in the daemon's memory until then: a daemon that stops first has not applied them (the
+waiting command is told).
 
     from maui_py.daemon import admin
     admin.register("sethold", lambda req, ctx: ...)     # the commands issue wires them
@@ -46,9 +50,9 @@ def register(kind: str, handler: Handler) -> None:
 
 
 def apply_requests(requests: list[AdminRequest], ctx: AdminContext
-                   ) -> tuple[list[tuple[int, str, str]], list[JournalEntry]]:
-    """Run each request's handler; ([(id, status, text)], journal entries). A handler that
-    raises fails its request only."""
+                   ) -> tuple[list[AdminRequest], list[JournalEntry]]:
+    """Run each request's handler; (the requests with their status and result text, journal
+    entries), for Store.save_cycle. A handler that raises fails its request only."""
     done, entries = [], []
     for req in requests:
         handler = HANDLERS.get(req.kind)
@@ -59,7 +63,7 @@ def apply_requests(requests: list[AdminRequest], ctx: AdminContext
                 status, text = "done", handler(req, ctx) or "done"
             except Exception as e:            # the request fails, the daemon goes on
                 status, text = "failed", f"{type(e).__name__}: {e}"
-        done.append((req.id, status, text))
+        done.append(replace(req, status=status, result=text))
         entries.append(JournalEntry(REQUEST, str(req.args.get("job", "")), text,
                                     {"id": req.id, "kind": req.kind, "args": dict(req.args),
                                      "requester": req.requester, "status": status}))

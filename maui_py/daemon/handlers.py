@@ -1,7 +1,7 @@
 """The daemon's side of the admin commands: one handler per request kind.
 
 The commands (maui_py/cli: setres, releaseres, sethold, releasehold, setspri, runjob) check
-their arguments and leave a request in the store; at the start of the next cycle the daemon
+their arguments and send a request over mauid's socket; at the start of the next cycle the daemon
 hands each to its handler here (admin.apply_requests), which changes that cycle's inputs:
 
   setres       an administrative reservation (kind User) in ctx.admin_reservations: on
@@ -15,8 +15,11 @@ hands each to its handler here (admin.apply_requests), which changes that cycle'
   setspri      state.system_priority (0 unsets); the cycle ranks the job by it
   runjob       state.run_now: the cycle starts the job first, past throttling limits
 
-The requester must be root or in ADMIN1 of the daemon's configuration, whatever the command
-checked. A handler raises to fail its request (the text is the error the command shows);
+The requester is the user the kernel named when the command connected to mauid's socket
+(socket_server.py: SO_PEERCRED, never a name the command wrote); it must be root or in
+ADMIN1 of the daemon's configuration, whatever the command checked. The socket refuses
+anyone else before queueing; each handler checks again against the configuration in force
+when it runs (a SIGHUP may have changed ADMIN1 meanwhile). A handler raises to fail its request (the text is the error the command shows);
 applying a request twice gives the same state. Importing this module registers them.
 """
 
@@ -36,9 +39,13 @@ class RequestRefused(ValueError):
     """The request cannot be carried out; the message says why."""
 
 
+def admin_users(cfg) -> set[str]:
+    """Who may ask for an admin action: root and the ADMIN1 users."""
+    return {"root", *(cfg.get("ADMIN1") or ())}
+
+
 def _authorize(req: admin.AdminRequest, ctx: admin.AdminContext) -> None:
-    allowed = {"root", *(ctx.cfg.get("ADMIN1") or ())}
-    if req.requester not in allowed:
+    if req.requester not in admin_users(ctx.cfg):
         raise RequestRefused(f"permission denied: {req.requester or 'an unknown user'} is not in ADMIN1")
 
 

@@ -4,7 +4,8 @@ LOGLEVEL (Maui's 0-9) maps onto logging levels: 0 -> WARNING (problems only), 1-
 INFO (one line per cycle, every start, refusal, reload), 4 and more -> DEBUG (every
 decision and admin request). Everything goes to the `maui_py` logger (the adapters log
 under it too); the file handler is a WatchedFileHandler, so logrotate can move the file.
-With --foreground the log also goes to stderr.
+With --foreground the log also goes to stderr. The log file is created mode 0640, like the
+store (LOG_MODE, whatever the umask; a file that exists keeps its mode).
 
 Malformed records in resource-manager output are skipped by the adapters with a
 RecordWarning; RecordWarnings routes them to the log: each distinct message at WARNING
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import logging.handlers
+import os
 import sys
 import threading
 import warnings
@@ -24,6 +26,24 @@ from ..rm.protocol import RecordWarning
 
 LOGGER = "maui_py"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+LOG_MODE = 0o640
+
+
+class LogFile(logging.handlers.WatchedFileHandler):
+    """A WatchedFileHandler that creates its file (first, or after logrotate moved it) mode
+    LOG_MODE: the log names users, jobs and requests, so it is as private as the store."""
+
+    def _open(self):
+        try:
+            fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_EXCL, LOG_MODE)
+        except FileExistsError:
+            pass
+        else:
+            try:
+                os.fchmod(fd, LOG_MODE)
+            finally:
+                os.close(fd)
+        return super()._open()
 
 
 def level_of(loglevel: int) -> int:
@@ -38,7 +58,7 @@ def configure(path: Path | None, loglevel: int, *, stderr: bool) -> None:
     new: list[logging.Handler] = []
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        new.append(logging.handlers.WatchedFileHandler(path))
+        new.append(LogFile(path))
     if stderr:
         new.append(logging.StreamHandler(sys.stderr))
     logger = logging.getLogger(LOGGER)

@@ -1,7 +1,8 @@
 """mauid's main loop: one scheduling cycle every RMPOLLINTERVAL, and on demand.
 
 One cycle, in this order (the order is the crash-safety argument, see docs/operations.md):
-  1. take the pending admin requests; read the resource manager (snapshot);
+  1. take the admin requests queued by the socket (socket_server.py); read the resource
+     manager (snapshot);
   2. after a restart only: reconcile the saved pending starts with the snapshot;
   3. apply the admin requests to the cycle's inputs; run_cycle (pure, no I/O);
   4. save the cycle in ONE store transaction: the state with this cycle's starts marked
@@ -14,12 +15,15 @@ and the end of 5 leaves starts that were perhaps pushed; the restarted daemon as
 resource manager (recovery.py) and never starts a job it reports running.
 
 Failures do not stop the daemon: a resource-manager call that fails or hangs (RMCaller's
-deadline) is logged and the cycle is skipped, to be tried again at the next one; a cycle
+deadline), or answers with errors or an empty view (RMOutage), is logged once at ERROR, the
+cycle is skipped and the store marked stale, and the read is tried again with backoff
+(1, 2, 4 RMPOLLINTERVALs, at most RM_BACKOFF_MAX); a cycle
 that raises, or a save that fails, is logged, nothing is pushed, and the state is reloaded
 from the store. Signals: SIGHUP reloads maui.cfg (a bad file is logged and the old
 configuration kept), SIGTERM/SIGINT stop after the current cycle, SIGUSR1 runs a cycle
-now; a pending admin request also starts one (the store is polled every
-REQUESTPOLLINTERVAL seconds between cycles).
+now; an admin request received on the socket also starts one (unless REQUESTPOLLINTERVAL
+is 0). Requests come from the socket only, whose peer credentials name the sender; the
+store is never read for requests.
 """
 
 from __future__ import annotations
@@ -38,11 +42,13 @@ from ..core.cycle import run_cycle
 from ..model import Start
 from ..priority.policy import make_queue_policy
 from ..rm import registry
+from ..rm.check import check_snapshot
 from ..rm.protocol import ResourceManager, RMError
 from ..store import Store, StoreError
 from ..store.codec import dump_data
 from ..store.journal import JournalEntry, capture, cycle_entries, decision_entries
-from . import admin, logsetup, paths
+from ..store.rm_status import clear_rm_down, mark_rm_down
+from . import admin, logsetup, paths, socket_server
 from . import handlers  # noqa: F401  (registers the admin commands' request handlers)
 from .faults import Faults, die
 from .lock import DaemonLock, lock_path
@@ -54,6 +60,9 @@ log = logging.getLogger("maui_py.daemon")
 DEFAULT_RM_TIMEOUT = 30.0
 CALL_TIMEOUT_FACTOR = 4
 """A whole adapter call (several commands) may take this many RMCFG TIMEOUTs."""
+RM_BACKOFF_MAX = 4
+"""While the resource manager fails, the next try comes 1, 2, 4 ... RMPOLLINTERVALs later,
+at most this many: a long outage is not hammered, a short one is noticed soon."""
 
 AdapterFactory = Callable[[SchedulerConfig, "str | None"], ResourceManager]
 
@@ -106,7 +115,11 @@ class Daemon:
         self.cycles_failed = 0
         self._reconcile = True
         self._rm_down: str | None = None
+        self._rm_failures = 0            # consecutive failed reads of the resource manager
+        self._rm_down_since: float | None = None
+        self._stale_mark = True          # a mark a previous mauid left is cleared at the first read
         self._requests_seen = 0          # a newer pending request starts a cycle at once
+        self.inbox: socket_server.RequestServer | None = None    # the request socket, from start()
         self.rm = RMCaller(0.0)
         self._apply_settings()
 
@@ -142,7 +155,14 @@ class Daemon:
             self.state = self.store.load_state()
             self.admin_reservations = self.store.admin_reservations()
             self.adapter = self.factory(self.cfg, self.rm_name)
+            self.inbox = socket_server.for_daemon(self)
         except BaseException:
+            if self.adapter is not None:
+                self.adapter.close()
+                self.adapter = None
+            if self.store is not None:
+                self.store.close(rollback_mode=True)
+                self.store = None
             self.lock.release()
             raise
         self.records.install()
@@ -166,6 +186,9 @@ class Daemon:
 
     def close(self) -> None:
         self.records.uninstall()
+        if self.inbox is not None:
+            self.inbox.close()
+            self.inbox = None
         if self.store is not None:
             try:
                 self.store.journal_event("daemon-stop", f"after {self.cycles_run} cycles")
@@ -205,7 +228,7 @@ class Daemon:
             if flags.wake or now >= next_due:
                 flags.wake = False
                 ok = self.cycle()
-                next_due = now + self.interval
+                next_due = now + self.retry_delay()
                 if once:
                     break
                 continue
@@ -215,11 +238,8 @@ class Daemon:
         return ok
 
     def _requests_pending(self) -> bool:
-        try:
-            return self.store.has_pending_requests(self._requests_seen)
-        except sqlite3.Error as e:
-            log.warning("cannot look for admin requests: %s", e)
-            return False
+        """Whether the socket queued a request since the last cycle took them."""
+        return self.inbox is not None and self.inbox.newest() > self._requests_seen
 
     # --------------------------------------------------------------- reload
     def _reload(self) -> None:
@@ -269,7 +289,7 @@ class Daemon:
 
     def _cycle(self, n: int) -> bool:
         t0 = time.perf_counter()
-        requests = self.store.requests("pending")
+        requests = self.inbox.take() if self.inbox is not None else []
         self._requests_seen = max([r.id for r in requests], default=self._requests_seen)
         try:
             snapshot = self.rm.call("snapshot", self.adapter.snapshot)
@@ -280,6 +300,9 @@ class Daemon:
             self.records.flush()
         self._rm_back()
         self.faults.hit("after-snapshot", n)
+        snapshot, problems = check_snapshot(snapshot)
+        for problem in problems:
+            log.warning("resource manager record: %s", problem)
         t_snap = time.perf_counter() - t0
         entries: list[JournalEntry] = []
         if self._reconcile:
@@ -342,20 +365,50 @@ class Daemon:
         self.state = self.store.load_state()
         return False
 
+    def retry_delay(self) -> float:
+        """Seconds to the next cycle: RMPOLLINTERVAL, or while the resource manager fails
+        1, 2, 4 ... times it, at most RM_BACKOFF_MAX times."""
+        if self._rm_failures == 0:
+            return float(self.interval)
+        return float(self.interval * min(2 ** (self._rm_failures - 1), RM_BACKOFF_MAX))
+
     def _rm_trouble(self, e: RMError) -> None:
+        """The resource manager failed or answered with errors / nothing (an outage): no
+        cycle on it, so no job is taken for gone and nothing is decided on an empty view.
+        The first failure: one ERROR line, journal `rm-error`, and the store marked stale
+        (the commands say since when); later ones: WARNING, retried with backoff."""
         self.cycles_failed += 1
+        self._rm_failures += 1
         if self._rm_down is None:
-            log.error("resource manager: %s; trying again every cycle", e)
+            self._rm_down_since = self.clock()
+            log.error("resource manager unreachable: %s; no cycle until it answers "
+                      "(retrying after %g s, backing off to %d s)", e, self.retry_delay(),
+                      self.interval * RM_BACKOFF_MAX)
             self._event("rm-error", str(e))
+            try:
+                mark_rm_down(self.store.conn, self._rm_down_since, str(e))
+            except (sqlite3.Error, StoreError) as err:
+                log.error("could not mark the store stale: %s", err)
         else:
-            log.warning("resource manager still failing: %s", e)
+            log.warning("resource manager still failing (%d tries): %s; next try in %g s",
+                        self._rm_failures, e, self.retry_delay())
         self._rm_down = str(e)
 
     def _rm_back(self) -> None:
+        """The resource manager answered: back to RMPOLLINTERVAL, journal `rm-ok`, and the
+        stale mark removed from the store."""
+        self._rm_failures = 0
         if self._rm_down is not None:
-            log.warning("resource manager answers again")
+            since = self._rm_down_since if self._rm_down_since is not None else self.clock()
+            log.warning("resource manager answers again after %.0f s", self.clock() - since)
             self._event("rm-ok", f"after: {self._rm_down}")
-            self._rm_down = None
+        if self._rm_down is not None or self._stale_mark:    # also a mark an earlier mauid left
+            try:
+                clear_rm_down(self.store.conn)
+            except (sqlite3.Error, StoreError) as err:
+                log.error("could not clear the store's stale mark: %s", err)
+        self._rm_down = self._rm_down_since = None
+        self._stale_mark = False
 
     def _log_cycle(self, result, snapshot, failures, t_snap, t_sched, save_s, apply_s) -> None:
         starts = result.starts()

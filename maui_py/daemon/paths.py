@@ -4,6 +4,9 @@ Maui takes relative paths from its home directory (MAUIHOMEDIR). maui-py does th
 $MAUIHOMEDIR when set, else the directory of the configuration file. LOGFILE is taken
 relative to LOGDIR and LOGDIR relative to the home directory, as Maui does; STOREFILE is
 relative to the home directory. Absolute paths are used as they are.
+
+The admin commands reach the daemon through a Unix-domain socket next to the store
+(`<store>.sock`), so that a command finds it from the same STOREFILE / --store it reads.
 """
 
 from __future__ import annotations
@@ -31,3 +34,11 @@ def log_path(cfg: SchedulerConfig, config_path: str | Path) -> Path | None:
     if name in ("", "-"):
         return None
     return home_dir(config_path) / str(cfg.get("LOGDIR") or ".") / name
+
+
+SOCKET_SUFFIX = ".sock"
+
+
+def socket_path(store: str | Path) -> Path:
+    """The daemon's request socket: `<store>.sock`, beside the store and its lock."""
+    return Path(str(store) + SOCKET_SUFFIX)

@@ -15,6 +15,7 @@ from typing import Iterable
 
 from ..cfg import Limit, SchedulerConfig
 from ..model import Job
+from ..model.times import duration
 
 CREDS = (("USERCFG", "user"), ("GROUPCFG", "group"), ("ACCOUNTCFG", "account"),
          ("CLASSCFG", "class"), ("QOSCFG", "qos"))
@@ -68,6 +69,14 @@ class Violation:
         return f"{self.limit} {self.value} reached for {self.kind} {self.name}"
 
 
+class Refusal(str):
+    """A reason a job can never run as submitted (over its class's MAX.WCLIMIT): the cycle
+    puts a batch hold on it at once, with this reason, instead of deferring it again every
+    DEFERTIME (Maui: "job violates class configuration", MJobSetHold(mhBatch))."""
+
+    hold = True
+
+
 class Limits:
     """The throttling limits of one config, resolved per credential on demand."""
 
@@ -80,6 +89,20 @@ class Limits:
         procs = cfg.get("SYSTEMMAXPROCPERJOB")
         self.sys_wallclock = wall if isinstance(wall, int) and wall > 0 else None
         self.sys_procs = procs if isinstance(procs, int) and procs > 0 else None
+        self.class_wallclock: dict[str, tuple[int, str] | None] = {}
+
+    def class_max_wallclock(self, job_class: str) -> tuple[int, str] | None:
+        """(CLASSCFG[class] MAX.WCLIMIT, "class"), else CLASSCFG[DEFAULT]'s with "DEFAULT";
+        None when neither sets one. Cached per class: O(1) after the first job of a class."""
+        if job_class not in self.class_wallclock:
+            found = None
+            for name in ((job_class, "DEFAULT") if job_class else ("DEFAULT",)):
+                v = self.cfg.object("CLASSCFG", name).get("MAX.WCLIMIT")
+                if isinstance(v, int) and v > 0:
+                    found = (v, name)
+                    break
+            self.class_wallclock[job_class] = found
+        return self.class_wallclock[job_class]
 
     def _any(self, attrs: Iterable[str]) -> bool:
         attrs = set(attrs)
@@ -101,7 +124,12 @@ class Limits:
         return self._cache[key]
 
     def system_violation(self, job: Job) -> str | None:
-        """Per-job system limits: a job over them is deferred (Maui MPolicy.c)."""
+        """Per-job system limits: a job over them is deferred (Maui MPolicy.c); a job over
+        its class's MAX.WCLIMIT gets a Refusal (held: it can never run as submitted)."""
+        cmax = self.class_max_wallclock(job.class_)
+        if cmax is not None and job.wallclock > cmax[0]:
+            return Refusal(f"job violates class configuration: wallclock {duration(job.wallclock)} "
+                           f"over CLASSCFG[{cmax[1]}] MAX.WCLIMIT {duration(cmax[0])}")
         if self.sys_procs is not None and job.procs > self.sys_procs:
             return f"exceeds system proc/job limit ({job.procs} > {self.sys_procs})"
         if self.sys_wallclock is not None and job.wallclock > self.sys_wallclock:

@@ -19,6 +19,21 @@ class RMError(RuntimeError):
     """The resource manager could not be reached or a command failed as a whole."""
 
 
+class RMOutage(RMError):
+    """The resource manager answered, but with errors or an empty view: its controller is
+    down or restarting. Treated like any RMError (no cycle on that answer) and named apart
+    so that adapters can say why an answer that exited 0 is not a view of the cluster."""
+
+
+def check_answer(what: str, nodes: int, last_nodes: int) -> None:
+    """RMOutage when an answer lists no node although the last good one listed some: a
+    cluster does not lose every node between two polls, its controller does (a view with
+    no nodes would make every running job look gone). O(1)."""
+    if nodes == 0 and last_nodes > 0:
+        raise RMOutage(f"{what}: no nodes listed (the last good answer had {last_nodes}); "
+                       "taking it as an outage, not as an empty cluster")
+
+
 class RecordWarning(UserWarning):
     """One record of resource-manager output was malformed and skipped."""
 

@@ -35,6 +35,9 @@ class SimResult:
     config_name: str = ""
     state: SchedulerState | None = None
     holds: int = 0
+    stalled: dict[str, str] | None = None
+    """Jobs still queued when the replay gave up on them (see SimOptions.stall_limit),
+    with the reason the last cycle gave."""
 
     @property
     def unfinished(self) -> list[SimRecord]:
@@ -49,6 +52,10 @@ class SimOptions:
     progress: Callable[[int, int, int], None] | None = None
     on_cycle: Callable[[int, object], None] | None = None
     stop_time: int | None = None
+    stall_limit: int = 30 * 86400
+    """End the replay once every job has arrived, none runs and none has started for this
+    long (simulated seconds): what still waits then never runs (a reservation it may not
+    use recurs every day, say), and a replay must end."""
 
 
 class Simulation:
@@ -77,6 +84,9 @@ class Simulation:
         cycles = 0
         interval = max(0, int(opt.poll_interval))
         next_tick = self.now if interval else None
+        active = 0
+        progress = self.now
+        stalled = None
         while nxt < total or heap:
             t = jobs[nxt].job.submit_time if nxt < total else heap[0][0]
             if heap and heap[0][0] < t:
@@ -88,6 +98,8 @@ class Simulation:
                 _t, kind, _s, jid = heapq.heappop(heap)
                 if kind == END:
                     rm.finish(jid, t)
+                    active -= 1
+                    progress = t
                 elif kind == WAKE:
                     wakes.discard(t)
             while nxt < total and jobs[nxt].job.submit_time == t:
@@ -108,6 +120,8 @@ class Simulation:
                 if isinstance(d, Start):
                     rec = rm.records[d.job_id]
                     if rec.start == t:
+                        active += 1
+                        progress = t
                         run = min(rec.runtime, rec.job.wallclock)
                         rec.killed = rec.runtime > rec.job.wallclock
                         seq += 1
@@ -129,7 +143,12 @@ class Simulation:
                 opt.progress(nxt, total, t)
             if not heap and nxt >= total:
                 break
+            if nxt >= total and not active and t - progress > opt.stall_limit:
+                final = run_cycle(rm.snapshot(), self.config, state, explain=True)
+                stalled = {jid: r.reason for jid, r in sorted(final.reports.items())
+                           if rm.records[jid].start is None}
+                break
         if opt.progress is not None:
             opt.progress(nxt, total, self.now)
         return SimResult(self.nodes, rm.records, rm.check, cycles, _time.perf_counter() - t0,
-                         self.config_name, state, rm.holds_seen)
+                         self.config_name, state, rm.holds_seen, stalled)

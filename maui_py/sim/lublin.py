@@ -199,9 +199,7 @@ def generate(n_jobs: int, machine_procs: int, seed: int, start_time: int = 0, *,
              params: LublinParams = BATCH) -> list[SwfRecord]:
     """n_jobs SWF records (ids 1..n, submit = start_time + model arrival), deterministic
     for a seed. Fields the model has no value for are -1; status 1. O(n_jobs)."""
-    if n_jobs < 0 or machine_procs < 1:
-        raise ValueError(f"need n_jobs >= 0 and machine_procs >= 1, got {n_jobs}, "
-                         f"{machine_procs}")
+    _check_arguments(n_jobs, machine_procs, start_time)
     rng = random.Random(seed)
     est_rng = random.Random(f"lublin-estimates-{seed}")
     arrivals = _Arrivals(params, rng, (start_time % 86400) // SECONDS_IN_BUCKET)
@@ -214,6 +212,23 @@ def generate(n_jobs: int, machine_procs: int, seed: int, start_time: int = 0, *,
             job_id, submit, -1, runtime, size, -1.0, -1.0, size, estimate(est_rng, runtime),
             -1, 1, -1, -1, -1, -1, -1, -1, -1))
     return records
+
+
+MAX_ARGUMENT = 2**40
+"""Largest job count, machine size or start time generate() takes: beyond any real machine,
+small enough that sizes, logarithms and times stay exact and finite."""
+
+
+def _check_arguments(n_jobs: object, machine_procs: object, start_time: object) -> None:
+    """ValueError (naming the argument) unless each is a plain int in range: 0 <= n_jobs,
+    1 <= machine_procs, 0 <= start_time, all <= MAX_ARGUMENT. A float, a bool or a huge value
+    would otherwise fail deep inside the model, or loop for ever."""
+    for name, value, lo in (("n_jobs", n_jobs, 0), ("machine_procs", machine_procs, 1),
+                            ("start_time", start_time, 0)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        if not lo <= value <= MAX_ARGUMENT:
+            raise ValueError(f"{name} must be in {lo}..{MAX_ARGUMENT}, got {value}")
 
 
 def header(n_jobs: int, machine_procs: int, seed: int,

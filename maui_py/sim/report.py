@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from .engine import SimResult
+from ..model.times import duration
+from .engine import SimOptions, SimResult
 from .metrics import Figures, Summary, summarize
 
 ROWS = (
@@ -65,8 +66,12 @@ def summary_text(result: SimResult, summary: Summary | None = None, title: str =
     if s.unfinished:
         lines += ["", f"{s.unfinished} job(s) never finished:"]
         held = result.state.batch_holds if result.state else {}
+        stalled = result.stalled or {}
+        if stalled:
+            lines.append(f"  (the replay ended {duration(SimOptions.stall_limit)} after the last "
+                         "start with these jobs unable to start)")
         for r in [r for r in result.records.values() if r.end is None][:10]:
-            why = held.get(r.job.id, "still waiting at the end of the replay")
+            why = held.get(r.job.id) or stalled.get(r.job.id) or "still waiting at the end of the replay"
             lines.append(f"  {r.job.id}: {why}")
     for name, groups in (("class", s.by_class), ("QOS", s.by_qos)):
         if groups:

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import warnings
+import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
@@ -28,12 +29,17 @@ PathOrFile = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _FIELD_RE = re.compile(r"^;\s*([A-Z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
-_LEADING_INT_RE = re.compile(r"^\s*(-?\d+)")
+_LEADING_INT_RE = re.compile(r"^\s*(-?[0-9]{1,18})(?![0-9])")  # ASCII, bounded: no 5000-digit int()
 _MAX_LINE_WARNINGS = 20
 
 
 class SwfFormatWarning(UserWarning):
     """A line of an SWF file was skipped."""
+
+
+class SwfError(ValueError):
+    """A trace that cannot be read at all (corrupt or truncated gzip data): one line naming the
+    file and what is wrong. A ValueError, so callers that report bad input already catch it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +197,12 @@ def _read_text(src: PathOrFile) -> tuple[str, str]:
     if isinstance(data, str):
         return data, name
     if data[:2] == _GZIP_MAGIC:
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except EOFError:
+            raise SwfError(f"{name}: truncated gzip data (the file ends before its gzip stream does)") from None
+        except (OSError, zlib.error) as e:      # BadGzipFile is an OSError
+            raise SwfError(f"{name}: corrupt gzip data ({e})") from None
     return data.decode("utf-8", errors="replace"), name
 
 

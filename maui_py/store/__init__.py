@@ -1,7 +1,8 @@
 """The state store: SQLite (stdlib) in WAL mode, written once per cycle by the daemon.
 
-Store (read-write, the daemon; `submit_request` for the admin commands), StoreReader
-(read-only, the diagnostic commands), the JSON codec of the model, the journal.
+Store (read-write: mauid only, and maui-sim for a store of its own), StoreReader (read-only,
+the commands), the JSON codec of the model, the journal. Admin requests reach mauid over
+its socket (maui_py/daemon/socket_server.py), never through the store.
 """
 
 from .journal import JournalEntry

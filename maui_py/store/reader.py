@@ -14,6 +14,7 @@ file of another schema version is refused with a message saying what to do.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import urllib.parse
@@ -31,12 +32,45 @@ from .codec import decode
 from .journal import JournalEntry
 from .state_rows import build_state
 
+LAST_DATE = 253402300799
+"""9999-12-31 23:59:59 UTC: the last time ctime() can show; a cycle dated later is damage."""
+
 PRIORITY, RM, ADMIN, STANDING = "priority", "rm", "admin", "standing"
 """view_reservation sources: the cycle's priority reservations, the resource manager's, admins'."""
 
 
 class StoreError(RuntimeError):
     """The store cannot be opened or used."""
+
+
+CORRUPT = (sqlite3.Error, ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
+"""What reading a damaged store raises: SQLite's own errors (not a database, malformed image,
+missing table), and from the rows: bad JSON, values the codec refuses, missing fields."""
+
+
+def _clean_errors(method):
+    """On a read-only reader (`StoreReader.open`), turn what a damaged file raises into one
+    StoreError naming the file; the daemon's read-write Store keeps SQLite's own exceptions,
+    which its loop handles (retries, "database is locked")."""
+    @functools.wraps(method)
+    def guarded(self, *args, **kwargs):
+        if not self.readonly:
+            return method(self, *args, **kwargs)
+        try:
+            return method(self, *args, **kwargs)
+        except CORRUPT as e:
+            raise StoreError(f"{self.path}: {_corruption(e)}") from e
+    return guarded
+
+
+def _corruption(e: BaseException) -> str:
+    """One line saying what is wrong with the file, from the exception reading it raised."""
+    first = (str(e).splitlines() or [""])[0][:200]
+    if isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError):
+        return f"damaged store: {first} (restore it or let mauid create a new one)"
+    if isinstance(e, sqlite3.OperationalError):
+        return f"unusable store: {first}"
+    return f"damaged store: a saved row cannot be read ({type(e).__name__}: {first})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +142,18 @@ def connect_readonly(path: str | Path) -> sqlite3.Connection:
     """A read-only connection; StoreError when there is no store at `path`."""
     if not Path(path).exists():
         raise StoreError(f"{path}: no store here (has mauid run with this STOREFILE?)")
+    if Path(path).is_dir():
+        raise StoreError(f"{path}: is a directory, not a store")
     try:
         return _probe(sqlite3.connect(_uri(path, mode="ro"), uri=True, isolation_level=None,
                                       check_same_thread=False))
     except sqlite3.OperationalError as e:
         if not Path(f"{path}-wal").exists() or "readonly" not in str(e):
             raise StoreError(f"{path}: cannot open the store read-only: {e}") from e
+    except sqlite3.DatabaseError as e:          # "file is not a database", "malformed"
+        if "not a database" in str(e):
+            raise StoreError(f"{path}: not a maui-py store (not an SQLite database)") from e
+        raise StoreError(f"{path}: {_corruption(e)}") from e
     # A WAL file left without its -shm (the writer is gone and we may not create one):
     # with no writer, reading it as immutable is safe.
     try:
@@ -134,21 +174,78 @@ def _probe(conn: sqlite3.Connection) -> sqlite3.Connection:
 
 
 
+@functools.cache
+def _expected_columns() -> dict[str, frozenset[str]]:
+    """table -> columns of a store of this version, from the migrations run in memory once."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        schema.migrate(conn)
+        return _columns(conn)
+    finally:
+        conn.close()
+
+
+def _columns(conn: sqlite3.Connection) -> dict[str, frozenset[str]]:
+    tables = [name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    return {t: frozenset(row[1] for row in conn.execute(f'PRAGMA table_info("{t}")')) for t in tables}
+
+
+def _has_table(conn: sqlite3.Connection, table: str) -> bool:
+    try:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+                            (table,)).fetchone() is not None
+    except sqlite3.Error:
+        return False
+
+
+def _schema_mismatch(conn: sqlite3.Connection) -> str:
+    """"" when every table and column this version reads is there; else what is missing
+    (a file that claims our version but was made by something else, or damaged)."""
+    have = _columns(conn)
+    for table, columns in sorted(_expected_columns().items()):
+        if table not in have:
+            return f"table {table} missing"
+        lacking = sorted(columns - have[table])
+        if lacking:
+            return f"table {table} lacks column {', '.join(lacking)}"
+    return ""
+
+
 class StoreReader:
     """Queries over a store connection (read-only when made by `open`)."""
+
+    readonly = False
+    """True when made by `open`: errors of a damaged file then become StoreError."""
 
     def __init__(self, conn: sqlite3.Connection, path: str | Path):
         self.conn, self.path = conn, Path(path)
 
     @classmethod
     def open(cls, path: str | Path) -> "StoreReader":
+        """A read-only reader; StoreError (one line, naming the file) when there is no store,
+        the file is not SQLite or is damaged, or its tables are not this maui-py's."""
         conn = connect_readonly(path)
-        have = schema.version(conn)
+        try:
+            have = schema.version(conn)
+            missing = _schema_mismatch(conn) if have == schema.VERSION else ""
+            foreign = have == 0 and not _has_table(conn, "kv")
+        except sqlite3.Error as e:
+            conn.close()
+            raise StoreError(f"{path}: {_corruption(e)}") from e
+        if foreign:
+            conn.close()
+            raise StoreError(f"{path}: not a maui-py store (an SQLite file without its tables)")
         if have != schema.VERSION:
             conn.close()
             what = "newer than this maui-py" if have > schema.VERSION else "older: start mauid to upgrade it"
             raise StoreError(f"{path}: store schema version {have} ({what}; this maui-py reads {schema.VERSION})")
-        return cls(conn, path)
+        if missing:
+            conn.close()
+            raise StoreError(f"{path}: not a maui-py store of schema version {have} ({missing})")
+        reader = cls(conn, path)
+        reader.readonly = True
+        return reader
 
     def close(self) -> None:
         self.conn.close()
@@ -172,9 +269,11 @@ class StoreReader:
             self.conn.execute("COMMIT")
 
     # ------------------------------------------------------------------ state
+    @_clean_errors
     def kv(self) -> dict[str, Any]:
         return {k: json.loads(v) for k, v in self.conn.execute("SELECT key, value FROM kv")}
 
+    @_clean_errors
     def load_state(self) -> SchedulerState:
         """The SchedulerState saved by the last committed cycle (caches empty)."""
         with self.consistent():
@@ -182,16 +281,25 @@ class StoreReader:
             res = {jid: json.loads(d) for jid, d in self.conn.execute("SELECT job_id, data FROM reservations")}
             return build_state(jobs, res, self.kv())
 
+    @_clean_errors
     def admin_reservations(self) -> dict[str, tuple[Reservation, str, float]]:
         """name -> (reservation, owner, created) of the reservations admins made."""
         return {name: (decode(Reservation, json.loads(d)), owner, created) for name, d, owner, created in
                 self.conn.execute("SELECT name, data, owner, created FROM admin_reservation ORDER BY name")}
 
     # -------------------------------------------------------------- last cycle
+    @_clean_errors
     def cycle_info(self) -> CycleInfo | None:
         row = self.conn.execute("SELECT value FROM kv WHERE key = 'cycle'").fetchone()
-        return None if row is None else decode(CycleInfo, json.loads(row[0]))
+        if row is None:
+            return None
+        info = decode(CycleInfo, json.loads(row[0]))
+        if not (0 <= info.now <= LAST_DATE and 0 <= info.wall <= LAST_DATE and info.iteration >= 0):
+            raise ValueError(f"cycle record out of range (iteration {info.iteration}, now {info.now}, "
+                             f"wall {info.wall})")
+        return info
 
+    @_clean_errors
     def last_cycle(self) -> LastCycle | None:
         """The last cycle's view, or None before the first cycle. O(jobs + nodes)."""
         with self.consistent():
@@ -217,6 +325,7 @@ class StoreReader:
                                tuple(reservations[RM] + reservations[ADMIN]), seq=info.iteration)
         return LastCycle(info, snap, reports, prios, [j for _q, j in sorted(queue)], reservations)
 
+    @_clean_errors
     def job_view(self, job_id: str) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
         """(job, report, priority breakdown, place in the queue order) of one job."""
         row = self.conn.execute("SELECT data, report, priority, queue_pos FROM view_job WHERE job_id = ?",
@@ -228,6 +337,7 @@ class StoreReader:
                 None if pri is None else decode(Breakdown, json.loads(pri)), qpos)
 
     # ----------------------------------------------------------------- journal
+    @_clean_errors
     def journal(self, *, job_id: str | None = None, events: tuple[str, ...] = (),
                 since_id: int = 0, limit: int | None = None) -> list[JournalEntry]:
         """Journal entries, oldest first (the last `limit` when given)."""
@@ -245,6 +355,7 @@ class StoreReader:
         return [JournalEntry(ev, jid, reason, json.loads(detail), cycle, at, i)
                 for i, cycle, at, ev, jid, reason, detail in rows]
 
+    @_clean_errors
     def cycles(self, limit: int = 100) -> list[CycleStats]:
         rows = self.conn.execute("SELECT iteration, now, wall, jobs, running, starts, reservations, "
                                  "snapshot_s, schedule_s, save_s, apply_s FROM cycles "
@@ -252,6 +363,7 @@ class StoreReader:
         return [CycleStats(*r) for r in reversed(rows)]
 
     # ---------------------------------------------------------------- requests
+    @_clean_errors
     def requests(self, status: str | None = None) -> list[AdminRequest]:
         sql = "SELECT id, kind, args, requester, submitted, status, result, done, cycle FROM requests"
         rows = self.conn.execute(sql + (" WHERE status = ?" if status else "") + " ORDER BY id",
@@ -259,6 +371,7 @@ class StoreReader:
         return [AdminRequest(i, k, json.loads(a), who, sub, st, res, done, cyc)
                 for i, k, a, who, sub, st, res, done, cyc in rows]
 
+    @_clean_errors
     def has_pending_requests(self, after_id: int = 0) -> bool:
         """Whether a request newer than `after_id` waits for the daemon."""
         return self.conn.execute("SELECT 1 FROM requests WHERE status = 'pending' AND id > ? LIMIT 1",

@@ -21,6 +21,10 @@ Tables (JSON columns hold maui_py.store.codec text):
   cycles             timings of the recent cycles
   requests           (v2) admin requests written by the commands, applied by the daemon
   admin_reservation  (v2) reservations made by admins (setres), kept until released or ended
+
+`requests` is a record, written by mauid only: each request it received on its socket, with
+its outcome, in the transaction of the cycle that applied it. mauid never acts on a row it
+finds there (a `pending` row is somebody else's and is marked `ignored`).
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ CREATE INDEX journal_at ON journal (at);
 
 MIGRATIONS: tuple[str, ...] = (_V1, _V2)
 VERSION = len(MIGRATIONS)
+APPLICATION_ID = 0x4D415550
+"""SQLite's `PRAGMA application_id` of a maui-py store ("MAUP"): set by `migrate`, so that
+a file says what it is (stores made before it was set are known by their tables)."""
 
 
 class SchemaError(RuntimeError):
@@ -68,6 +75,23 @@ class SchemaError(RuntimeError):
 
 def version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def foreign(conn: sqlite3.Connection) -> str:
+    """Why the SQLite file behind `conn` is not a maui-py store and must not be made one
+    ("" when it is one, or is empty). Reads only: call it before anything writes (switching
+    to WAL rewrites the header)."""
+    app = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if app not in (0, APPLICATION_ID):
+        return f"an SQLite file of another application (application_id {app:#x})"
+    tables = sorted(name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"))
+    if not tables and app == 0:
+        return ""
+    if version(conn) >= 1 and {"kv", "journal"} <= set(tables):
+        return ""
+    shown = ", ".join(tables[:6]) + (", ..." if len(tables) > 6 else "")
+    return f"an SQLite file of something else (tables: {shown or 'none'})"
 
 
 def migrate(conn: sqlite3.Connection, target: int = VERSION) -> int:
@@ -90,6 +114,8 @@ def migrate(conn: sqlite3.Connection, target: int = VERSION) -> int:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+    if int(conn.execute("PRAGMA application_id").fetchone()[0]) != APPLICATION_ID:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     return have
 
 

@@ -13,17 +13,23 @@ their text changed since the last save (the store remembers what it wrote), so a
 cycle on a large cluster writes little; the journal is appended to and pruned after
 JOURNALKEEPTIME. synchronous=FULL: a committed cycle survives a power cut too.
 
-The commands use StoreReader (read-only) and, to leave a request for the daemon,
-`submit_request` on a Store of their own (a short write transaction; WAL lets it run
-while the daemon reads or writes, waiting at most busy_timeout for the daemon's commit).
+The commands use StoreReader (read-only). Only mauid writes the store (maui-sim writes
+stores of its own): admin requests reach the daemon over its socket, never through the
+file, and `requests_done` records them with their outcomes. Anyone who could write the file
+could change what the daemon does, so opening a store read-write takes the group and
+other write bits off the files (when this process owns them) and warns about a directory
+others may write to. A non-empty SQLite file that is not a maui-py store is refused before
+anything is written to it.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 import sqlite3
+import stat
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -31,12 +37,16 @@ from ..model import ClusterSnapshot, Reservation, ReservationKind
 from . import schema
 from .codec import dump_data, dumps
 from .journal import JournalEntry
-from .reader import ADMIN, PRIORITY, RM, STANDING, StoreError, StoreReader, reservation_of
+from .reader import ADMIN, PRIORITY, RM, STANDING, AdminRequest, StoreError, StoreReader, reservation_of
+
+log = logging.getLogger("maui_py.store")
 from .state_rows import state_rows
 
 FILE_MODE = 0o640
 KEEP_CYCLES = 10_000
 """Rows of the cycles table kept (timings of the recent cycles)."""
+IGNORED = "ignored: mauid takes requests from its socket only, never from the store"
+"""The result written on a `pending` row found in the store (somebody else wrote it)."""
 
 
 def _create(path: Path) -> None:
@@ -53,15 +63,47 @@ def _create(path: Path) -> None:
         os.close(fd)
 
 
+def _only_we_write(path: Path) -> None:
+    """Take the group and other write bits off the store and its -wal and -shm files (those
+    this process owns; SQLite gives new side files the store's mode), and warn when others
+    may write to the directory (they could replace the file)."""
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            st = os.stat(p)
+            if st.st_mode & 0o022 and st.st_uid == os.geteuid():
+                os.chmod(p, stat.S_IMODE(st.st_mode) & ~0o022)
+                log.warning("%s was writable by %s: write access removed (only mauid writes its store)",
+                            p, "group and others" if st.st_mode & 0o022 == 0o022 else
+                            "its group" if st.st_mode & 0o020 else "others")
+        except OSError:
+            continue
+    try:
+        st = os.stat(path.parent)
+    except OSError:
+        return
+    if st.st_mode & 0o020 or (st.st_mode & 0o002 and not st.st_mode & stat.S_ISVTX):
+        log.warning("%s is writable by others than its owner: they could replace the store; "
+                    "make it writable by mauid's user only", path.parent)
+
+
 def connect_readwrite(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    """A read-write connection to the store at `path` (created mode 0640 when missing and
+    `create`), migrated. StoreError when the file is not SQLite, or is an SQLite file of
+    something else that is not empty (nothing is written to it then)."""
     path = Path(path)
     if not path.exists():
         if not create:
             raise StoreError(f"{path}: no store here")
         _create(path)
+    _only_we_write(path)
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 10000")
+        other = schema.foreign(conn)
+        if other:
+            conn.close()
+            raise StoreError(f"{path} is {other}, not a maui-py store: refusing to add the store's "
+                             "tables to it (give another STOREFILE or --store)")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"{path}: cannot switch to WAL mode (got {mode})")
@@ -123,6 +165,11 @@ class Store(StoreReader):
         }
         self._late: dict[str, float] = {}
         self._last_iteration: int | None = None
+        self.on_requests_saved: Callable[[list[AdminRequest]], None] | None = None
+        """Called after a commit with the requests it recorded (the daemon's socket answers)."""
+        self.last_request_id = 0
+        """The highest id in the requests table at the last commit (the daemon numbers its
+        next requests above it, so a row somebody else put there keeps its place)."""
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = True, journal_keep: int = 0,
@@ -138,14 +185,16 @@ class Store(StoreReader):
         self._late["apply_s"] = seconds
 
     def save_cycle(self, result, snapshot: ClusterSnapshot, *, journal: Iterable[JournalEntry] = (),
-                   requests_done: Iterable[tuple[int, str, str]] = (),
+                   requests_done: Iterable[AdminRequest] = (),
                    admin_reservations: Mapping[str, tuple[Reservation, str, float]] | None = None,
                    info: Mapping[str, Any] | None = None, timings: Mapping[str, float] | None = None,
                    before_commit: Callable[[], None] | None = None) -> float:
         """Write one cycle in one transaction; returns the seconds it took.
 
         result: the CycleResult (its state is what lasts); snapshot: what the cycle saw;
-        journal: this cycle's entries; requests_done: (request id, status, result text);
+        journal: this cycle's entries; requests_done: the requests this cycle applied, with
+        their status and result (recorded with done time and cycle; a `pending` row somebody
+        else put in the table is marked ignored);
         admin_reservations: name -> (reservation, owner, created) when they changed, None
         to leave them; info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
         before_commit is called inside the transaction (tests kill the process there).
@@ -187,6 +236,7 @@ class Store(StoreReader):
         cycle_kv = {"iteration": result.iteration, "now": result.now, "wall": wall, **(info or {})}
         kv = {**rows.kv, "cycle": dump_data(cycle_kv)}
         timings = dict(timings or {})
+        outcomes = [replace(r, done=wall, cycle=result.iteration) for r in requests_done]
         conn = self.conn
         new_caches: dict[str, dict] = {}
         conn.execute("BEGIN IMMEDIATE")
@@ -195,8 +245,14 @@ class Store(StoreReader):
             for name, want in wanted.items():
                 new_caches[name] = self._tables[name].write(conn, want)
             self._append_journal(journal, result.iteration, wall)
-            conn.executemany("UPDATE requests SET status = ?, result = ?, done = ?, cycle = ? WHERE id = ?",
-                             [(status, text, wall, result.iteration, rid) for rid, status, text in requests_done])
+            conn.execute("UPDATE requests SET status = 'ignored', result = ?, done = ?, cycle = ? "
+                         "WHERE status = 'pending'", (IGNORED, wall, result.iteration))
+            conn.executemany(
+                "INSERT OR REPLACE INTO requests (id, kind, args, requester, submitted, status, result, "
+                "done, cycle) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(r.id, r.kind, dump_data(dict(r.args)), r.requester, r.submitted, r.status, r.result,
+                  r.done, r.cycle) for r in outcomes])
+            last_request_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM requests").fetchone()[0])
             self._write_cycle_row(result, snapshot, wall, timings)
             self._prune(wall, result.iteration)
             if before_commit is not None:
@@ -211,8 +267,14 @@ class Store(StoreReader):
         for name, cache in new_caches.items():
             self._tables[name].cache = cache
         self._last_iteration = result.iteration
+        self.last_request_id = last_request_id
         seconds = time.perf_counter() - t0
         self._late = {"save_s": seconds}
+        if outcomes and self.on_requests_saved is not None:
+            try:
+                self.on_requests_saved(outcomes)
+            except Exception:               # the cycle is committed; answering is best effort
+                log.exception("could not report the outcomes of %d admin requests", len(outcomes))
         return seconds
 
     def _append_journal(self, entries: Iterable[JournalEntry], cycle: int | None, wall: float) -> None:
@@ -268,8 +330,7 @@ class Store(StoreReader):
                 pass
         super().close()
 
-    def submit_request(self, kind: str, args: Mapping[str, Any] | None = None, requester: str = "") -> int:
-        """Leave a request for the daemon (used by the admin commands); returns its id."""
-        cur = self.conn.execute("INSERT INTO requests (kind, args, requester, submitted) VALUES (?, ?, ?, ?)",
-                                (kind, json.dumps(dict(args or {}), sort_keys=True), requester, self.clock()))
-        return int(cur.lastrowid)
+    def next_request_id(self) -> int:
+        """The id the daemon gives the first request it receives (after every recorded one)."""
+        self.last_request_id = int(self.conn.execute("SELECT coalesce(max(id), 0) FROM requests").fetchone()[0])
+        return self.last_request_id + 1

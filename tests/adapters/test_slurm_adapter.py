@@ -23,6 +23,10 @@ from maui_py.rm.runner import Result
 
 DATA = Path(__file__).parent / "data" / "slurm"
 NOW = 1795278010
+PARTITIONS = ("PartitionName=batch AllowGroups=ALL Default=YES DefaultTime=NONE MaxNodes=UNLIMITED "
+              "MaxTime=UNLIMITED MinNodes=0 Nodes=node[1-4] State=UP\n"
+              "PartitionName=debug AllowGroups=ALL Default=NO DefaultTime=NONE MaxNodes=UNLIMITED "
+              "MaxTime=01:00:00 MinNodes=0 Nodes=node[1-2] State=UP\n")
 
 
 def sample(name: str) -> str:
@@ -42,6 +46,7 @@ class FakeSlurm:
             ("sinfo", "--all", "--json"): (0, sample("sinfo-holdmode.json"), ""),
             ("squeue", "--all", "--json"): (0, sample("squeue-holdmode.json"), ""),
             ("scontrol", "show", "reservation", "-o"): (0, "No reservations in the system\n", ""),
+            ("scontrol", "show", "partition", "-o"): (0, PARTITIONS, ""),
             **(outputs or {}),
         }
         self.errors = errors or {}
@@ -102,6 +107,7 @@ def test_snapshot_runs_json_commands_with_rmcfg_timeout_and_conf():
     a = adapter(fake, "TIMEOUT=45 CONFIGFILE=/etc/slurm-test/slurm.conf")
     snap = a.snapshot()
     assert fake.argvs() == [["sinfo", "--all", "--json"], ["squeue", "--all", "--json"],
+                            ["scontrol", "show", "partition", "-o"],
                             ["scontrol", "show", "reservation", "-o"]]
     assert {c["timeout"] for c in fake.calls} == {45.0}
     assert {c["env"]["SLURM_CONF"] for c in fake.calls} == {"/etc/slurm-test/slurm.conf"}

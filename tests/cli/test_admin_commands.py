@@ -1,9 +1,17 @@
 """The admin commands end to end with a fake resource manager: who may use them, what they
-queue, how the daemon's next cycle applies each request (handlers.py), and the journal."""
+queue on mauid's socket, how the daemon's next cycle applies each request (handlers.py), and
+the journal. One daemon per test is started (socket and all) and its cycles are run here,
+from the test, so that what is applied when is deterministic."""
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import io
 import json
+import os
+import pwd
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -20,13 +28,15 @@ from maui_py.model import (ClusterSnapshot, Hold, HoldType, Job, JobRequest, Job
                            Resources, Start)
 from maui_py.store import Store, StoreReader
 
-CONFIG = """\
+ME = pwd.getpwuid(os.getuid()).pw_name
+"""Who the daemon sees on its socket: the user running the tests (root in CI)."""
+CONFIG = f"""\
 RMCFG[fake]      TYPE=SLURM TIMEOUT=1
 RMPOLLINTERVAL   00:01:40
 LOGDIR           log
 LOGFILE          mauid.log
 BACKFILLPOLICY   FIRSTFIT
-ADMIN1           root ops
+ADMIN1           root ops {ME}
 """
 
 
@@ -72,9 +82,38 @@ def home(tmp_path, monkeypatch):
     return tmp_path
 
 
-def cycle(home: Path, rm: FakeRM) -> None:
-    d = Daemon(home / "maui.cfg", adapter_factory=lambda cfg, name: rm, stderr=False)
-    assert d.run(once=True, install_signals=False) == 0
+@pytest.fixture
+def daemon(home):
+    """A started mauid (store, socket) on a FakeRM; REQUESTPOLLINTERVAL 0 and RMPOLLINTERVAL
+    100 s, and no loop: the test runs each cycle (`cycle(d)`)."""
+    rm = FakeRM()
+    d = Daemon(home / "maui.cfg", adapter_factory=lambda cfg, name: rm, stderr=False, request_poll=0)
+    d.rm_fake = rm
+    d.start()
+    yield d
+    if d.store is not None:
+        d.close()
+
+
+def cycle(d: Daemon) -> None:
+    assert d.cycle()
+
+
+def run_to(name: str, *argv: str) -> tuple[int, str, str]:
+    """Run a command with its own output streams (safe from any thread): (rc, out, err)."""
+    module = importlib.import_module(f"maui_py.cli.{name}")
+    parser = argparse.ArgumentParser(prog=name, conflict_handler="resolve")
+    module.add_arguments(parser)
+    out, err = io.StringIO(), io.StringIO()
+    rc = module.run(parser.parse_args(list(argv)), out, err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def wait_until(cond, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
 
 
 def cmd(capsys, name, *argv, user="root", store=None, monkeypatch=None):
@@ -96,9 +135,8 @@ def data(capsys, home, name, *argv):
     return json.loads(out)["data"]
 
 
-def test_only_root_and_admin1_may_and_unknown_jobs_are_refused(home, capsys, monkeypatch):
-    rm = FakeRM()
-    cycle(home, rm)
+def test_only_root_and_admin1_may_and_unknown_jobs_are_refused(home, daemon, capsys, monkeypatch):
+    cycle(daemon)
     db = home / "maui-py.db"
     rc, out, err = cmd(capsys, "sethold", "3", user="mallory", store=db, monkeypatch=monkeypatch)
     assert (rc, out) == (1, "") and "sethold: permission denied: user mallory" in err
@@ -111,14 +149,19 @@ def test_only_root_and_admin1_may_and_unknown_jobs_are_refused(home, capsys, mon
     rc, _out, err = cmd(capsys, "setspri", "1001", "3", store=db, monkeypatch=monkeypatch)
     assert rc == 1 and "range 0 - 1000" in err
     assert requests(home) == []
+    assert daemon.inbox.take() == []
     rc, out, _err = cmd(capsys, "sethold", "3", user="ops", store=db, monkeypatch=monkeypatch)
     assert rc == 0 and out == "request 1 queued: sethold user hold on job 3; it takes effect at the next cycle\n"
-    assert [(r.kind, r.requester, r.status) for r in requests(home)] == [("sethold", "ops", "pending")]
+    # queued in the daemon, not in the store; the sender is the socket's uid, not MAUI_PY_USER
+    assert [(r.id, r.kind, r.requester) for r in daemon.inbox.take()] == [(1, "sethold", ME)]
+    assert requests(home) == []
+    cycle(daemon)
+    assert [(r.kind, r.requester, r.status) for r in requests(home)] == [("sethold", ME, "done")]
 
 
-def test_requests_take_effect_at_the_next_cycle_and_are_journaled(home, capsys, monkeypatch):
-    rm = FakeRM()
-    cycle(home, rm)                           # 1 and 2 run, 3 holds the reservation
+def test_requests_take_effect_at_the_next_cycle_and_are_journaled(home, daemon, capsys, monkeypatch):
+    rm = daemon.rm_fake
+    cycle(daemon)                             # 1 and 2 run, 3 holds the reservation
     db = home / "maui-py.db"
     for argv in (("sethold", "3"), ("sethold", "-b", "4"), ("setspri", "7", "5"), ("runjob", "6"),
                  ("setres", "-n", "maint", "-d", "1:00:00", "-u", "frank:gina", "n1")):
@@ -126,19 +169,19 @@ def test_requests_take_effect_at_the_next_cycle_and_are_journaled(home, capsys, 
         assert rc == 0 and out.startswith("request ") and "next cycle" in out, err
     q = data(capsys, home, "showq")
     assert [j["state"] for j in q["idle"] + q["blocked"]] == ["Idle"] * 4      # nothing applied yet
-    cycle(home, rm)
+    cycle(daemon)
     reqs = requests(home)
     assert [(r.kind, r.status, r.cycle) for r in reqs] == [
         ("sethold", "done", 2), ("sethold", "done", 2), ("setspri", "done", 2), ("runjob", "done", 2),
         ("setres", "done", 2)]
-    assert Hold("3", HoldType.USER, "set by root (sethold)") in rm.applied
+    assert Hold("3", HoldType.USER, f"set by {ME} (sethold)") in rm.applied
     with StoreReader.open(db) as r:
         journal = r.journal(events=("request",))
         state = r.load_state()
     assert [(e.job_id, e.detail["kind"], e.detail["status"]) for e in journal] == [
         ("3", "sethold", "done"), ("4", "sethold", "done"), ("5", "setspri", "done"), ("6", "runjob", "done"),
         ("", "setres", "done")]
-    assert state.system_priority == {"5": 7} and state.batch_holds["4"].startswith("set by root")
+    assert state.system_priority == {"5": 7} and state.batch_holds["4"].startswith(f"set by {ME}")
     assert state.run_now == {"6"}                  # both nodes busy: it waits, first in line
     q = data(capsys, home, "showq")
     states = {j["id"]: j["state"] for j in q["idle"] + q["blocked"]}
@@ -154,9 +197,9 @@ def test_requests_take_effect_at_the_next_cycle_and_are_journaled(home, capsys, 
 
     for argv in (("releasehold", "3"), ("releasehold", "-b", "4"), ("releaseres", "maint"), ("setspri", "0", "5")):
         assert cmd(capsys, *argv, store=db)[0] == 0
-    cycle(home, rm)
+    cycle(daemon)
     assert all(r.status == "done" for r in requests(home))
-    assert ReleaseHold("3", HoldType.USER, "released by root (releasehold)") in rm.applied
+    assert ReleaseHold("3", HoldType.USER, f"released by {ME} (releasehold)") in rm.applied
     with StoreReader.open(db) as r:
         state = r.load_state()
         assert "maint" not in r.admin_reservations()
@@ -165,52 +208,75 @@ def test_requests_take_effect_at_the_next_cycle_and_are_journaled(home, capsys, 
     assert {j["state"] for j in q["idle"] + q["blocked"]} == {"Idle"}
 
 
-def test_wait_shows_the_outcome_or_times_out(home, capsys, monkeypatch):
-    rm = FakeRM()
-    cycle(home, rm)
-    db = home / "maui-py.db"
-    rc, _out, err = cmd(capsys, "runjob", "--wait", "--timeout", "0.3", "3", store=db)
-    assert rc == 1 and "not applied after 0.3 s (is mauid running?)" in err
-    cycle(home, rm)                                   # applies that one
-    got = {}
-    t = threading.Thread(target=lambda: got.update(rc=run_single(
-        "sethold", ["--wait", "--timeout", "20", "-h", "user", "4", "--store", str(db)])))
-    t2 = threading.Thread(target=lambda: got.update(rc2=run_single(
-        "setspri", ["--wait", "--json", "9", "5", "--store", str(db)])))
-    t.start()
-    deadline = time.monotonic() + 10
-    while len(requests(home)) < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
+def test_wait_shows_the_outcome_or_times_out(home, daemon):
+    """Each command writes to its own streams (no shared, interleaved stdout), and the test
+    runs each cycle only once the requests it expects are queued: nothing races."""
+    db = str(home / "maui-py.db")
+    cycle(daemon)
+    rc, out, err = run_to("runjob", "--wait", "--timeout", "0.3", "3", "--store", db)
+    assert rc == 1 and out.startswith("request 1 queued: runjob start job 3 now")
+    assert err == "request 1 not applied after 0.3 s (mauid keeps it queued for its next cycle)\n"
+    assert [r.id for r in daemon.inbox.take()] == [1]
+    cycle(daemon)                                     # applies that one
+    assert daemon.inbox.take() == [] and requests(home)[-1].status == "done"
+    got: dict[str, tuple] = {}
+    t1 = threading.Thread(target=lambda: got.update(hold=run_to(
+        "sethold", "--wait", "--timeout", "20", "-h", "user", "4", "--store", db)))
+    t2 = threading.Thread(target=lambda: got.update(spri=run_to(
+        "setspri", "--wait", "--json", "9", "5", "--store", db)))
+    t1.start()
+    wait_until(lambda: len(daemon.inbox.take()) == 1)      # sethold is request 2 ...
     t2.start()
-    while len(requests(home)) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    cycle(home, rm)
-    t.join(20)
+    wait_until(lambda: len(daemon.inbox.take()) == 2)      # ... and setspri request 3
+    assert not got                                         # both wait for the cycle
+    cycle(daemon)
+    t1.join(20)
     t2.join(20)
-    out = capsys.readouterr().out
-    assert got["rc"] == 0 and "request 2 applied at cycle 3: user hold placed on job 4" in out
-    doc = json.loads(out[out.index("{"):])
-    assert got["rc2"] == 0 and doc["command"] == "setspri"
+    assert got["hold"] == (0, "request 2 queued: sethold user hold on job 4; it takes effect at the next cycle\n"
+                              "request 2 applied at cycle 3: user hold placed on job 4\n", "")
+    rc, out, err = got["spri"]
+    assert (rc, err) == (0, "")
+    doc = json.loads(out)
+    assert doc["command"] == "setspri"
     assert doc["requests"] == [{"id": 3, "kind": "setspri", "args": {"job": "5", "priority": 9, "relative": False},
                                 "what": "setspri system priority 9 on job 5", "status": "done", "cycle": 3,
                                 "result": "job system priority adjusted: 5 9"}]
     # a request the daemon refuses: runjob of a held job
-    cmd(capsys, "runjob", "4", store=db)
-    cycle(home, rm)
+    assert run_to("runjob", "4", "--store", db)[0] == 0
+    cycle(daemon)
     last = requests(home)[-1]
     assert last.status == "failed" and "has a hold in place" in last.result
+    # a daemon that stops before applying: the waiting command is told, nothing applied
+    t3 = threading.Thread(target=lambda: got.update(late=run_to("releasehold", "--wait", "4", "--store", db)))
+    t3.start()
+    wait_until(lambda: len(daemon.inbox.take()) == 1)
+    daemon.close()
+    t3.join(20)
+    rc, out, err = got["late"]
+    assert rc == 1 and err == "mauid closed the connection before applying request 5 (it stopped: not applied)\n"
+    rc, _out, err = run_to("sethold", "4", "--store", db)
+    assert rc == 1 and "cannot reach mauid at" in err and "is mauid running on this store?" in err
 
 
-def test_the_daemon_refuses_a_request_from_outside_admin1(home, capsys):
-    rm = FakeRM()
-    cycle(home, rm)
-    with Store.open(home / "maui-py.db") as s:       # written behind the commands' back
-        s.submit_request("setspri", {"job": "3", "priority": 100}, "mallory")
-    cycle(home, rm)
-    (req,) = requests(home)
-    assert req.status == "failed" and req.result.endswith("permission denied: mallory is not in ADMIN1")
+def test_the_daemon_never_acts_on_a_request_row_in_the_store(home, daemon):
+    """A row written into the store behind mauid's back, signed root, is not a request: it
+    is marked ignored and nothing of it happens."""
+    cycle(daemon)
+    end = int(time.time()) + 30 * 86400
+    conn = sqlite3.connect(home / "maui-py.db", isolation_level=None)
+    conn.execute("PRAGMA busy_timeout = 5000")
+    for kind, args in (("setres", {"all_nodes": True, "end": end, "name": "pwned"}),
+                       ("setspri", {"job": "3", "priority": 100})):
+        conn.execute("INSERT INTO requests (kind, args, requester, submitted) VALUES (?, ?, 'root', ?)",
+                     (kind, json.dumps(args), time.time()))
+    conn.close()
+    cycle(daemon)
+    cycle(daemon)
+    assert [(r.requester, r.status, r.cycle) for r in requests(home)] == [("root", "ignored", 2)] * 2
     with StoreReader.open(home / "maui-py.db") as r:
-        assert r.load_state().system_priority == {}
+        assert r.load_state().system_priority == {} and r.admin_reservations() == {}
+        assert r.journal(events=("request",)) == []
+    assert daemon.admin_reservations == {}
 
 
 def test_setspri_and_runjob_survive_in_the_store():

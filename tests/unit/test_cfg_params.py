@@ -216,6 +216,8 @@ def test_active_attribute_statuses():
         attrs = PARAMS[kind].attrs
         expected = ACTIVE_CRED_ATTRS | ({"XFWEIGHT", "QTWEIGHT", "QFLAGS"} | {a for a in attrs if a.startswith("OMAX")}
                                         if kind == "QOSCFG" else set())
+        if kind == "CLASSCFG":      # issue 13: per-class wallclock limit and default
+            expected |= {"MAX.WCLIMIT", "DEFAULT.WCLIMIT"}
         assert {a for a, row in attrs.items() if row.status == ACTIVE} == expected, kind
     assert all(row.status == ACTIVE for name, row in PARAMS["SRCFG"].attrs.items() if name != "TRIGGER")
 

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from maui_py.cli.common import CommandError
+from maui_py.cli.request import DaemonConnection
 from maui_py.daemon import admin
 from maui_py.daemon.lock import LockHeld
 from maui_py.daemon.loop import Daemon
 from maui_py.model import ClusterSnapshot, Job, JobRequest, JobState, Node, Resources, Start
 from maui_py.rm.protocol import RecordWarning, RMError
-from maui_py.store import Store, StoreReader
+from maui_py.store import StoreReader
 
 CONFIG = """\
 RMCFG[fake]      TYPE=SLURM TIMEOUT=1
@@ -277,18 +279,24 @@ def test_a_pending_admin_request_runs_a_cycle_promptly(home, monkeypatch):
 
     def script(d):
         wait_until(lambda: d.cycles_run >= 1)
-        with Store.open(home / "maui-py.db") as cmd:            # what an admin command does
-            ids["ok"] = cmd.submit_request("note", {"what": "x"}, "root")
-            ids["bad"] = cmd.submit_request("nosuchkind", {}, "root")
-        wait_until(lambda: d.cycles_run >= 2, timeout=5)
+        bad = DaemonConnection(home / "maui-py.db")             # what an admin command does
+        with pytest.raises(CommandError, match="no request kind 'nosuchkind'"):
+            bad.submit("nosuchkind", [{}], wait=False)
+        bad.close()
+        conn = DaemonConnection(home / "maui-py.db")
+        (ids["ok"],) = conn.submit("note", [{"what": "x"}], wait=True)
+        t0 = time.monotonic()
+        ids["answer"] = conn.answer(t0 + 5)                     # RMPOLLINTERVAL is 100 s
+        ids["took"] = time.monotonic() - t0
+        conn.close()
 
     drive(d, script)
+    assert ids["answer"] == {"id": ids["ok"], "status": "done", "result": "noted x", "cycle": 2}
+    assert ids["took"] < 2
     with StoreReader.open(home / "maui-py.db") as r:
-        reqs = {q.id: q for q in r.requests()}
-        ok, bad = reqs[ids["ok"]], reqs[ids["bad"]]
-        assert ok.status == "done" and ok.result == "noted x" and ok.cycle == 2
-        assert bad.status == "failed" and "no handler" in bad.result
-        assert len(r.journal(events=("request",))) == 2
+        (ok,) = r.requests()
+        assert ok.status == "done" and ok.result == "noted x" and ok.cycle == 2 and ok.id == ids["ok"]
+        assert len(r.journal(events=("request",))) == 1
     assert seen and seen[0][:2] == ("note", {"what": "x"})
 
 
