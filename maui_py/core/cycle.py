@@ -38,7 +38,7 @@ from ..planning.reservations import as_reservations, sync_reservations
 from ..planning.sync import job_owner, sync_table
 from ..policy import standing
 from ..policy.nodecfg import apply_nodecfg
-from ..planning.table import Compiled, NoPlacement, Placement, ReservationTable
+from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
 from ..policy.backfill import greedy_pick, metric
 from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
 from ..policy.reservation import ReservationGroups
@@ -359,6 +359,9 @@ class _Cycle:
         st, now = self.state, self.now
         out: list[tuple[Job, Compiled, float]] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
+        linear = (self.engine.linear_priority if not self.explain and self.engine.is_linear
+                  and self.passive_policy and not self.policy.fs.enabled else None)
+        queue_time = st.queue_time
         for job in queued:
             jid = job.id
             if job.holds:
@@ -406,7 +409,11 @@ class _Cycle:
                     continue
                 self._defer(job, f"cannot run: {cr.reason}")
                 continue
-            out.append((job, cr, self._priority(job)))
+            if linear and not job.system_priority:
+                prio = linear(job, now, queue_time.get(jid, job.submit_time))
+            else:
+                prio = self._priority(job)
+            out.append((job, cr, prio))
         out.sort(key=lambda x: (-x[2], x[0].submit_time, len(x[0].id), x[0].id))
         return out
 
@@ -524,6 +531,42 @@ class _Cycle:
             cache = st.standing = (self.cfg, self.snap.nodes, until, items)
         return cache[3]
 
+    def _past_standing(self, job: Job, cr: Compiled, p: Placement) -> str | None:
+        """Why a job can never run, when a standing reservation it may not use recurs every
+        period (PERIOD DAY or WEEK, no DAYS subset) and leaves it no gap: its earliest start
+        is at or after the last instance planned and it would overlap the next one, one
+        period later, while it would start earlier without those reservations. Without this
+        the job is pushed back one period at every cycle, for ever. O(instances) plus one
+        earliest-start question when a reservation lands past the planned instances."""
+        if not self.has_standing:
+            return None
+        starts: dict[str, list[int]] = {}
+        for r, _a in self._standing():
+            if r.end < FOREVER:
+                starts.setdefault(r.name.rsplit(".", 1)[0], []).append(r.start)
+        ign = self._ignore(job)
+        blockers = [o for o, (r, _a, _n) in self.held.items()
+                    if r.kind is ReservationKind.STANDING and o not in ign]
+        names = {self.held[o][0].name.rsplit(".", 1)[0] for o in blockers}
+        hit = []
+        srcfg = self.cfg.objects("SRCFG")
+        for name in sorted(names & starts.keys()):
+            attrs = srcfg.get(name) or {}
+            period = {"DAY": standing.DAY, "WEEK": standing.WEEK}.get(str(attrs.get("PERIOD")))
+            if period is None or len(set(attrs.get("DAYS") or ())) not in (0, 7):
+                continue                # instances not evenly spaced: no next one to predict
+            last = max(starts[name])
+            if p.start >= last and p.end > last + period:
+                hit.append(name)
+        if not hit:
+            return None
+        q = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap,
+                                      ignore=ign + tuple(blockers))
+        if not q or q.start >= p.start:
+            return None
+        return (f"cannot run: no window of {duration(job.wallclock)} between the instances of "
+                f"standing reservation(s) {', '.join(hit)}, which it may not use")
+
     def _sync_reservations(self):
         wanted = [(r, standing.Access(r.acl)) for r in self.snap.reservations
                   if r.kind is not ReservationKind.JOB]
@@ -575,6 +618,10 @@ class _Cycle:
         p = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap, ignore=ign)
         if not p:
             self._defer(job, f"cannot create reservation: {self._blocked_by(job, cr, p)}")
+            return None
+        why = self._past_standing(job, cr, p)
+        if why:
+            self._defer(job, why)
             return None
         self.table.reserve_placement(res_owner(job.id), p, kind="priority", inside=ign)
         self.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
@@ -643,6 +690,11 @@ class _Cycle:
                 del st.reservations[jid]
                 self._defer(job, "insufficient resources to start reserved job: "
                             + self._blocked_by(job, cr, p))
+                continue
+            why = self._past_standing(job, cr, p)
+            if why:
+                del st.reservations[jid]
+                self._defer(job, why)
                 continue
             if p.start <= now and not self.limits.active_violation(job, self.usage, SOFT):
                 self._start(job, p, StartKind.RESERVED, k)

@@ -30,7 +30,7 @@ from sortedcontainers import SortedList
 from ..model import JobRequest, Node, Resources
 from .bitset import OrQueue, mask_of, members
 from .points import PointIndex
-from ..policy.nodealloc import select
+from .nodechoice import select
 
 FOREVER = 1 << 62
 """End time of a hold or window without limit."""
@@ -1014,7 +1014,7 @@ class ReservationTable:
 
         Candidate starts are `after` and the change points behind it; the request must fit
         for the whole of [t, t + wallclock). Nodes are chosen by NODEALLOCATIONPOLICY
-        `policy` (maui_py.policy.nodealloc). Cost: compile + scan + selection.
+        `policy` (maui_py.planning.nodechoice). Cost: compile + scan + selection.
         """
         ignore = tuple(ignore)
         cr = request if isinstance(request, Compiled) else self.compile(request, job_class,

@@ -160,6 +160,8 @@ def instances(cfg, nodes: Sequence[Node], now: int) -> list[tuple[Reservation, A
         pool = [n for n in nodes if feats <= n.features
                 and (part.upper() == "ALL" or not n.partitions or part in n.partitions)]
         hosts = match_hosts(tuple(attrs.get("HOSTLIST") or ("ALL",)), pool)
+        if not hosts:
+            continue        # a HOSTLIST (or features, partition) naming no node reserves nothing
         access = _acl(attrs)
         flags = frozenset(attrs.get("FLAGS") or ()) | {"STANDINGRES"}
         for suffix, start, end in windows(attrs, now):

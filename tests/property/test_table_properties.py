@@ -124,7 +124,7 @@ def test_start_now_question_agrees_with_full_scan(data):
 @SETTINGS
 @given(st.data())
 def test_grouped_node_choice_equals_the_general_one(data):
-    from maui_py.policy.nodealloc import select
+    from maui_py.planning.nodechoice import select
     _nodes, table, req, w = busy_table(data, 40)
     after = data.draw(st.integers(0, 400))
     policy = data.draw(st.sampled_from(["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE"]))

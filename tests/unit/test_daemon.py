@@ -238,7 +238,7 @@ def test_rm_errors_and_hangs_are_logged_and_retried(home, caplog):
         calls = rm.snapshots
         rm.mode = ""
         rm.gate.set()
-        time.sleep(0.1)
+        wait_until(lambda: d.rm._stuck is None or not d.rm._stuck.is_alive())   # it returned
         d.cycle_now()
         wait_until(lambda: d.cycles_run >= 5)
         assert rm.snapshots == calls + 1 and rm.applied         # back to work

@@ -22,10 +22,10 @@ from bisect import bisect_left, bisect_right
 from itertools import islice
 from typing import TYPE_CHECKING, Iterator
 
-from ..planning.bitset import first_members, iter_members, members
+from .bitset import first_members, iter_members, members
 
 if TYPE_CHECKING:
-    from ..planning.table import Compiled, ReservationTable
+    from .table import Compiled, ReservationTable
 
 POLICIES = ("FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "CPULOAD", "PRIORITY", "FASTEST")
 _SMALL_GROUP = 64
@@ -82,7 +82,7 @@ def _fast_lastavailable(table: "ReservationTable", fast: int, cr: "Compiled", t:
 
 
 def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
-    from ..planning.table import FOREVER
+    from .table import FOREVER
     if group.bit_count() <= _SMALL_GROUP:
         keyed = []
         for i in members(group):
@@ -109,7 +109,7 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
 
 
 def _key(table: "ReservationTable", policy: str, i: int, fit: int, t: int, w: int) -> tuple:
-    from ..planning.table import FOREVER
+    from .table import FOREVER
     node = table.nodes[i]
     if policy == "FIRSTAVAILABLE":
         return (i,)
