@@ -24,6 +24,6 @@ ROWS: list = _group(
        "the commands; relative to the home directory"),
     _p("JOURNALKEEPTIME", TIME, 30 * 86400, "how long decision-journal entries and finished admin requests "
        "are kept in the store (0 = forever)"),
-    _p("REQUESTPOLLINTERVAL", TIME, 1, "how often mauid looks for admin requests between cycles; a "
-       "pending request starts a cycle at once"),
+    _p("REQUESTPOLLINTERVAL", TIME, 1, "non-zero: an admin request arriving on mauid's socket "
+       "starts a cycle within this long; 0: requests wait for the next RMPOLLINTERVAL cycle"),
 )

@@ -6,6 +6,11 @@ simulated resource manager. Events at one time are ordered (time, kind, sequence
 before arrivals before wake-ups, then by submission order, so a replay is reproducible.
 With a poll interval (RMPOLLINTERVAL style) cycles run only on the interval's ticks.
 Cost: O(E log E) for E events plus one cycle per distinct event time.
+
+A reservation's start is a wake-up only on the node table. Under the count planner
+(planning/counts.py: only job reservations) a reservation starts where running jobs or
+earlier reservations end, as planned; a job ends at its limit at the latest, and that end is
+an event of its own, so a wake-up there would find nothing new.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Callable, Sequence
 from ..cfg import SchedulerConfig
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
+from ..planning.counts import CountTable
 from ..model import Defer, Node, Reserve, Start
 from .rm import ScheduleCheck, SimRecord, SimulatedRM
 from .swf import SimJob
@@ -116,6 +122,7 @@ class Simulation:
             if opt.check_table:
                 state.table._check()
             state.note_failures(rm.apply(result.decisions))
+            wake_at_reservations = not isinstance(state.table, CountTable)
             for d in result.decisions:
                 if isinstance(d, Start):
                     rec = rm.records[d.job_id]
@@ -126,7 +133,7 @@ class Simulation:
                         rec.killed = rec.runtime > rec.job.wallclock
                         seq += 1
                         heapq.heappush(heap, (t + max(run, 0), END, seq, d.job_id))
-                elif isinstance(d, (Defer, Reserve)):
+                elif isinstance(d, Defer) or (isinstance(d, Reserve) and wake_at_reservations):
                     at = d.until if isinstance(d, Defer) else d.start
                     if at > t and at not in wakes:
                         wakes.add(at)
