@@ -35,14 +35,22 @@ POLICIES = {
 }
 
 
-def prepare(trace: Path, first: int | None, dest: Path, estimates: str = "max"
-            ) -> tuple[int, dict[str, tuple]]:
+def machine_procs(spec: str | None) -> int | None:
+    """Processors of a --nodes spec (None: the trace header's)."""
+    if not spec:
+        return None
+    from maui_py.sim.cluster import cluster_from_option
+    return sum(n.resources.procs for n in cluster_from_option(spec))
+
+
+def prepare(trace: Path, first: int | None, dest: Path, estimates: str = "max",
+            machine: int | None = None) -> tuple[int, dict[str, tuple]]:
     """Write the cleaned jobs (the first `first` of them) to dest; (machine procs,
     {job id: (submit, procs, requested time, runtime)})."""
     from maui_py.sim.swf import clean, read_swf, write_swf
 
     header, records = read_swf(trace)
-    procs = header.max_procs or header.max_nodes
+    procs = machine or header.max_procs or header.max_nodes
     kept, _report = clean(records, procs, estimates=estimates)
     if first:
         kept = kept[:first]
@@ -60,17 +68,17 @@ def peak_rss_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def maui_child(swf: str, config_file: str, policy: str, out: str) -> dict:
+def maui_child(swf: str, config_file: str, policy: str, out: str, nodes_spec: str = "") -> dict:
     """Replay the cleaned SWF with maui-py in this process; figures as a dict."""
     from maui_py.cfg import parse_config
-    from maui_py.sim.cluster import from_trace_header
+    from maui_py.sim.cluster import cluster_from_option, from_trace_header
     from maui_py.sim.engine import Simulation
     from maui_py.sim.metrics import summarize
     from maui_py.sim.swf import read_swf, to_sim_jobs
 
     header, records = read_swf(swf)
     jobs = to_sim_jobs(records)
-    nodes = from_trace_header(header)
+    nodes = cluster_from_option(nodes_spec) if nodes_spec else from_trace_header(header)
     text = Path(config_file).read_text() if config_file else POLICIES[policy]
     config = parse_config(text, config_file or "<compare.py>")
     c0 = time.process_time()
@@ -100,12 +108,12 @@ def run_reference(swf: Path, policy: str, procs: int, out: Path) -> dict:
 
 
 def run_maui(swf: Path, policy: str, config_file: str | None, out: Path,
-             root: str | None = None) -> dict:
+             root: str | None = None, nodes: str | None = None) -> dict:
     """maui-py's replay in a child process; `root`: a checkout whose maui_py to import
     instead of the installed one (an older core, for a job-for-job comparison)."""
     env = dict(os.environ, PYTHONPATH=root) if root else None
     proc = subprocess.run([sys.executable, __file__, "--maui-child", str(swf), policy,
-                           str(out), "--maui-config", config_file or ""],
+                           str(out), "--maui-config", config_file or "", "--nodes", nodes or ""],
                           capture_output=True, text=True, check=True, env=env)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -144,7 +152,8 @@ def one_run(trace: str, policy: str, args, tmp: Path, swf: Path, procs: int,
     if args.skip_maui:
         return row
     maui_out = tmp / f"maui-{policy}.txt"
-    row["maui"] = m = run_maui(swf, policy, args.maui_config, maui_out, args.maui_root)
+    row["maui"] = m = run_maui(swf, policy, args.maui_config, maui_out, args.maui_root,
+                               args.nodes)
     r = row["reference"]
     row["cpu_ratio"] = round(m["cpu_s"] / r["cpu_s"], 1) if r["cpu_s"] > 0 else None
     row["bsld_rel_diff"] = round((m["bsld"] - r["bsld"]) / r["bsld"], 6) if r["bsld"] else None
@@ -187,13 +196,15 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="one JSON line per run")
     ap.add_argument("--maui-root", help="import maui_py from this checkout (e.g. a git "
                     "worktree of an older commit) instead of the installed one")
+    ap.add_argument("--nodes", metavar="SPEC", help="maui-py's cluster as maui-sim's --nodes "
+                    "(e.g. 5544x16); the reference gets its processor count")
     ap.add_argument("--estimates", choices=("max", "requested"), default="max",
                     help="max: a job that ran past its request gets its runtime as estimate "
                     "(the published figures); requested: the README's rule")
     args = ap.parse_args()
     if args.maui_child:
         print(json.dumps(maui_child(args.maui_child[0], args.maui_config or "",
-                                    args.maui_child[1], args.maui_child[2])))
+                                    args.maui_child[1], args.maui_child[2], args.nodes or "")))
         return 0
     if args.maui_config:
         args.maui_config = str(Path(args.maui_config).resolve())
@@ -201,7 +212,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="maui-compare-") as tmpdir:
         tmp = Path(tmpdir)
         swf = tmp / "cleaned.swf"
-        procs, jobs = prepare(TRACES / args.trace, args.jobs, swf, args.estimates)
+        procs, jobs = prepare(TRACES / args.trace, args.jobs, swf, args.estimates,
+                              machine_procs(args.nodes))
         for policy in policies:
             row = one_run(args.trace, policy, args, tmp, swf, procs, jobs)
             print(json.dumps(row)) if args.json else show(row)

@@ -103,8 +103,9 @@ class CycleStats:
 
 @dataclass(frozen=True, slots=True)
 class AdminRequest:
-    """A request a command left for the daemon: `kind` and `args` mean what the command's
-    handler says; `status` is pending, done or failed, `result` the handler's answer."""
+    """An admin request as mauid received it on its socket (requester from the kernel) and
+    recorded it: `kind` and `args` mean what the command's handler says; `status` is pending,
+    done, failed or ignored (a row mauid did not write), `result` the handler's answer."""
 
     id: int
     kind: str
@@ -370,12 +371,6 @@ class StoreReader:
                                  (status,) if status else ()).fetchall()
         return [AdminRequest(i, k, json.loads(a), who, sub, st, res, done, cyc)
                 for i, k, a, who, sub, st, res, done, cyc in rows]
-
-    @_clean_errors
-    def has_pending_requests(self, after_id: int = 0) -> bool:
-        """Whether a request newer than `after_id` waits for the daemon."""
-        return self.conn.execute("SELECT 1 FROM requests WHERE status = 'pending' AND id > ? LIMIT 1",
-                                 (after_id,)).fetchone() is not None
 
 
 def reservation_of(kept, user: str = "") -> Reservation:

@@ -2,9 +2,6 @@
 deferred, then held with its reason, and the jobs behind it run; a HOSTLIST that names no
 node reserves nothing."""
 
-import os
-import time
-
 import pytest
 
 from maui_py.sim.report import summary_text
@@ -16,17 +13,7 @@ DAILY_HOUR = ("DEFERTIME 00:30:00\nDEFERCOUNT 2\nRESERVATIONDEPTH 1\nBACKFILLPOL
               "SRCFG[maint] STARTTIME=02:00:00 ENDTIME=03:00:00 PERIOD=DAY USERLIST=root\n")
 
 
-@pytest.fixture(autouse=True)
-def utc():
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def test_a_job_longer_than_the_gap_between_daily_instances_is_held_and_the_rest_run():

@@ -1,6 +1,5 @@
 """Standing and administrative reservations with access control (issue 9)."""
 
-import os
 import time
 
 import pytest
@@ -14,17 +13,7 @@ from .build import cluster, config, job, replay, snapshot
 MONDAY_0800 = 1795420800  # Mon 2026-11-23 08:00:00 UTC
 
 
-@pytest.fixture(autouse=True)
-def utc():
-    old = os.environ.get("TZ")
-    os.environ["TZ"] = "UTC"
-    time.tzset()
-    yield
-    if old is None:
-        del os.environ["TZ"]
-    else:
-        os.environ["TZ"] = old
-    time.tzset()
+pytestmark = pytest.mark.usefixtures("utc")
 
 
 def held(result, name_prefix):
