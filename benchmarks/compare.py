@@ -84,7 +84,7 @@ def maui_child(swf: str, config_file: str, policy: str, out: str, nodes_spec: st
     c0 = time.process_time()
     result = Simulation(nodes, jobs, config).run()
     cpu = time.process_time() - c0
-    s = summarize(result.records, len(nodes)).total
+    s = summarize(result.records, sum(n.resources.procs for n in nodes)).total
     with open(out, "w") as f:
         f.writelines(f"{jid} {r.start if r.start is not None else -1} "
                      f"{r.end if r.end is not None else -1}\n"

@@ -73,6 +73,7 @@ class SimulatedRM:
         job = self._jobs.pop(job_id)
         for name, res in job.allocation:
             self._free[name] = self._free[name] + res
+        rec.job = replace(job, allocation=())    # rec.nodes names them: keep one copy only
         rec.end = now
         self._ended.add(job_id)
         self._started.discard(job_id)
