@@ -78,6 +78,7 @@ def maui_child(swf: str, config_file: str, policy: str, out: str, nodes_spec: st
 
     header, records = read_swf(swf)
     jobs = to_sim_jobs(records)
+    del records                 # the replay's memory, not the reader's
     nodes = cluster_from_option(nodes_spec) if nodes_spec else from_trace_header(header)
     text = Path(config_file).read_text() if config_file else POLICIES[policy]
     config = parse_config(text, config_file or "<compare.py>")

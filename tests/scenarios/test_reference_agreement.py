@@ -1,0 +1,54 @@
+"""maui-py's replays against the independent reference simulator, job for job (issue 12).
+
+benchmarks/reference_sim.py shares no code with maui-py: it counts processors, FCFS, EASY or
+conservative. On a trace's one-processor nodes (and on multi-core nodes with one-processor
+tasks) maui-py's count planner must give every job the start the reference gives it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from maui_py.cfg import parse_config
+from maui_py.sim.cluster import NodeGroup, build_nodes
+from maui_py.sim.engine import Simulation
+from maui_py.sim.swf import clean, read_swf, to_sim_jobs, write_swf
+
+from tests.traces import trace_path
+
+ROOT = Path(__file__).resolve().parents[2]
+POLICIES = {"easy": "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n",
+            "conservative": "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 100000\nBACKFILLPOLICY FIRSTFIT\n"}
+
+
+def _reference():
+    spec = importlib.util.spec_from_file_location("reference_sim", ROOT / "benchmarks" / "reference_sim.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.trace
+@pytest.mark.parametrize("policy", ["easy", "conservative"])
+@pytest.mark.parametrize("per_node", [1, 4])
+def test_every_job_starts_when_the_reference_starts_it(tmp_path, policy, per_node):
+    header, records = read_swf(trace_path("KTH-SP2-1996-2.1-cln.swf.gz"))
+    kept, _report = clean(records, header.max_procs, estimates="max")
+    kept = kept[:2500]
+    path = tmp_path / "cleaned.swf"
+    write_swf(kept, path, header)
+    ref = _reference()
+    jobs, _max = ref.read_jobs(str(path))
+    want = {str(j): s for j, (s, _e) in ref.simulate(jobs, header.max_procs, policy).items()}
+
+    nodes = build_nodes([NodeGroup(header.max_procs // per_node, per_node)])
+    result = Simulation(nodes, to_sim_jobs(kept), parse_config(POLICIES[policy])).run()
+    assert result.check.ok, result.check.violations
+    got = {j: r.start for j, r in result.records.items()}
+    differ = sorted((j for j in want if got.get(j) != want[j]), key=int)
+    assert not differ, f"{len(differ)} jobs differ, first {differ[0]}: " \
+                       f"reference {want[differ[0]]}, maui-py {got.get(differ[0])}"
+    assert len(got) == len(want) == 2500
