@@ -359,8 +359,9 @@ class _Cycle:
         st, now = self.state, self.now
         out: list[tuple[Job, Compiled, float]] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
-        linear = (self.engine.linear_priority if not self.explain and self.engine.is_linear
-                  and self.passive_policy and not self.policy.fs.enabled else None)
+        serv = (self.engine.serv_priority if not self.explain and self.engine.serv_only
+                and self.passive_policy and not self.policy.fs.enabled else None)
+        bypass = st.bypass
         queue_time = st.queue_time
         for job in queued:
             jid = job.id
@@ -409,8 +410,8 @@ class _Cycle:
                     continue
                 self._defer(job, f"cannot run: {cr.reason}")
                 continue
-            if linear and not job.system_priority:
-                prio = linear(job, now, queue_time.get(jid, job.submit_time))
+            if serv and not job.system_priority:
+                prio = serv(job, now, queue_time.get(jid, job.submit_time), bypass.get(jid, 0))
             else:
                 prio = self._priority(job)
             out.append((job, cr, prio))
@@ -420,8 +421,10 @@ class _Cycle:
     def _priority(self, job: Job) -> float:
         st = self.state
         fs = self.policy.subfactors(job)
-        if not self.explain and self.engine.is_linear and not job.system_priority and not fs:
-            return self.engine.linear_priority(job, self.now, st.queue_time.get(job.id, job.submit_time))
+        if not self.explain and not job.system_priority and not fs:
+            if self.engine.serv_only:
+                return self.engine.serv_priority(job, self.now, st.queue_time.get(job.id, job.submit_time),
+                                                 st.bypass.get(job.id, 0))
         ctx = JobContext(st.queue_time.get(job.id, job.submit_time), st.bypass.get(job.id, 0),
                          False, fs)
         if self.explain:

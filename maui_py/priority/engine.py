@@ -10,9 +10,10 @@ time, then job id, so ties Maui left to an unstable qsort are broken the same wa
 
 The part of a job's priority that does not move with time (credentials, requested
 resources) is computed once per job and cached; a cycle adds the service, target and fair-
-share parts. When only queue time moves (the FIFO default), the order of two jobs never
-changes while both wait, and `linear_priority` gives the value in O(1) from the cached
-fixed part.
+share parts. When only the service part moves (queue time, expansion factor, bypass: the
+FIFO default and most sites), `serv_priority` gives the value in O(1) from the cached fixed
+part, with the same arithmetic in the same order as the full breakdown, so that a cycle
+with explain off orders jobs exactly as one with explain on.
 """
 
 from __future__ import annotations
@@ -92,7 +93,7 @@ class PriorityEngine:
         self.cluster_mem = cluster_mem
         self._static: dict[str, tuple[Job, dict[str, float], dict[str, float],
                                       dict[str, float]]] = {}
-        self._fixed: dict[str, tuple[Job, float]] = {}
+        self._prefix: dict[str, tuple[Job, float]] = {}
         self._cred_cache: dict[tuple[str, str, bool], float] = {}
         self._class_weight: dict[str, float | None] = {}
         self._users = {k: cfg.object("USERCFG", k) for k in cfg.objects("USERCFG")}
@@ -106,7 +107,11 @@ class PriorityEngine:
         self.is_linear = (serv_linear and "TARG" not in self.active and "FS" not in self.active
                           and not res_dynamic and not self._qos_weights)
         self._res_static = not res_dynamic
-        self._qt_rate = self.cw["SERV"] * self.sw["QUEUETIME"] / 60.0
+        self.serv_only = not res_dynamic and not self._qos_weights
+        """Only SERV moves with time (no fair share given, no targets, no per-user RES):
+        serv_priority() gives priority() without building a breakdown."""
+        self._serv_terms = tuple((s, self.sw[s], self.scap[s]) for s in SUBFACTORS["SERV"]
+                                 if self.sw.get(s, 0.0))
 
     # ------------------------------------------------------------------ helpers
     def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
@@ -177,13 +182,13 @@ class PriorityEngine:
             comps["RES"] = self._component("RES", sf, weighted)
         if len(self._static) > 200_000:
             self._static.clear()
-            self._fixed.clear()
+            self._prefix.clear()
         self._static[job.id] = (job, sf, comps, weighted)
         return sf, comps, weighted
 
     def forget(self, job_id: str) -> None:
         self._static.pop(job_id, None)
-        self._fixed.pop(job_id, None)
+        self._prefix.pop(job_id, None)
 
     # ------------------------------------------------------------------ API
     def breakdown(self, job: Job, now: int, ctx: JobContext) -> Breakdown:
@@ -222,14 +227,33 @@ class PriorityEngine:
         return Breakdown(prio, self.clip(prio, job.system_priority), comps, sf, weighted,
                          system=job.system_priority > 0)
 
-    def linear_priority(self, job: Job, now: int, eff_queue_time: int) -> float:
-        """priority() when is_linear holds: the cached fixed part plus queue time. O(1)."""
-        hit = self._fixed.get(job.id)
+    def serv_priority(self, job: Job, now: int, eff_queue_time: int, bypass: int) -> float:
+        """priority() when serv_only holds, no fair share is given and no system priority
+        is set: the same arithmetic in the same order as breakdown() (the static components'
+        sum, then SERV; the other components are zero), without the dictionaries. O(1)."""
+        hit = self._prefix.get(job.id)
         if hit is None or hit[0] is not job:
             _sf, comps, _w = self._static_part(job)
-            hit = self._fixed[job.id] = (job, sum(comps.values()))
-        q = now - eff_queue_time
-        return hit[1] + self._qt_rate * q if q > 0 else hit[1]
+            hit = self._prefix[job.id] = (job, sum(comps.values()))
+        qt_s = max(0, now - eff_queue_time)
+        total = 0.0
+        for s, w, cap in self._serv_terms:
+            if s == "QUEUETIME":
+                v = qt_s / 60.0
+            elif s == "XFACTOR":
+                wc = max(job.wallclock, 1)
+                v = (qt_s + wc) / max(self.xf_min, wc)
+            elif s == "BYPASS":
+                v = float(bypass)
+            else:
+                v = 0.0
+            if cap > 0 and v > cap:
+                v = cap
+            total += w * v
+        cap = self.ccap["SERV"]
+        if cap > 0 and total > cap:
+            total = cap
+        return hit[1] + self.cw["SERV"] * total
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""
