@@ -82,7 +82,8 @@ class CycleResult:
     priorities: dict[str, Breakdown] = field(default_factory=dict)
     held: list[Reservation] = field(default_factory=list)
     """Every reservation held after the cycle: standing, administrative, the resource
-    manager's, and the priority reservations of jobs (kind JOB), with their nodes."""
+    manager's, and (with explain: the store and the commands show them; a replay reads the
+    decisions) the priority reservations of jobs (kind JOB), with their nodes."""
 
     def starts(self) -> list[Start]:
         return [d for d in self.decisions if isinstance(d, Start)]
@@ -601,6 +602,8 @@ class _Cycle:
 
     def _held_view(self) -> list[Reservation]:
         out = as_reservations(self.held)
+        if not self.explain:
+            return out
         for jid, kr in self.state.reservations.items():
             out.append(Reservation(jid, ReservationKind.JOB, kr.start, kr.end, kr.allocation,
                                    job_id=jid))

@@ -182,13 +182,15 @@ class CountTable:
     # ----------------------------------------------------------------- holds
     def reserve(self, owner: str, start: int, end: int,
                 allocation: Iterable[tuple[str, Resources]], kind: str = "job",
-                force: bool = False, inside: Iterable[str] = (), procs: int | None = None) -> None:
+                force: bool = False, inside: Iterable[str] = (), procs: int | None = None,
+                checked: bool = False) -> None:
         """Hold `allocation` (or `procs` processors on no node yet) over [start, end).
 
         A hold that covers the origin takes its nodes' processors now. KeyError if the
         owner already holds something, OverAllocation if the processors are not free (unless
-        `force`: running jobs as reported). `inside` is accepted for the node table's
-        signature; no reservation other than jobs' exists under this planner. O(P + k log N).
+        `force`: running jobs as reported; `checked`: a placement just computed on this very
+        table state). `inside` is accepted for the node table's signature; no reservation
+        other than jobs' exists under this planner. O(P + k log N).
         """
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
@@ -210,7 +212,7 @@ class CountTable:
         if end <= s or n <= 0:
             return
         concrete = s <= self.origin and bool(items)
-        if not force:
+        if not force and not checked:
             if self._max_used(s, end) + n > self.total:
                 raise OverAllocation(f"{owner}: {n} processors are not free over [{s}, {end})")
             if concrete and any(self.node_free[i] < k for i, k in items):
@@ -233,9 +235,11 @@ class CountTable:
 
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
                           inside: Iterable[str] = ()) -> None:
-        """reserve() for a Placement this table computed. O(P + k log N)."""
+        """reserve() for a Placement this table computed; when the table has not changed
+        since, the room check is skipped (it was the scan's). O(P + k log N)."""
         procs = p.items[0][1][0] if p.items and p.items[0][0] < 0 else None
-        self.reserve(owner, p.start, p.end, p.allocation, kind, procs=procs)
+        self.reserve(owner, p.start, p.end, p.allocation, kind, procs=procs,
+                     checked=p.version == self.version)
 
     def release(self, owner: str) -> bool:
         """Drop what `owner` holds; False when it held nothing. O(P + k log N)."""
