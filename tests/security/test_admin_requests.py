@@ -11,9 +11,6 @@ that drops to the test user with setgid/setuid before it acts.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import io
 import json
 import os
 import signal
@@ -31,6 +28,8 @@ import pytest
 from maui_py.daemon.paths import socket_path
 from maui_py.store import Store, StoreReader
 
+from tests.cli.test_admin_commands import run_to
+
 ROOT = Path(__file__).resolve().parents[2]
 THIRTY_DAYS = 30 * 86400
 
@@ -38,16 +37,6 @@ THIRTY_DAYS = 30 * 86400
 def config(admins: str) -> str:
     return (f"RMCFG[standin]  TYPE=SLURM TIMEOUT=5\nRMPOLLINTERVAL  00:00:01\nLOGDIR          log\n"
             f"LOGFILE         mauid.log\nLOGLEVEL        4\nADMIN1          {admins}\n")
-
-
-def run_to(name: str, *argv: str) -> tuple[int, str, str]:
-    """Run an admin command here with its own streams: (rc, out, err)."""
-    module = importlib.import_module(f"maui_py.cli.{name}")
-    parser = argparse.ArgumentParser(prog=name, conflict_handler="resolve")
-    module.add_arguments(parser)
-    out, err = io.StringIO(), io.StringIO()
-    rc = module.run(parser.parse_args(list(argv)), out, err)
-    return rc, out.getvalue(), err.getvalue()
 
 
 def wait_until(cond, timeout: float, what: str) -> None:
