@@ -27,7 +27,7 @@ from typing import Iterable, Sequence
 from sortedcontainers import SortedList
 
 from ..model import JobRequest, Node, Resources
-from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window
+from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
 _ONE = (1,)
 
@@ -72,9 +72,7 @@ class CountTable:
         """An empty table. O(N)."""
         self.origin = int(origin)
         self.nodes: tuple[Node, ...] = tuple(nodes)
-        self.index: dict[str, int] = {n.name: i for i, n in enumerate(self.nodes)}
-        if len(self.index) != len(self.nodes):
-            raise ValueError("duplicate node names")
+        self.index = index_nodes(self.nodes)
         n = len(self.nodes)
         self.per_node = self.nodes[0].resources.procs if n else 0
         self.total = self.per_node * n

@@ -140,6 +140,14 @@ def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
     return best if best > 0 else 0
 
 
+def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
+    """Node name -> position; ValueError when a name repeats. O(N)."""
+    index = {n.name: i for i, n in enumerate(nodes)}
+    if len(index) != len(nodes):
+        raise ValueError("duplicate node names")
+    return index
+
+
 class ReservationTable:
     """Free resources of every node over time, and the earliest-start question on them."""
 
@@ -147,9 +155,7 @@ class ReservationTable:
         """An empty table (nothing held). O(N)."""
         self.origin = int(origin)
         self.nodes: tuple[Node, ...] = tuple(nodes)
-        self.index: dict[str, int] = {n.name: i for i, n in enumerate(self.nodes)}
-        if len(self.index) != len(self.nodes):
-            raise ValueError("duplicate node names")
+        self.index = index_nodes(self.nodes)
         gres = sorted({k for n in self.nodes for k, _ in n.resources.gres})
         self.track_mem = any(n.resources.mem > 0 for n in self.nodes)
         self.dims: tuple[str, ...] = ("procs",) + (("mem",) if self.track_mem else ()) + tuple(gres)
