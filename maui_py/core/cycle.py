@@ -44,6 +44,7 @@ from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine
 from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
+from . import arrivals
 from .state import DeferRecord, KeptReservation, PendingStart, SchedulerState
 
 
@@ -171,10 +172,20 @@ class _Cycle:
         self.table: ReservationTable
         self.fail_stamp = -1
         self.failures: dict[tuple, list[tuple[int, int]]] = {}
+        self.in_passes = False
+        """Past eligibility: a defer from here on changes the order's fate (arrivals.py)."""
+        self.pass_defers = False
+        self.res_started = False
+        self.pass_end: tuple | None = None
+        self.reserve_decisions: list[Reserve] = []
 
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
         st = self.state
+        if st.arrivals is not None:
+            fast = arrivals.run(self)
+            if fast is not None:
+                return fast
         st.iteration += 1
         snap, now = self.snap, self.now
         running: list[Job] = []
@@ -218,6 +229,7 @@ class _Cycle:
         order = self._select(queued)
         order = self._arrange(order)
         order = self._idle_limits(order)
+        self.in_passes = True
         self._reserved_jobs(order)
         self._priority_pass(order)
         self._backfill(order)
@@ -226,6 +238,7 @@ class _Cycle:
             self.policy.observe([by_id[j] for j in order_ids(order) if j in self.started],
                                 self._view())
         st.last_now = now
+        st.arrivals = arrivals.remember(self, order)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            [j.id for j, _cr, _p in order], self.priorities, self._held_view())
 
@@ -314,6 +327,10 @@ class _Cycle:
         if self.retry_time > 0:
             until = kept.retry_until if kept and kept.retry_until else p.at + self.retry_time
             if until > self.now:
+                # placed around running jobs only, as a cycle with no table would place it:
+                # the other reservations are re-made after (_reserved_jobs)
+                for jid in st.reservations:
+                    self.table.release(res_owner(jid))
                 self.table.release(res_owner(job.id))
                 try:
                     self.table.reserve(res_owner(job.id), self.now, self.now + job.wallclock,
@@ -328,6 +345,7 @@ class _Cycle:
     def _defer(self, job: Job, reason: str) -> None:
         """Maui's defer: hold the job for DEFERTIME; after DEFERCOUNT defers, batch hold."""
         st = self.state
+        self.pass_defers = self.pass_defers or self.in_passes
         st.reservations.pop(job.id, None)
         self.table.release(res_owner(job.id))
         if self.defer_time <= 0:
@@ -619,9 +637,42 @@ class _Cycle:
     def _qos_flags(self, job: Job) -> frozenset[str]:
         return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS
 
-    def _reserve(self, job: Job, cr: Compiled, group: int) -> Placement | None:
+    def _fits_now_or_plan(self, job: Job, cr: Compiled, counts: dict[int, int]
+                          ) -> tuple[Placement | NoPlacement, Placement | None]:
+        """_fits_now, and under the count planner, when the job would reserve next, its
+        earliest start found by the same scan (the pass would ask again). A start now from
+        the unbounded question is the one the bounded question gives."""
+        if (not isinstance(self.table, CountTable) or job.procs > self.table.free_now
+                or self.access):
+            return self._fits_now(job, cr), None
+        group, always = self._can_reserve(job)
+        g = group if group is not None else -1
+        if group is None and not always or not always and counts.get(g, 0) >= self.groups.depth.get(g, 0):
+            return self._fits_now(job, cr), None
+        if self.table.freed != self.fail_stamp:
+            self.fail_stamp = self.table.freed
+            self.failures = {}
+        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
+        w, n = job.wallclock, cr.tasks
+        for fn, fw in self.failures.get(shape) or ():
+            if n >= fn and w >= fw:
+                return _NO_ROOM, None
+        p = self.table.earliest_start(cr, w, self.now, policy=self.nap)
+        if p and p.start <= self.now:
+            return p, None
+        seen = self.failures.get(shape)
+        kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
+        kept.append((n, w))
+        self.failures[shape] = kept
+        return _NO_ROOM, (p if p else None)
+
+    def _reserve(self, job: Job, cr: Compiled, group: int,
+                 plan: Placement | None = None) -> Placement | None:
+        """A priority reservation at the job's earliest start (`plan`: already found on
+        the table as it stands)."""
         ign = self._ignore(job)
-        p = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap, ignore=ign)
+        p = plan if plan is not None else self.table.earliest_start(
+            cr, job.wallclock, self.now, policy=self.nap, ignore=ign)
         if not p:
             self._defer(job, f"cannot create reservation: {self._blocked_by(job, cr, p)}")
             return None
@@ -638,8 +689,9 @@ class _Cycle:
     def _reserved_jobs(self, order) -> None:
         """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
-        Under the count planner the reservations of the first jobs in order stay exactly
-        as they are when nothing came free since they were made: re-making them would find
+        Under the count planner the reservations of the first jobs in order, made in that
+        same order (the dictionary keeps it), stay exactly as they are when nothing came
+        free since they were made: re-making them would find
         the same start, each having been placed around only the ones before it, and they
         name no nodes. (On the node table they are re-made: a kept one would keep nodes a
         fresh choice, made after the backfill starts since, would not take, and a cycle
@@ -657,9 +709,11 @@ class _Cycle:
             return
         index = {job.id: k for k, (job, _cr, _p) in enumerate(order)}
         keep = set()
+        made = iter(st.reservations)
         for job, _cr, _p in (order if isinstance(self.table, CountTable) else ()):
             kr = st.reservations.get(job.id)
-            if (kr is None or kr.stamp != self.table.freed or kr.start <= now
+            if (kr is None or next(made) != job.id
+                    or kr.stamp != self.table.freed or kr.start <= now
                     or res_owner(job.id) not in self.table.holds
                     or (kr.retry_until is not None and kr.retry_until > now)):
                 break
@@ -709,13 +763,21 @@ class _Cycle:
             kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
 
     # ------------------------------------------------------ priority pass (I)
-    def _priority_pass(self, order) -> None:
+    def _priority_pass(self, order, first: int = 0, resume: tuple | None = None) -> None:
+        """`resume`: the state the last cycle's pass ended in, to go on from job `first`
+        (arrivals.py); the state this pass ends in is left in self.pass_end."""
         st, now = self.state, self.now
-        counts: dict[int, int] = {}
-        idle_found = False
-        waiting = False
-        self.stop_reason = ""
-        for k, (job, cr, _prio) in enumerate(order):
+        if resume is None:
+            counts: dict[int, int] = {}
+            idle_found = waiting = broke = False
+            self.stop_reason = ""
+        else:
+            counts, idle_found, waiting, self.stop_reason, broke = resume
+            counts = dict(counts)
+        for k in range(first, len(order)):
+            if broke:
+                break
+            job, cr, _prio = order[k]
             jid = job.id
             if jid in self.started:
                 continue
@@ -729,8 +791,9 @@ class _Cycle:
                 self.blocked_soft[jid] = str(v)
                 waiting = True
                 continue
+            plan = None
             if not idle_found and not (waiting and "NOBF" in self._qos_flags(job)):
-                p = self._fits_now(job, cr)
+                p, plan = self._fits_now_or_plan(job, cr, counts)
                 if p:
                     self._start(job, p, StartKind.BACKFILL if waiting else StartKind.IMMEDIATE, k)
                     continue
@@ -752,15 +815,17 @@ class _Cycle:
                 waiting = True
                 if not self.explain and not self.reserve_always and all(
                         counts.get(k, 0) >= d for k, d in self.groups.depth.items() if d > 0):
-                    break
+                    broke = True
                 continue
-            p = self._reserve(job, cr, g)
+            p = self._reserve(job, cr, g, plan)
             if p is None:
                 continue
             counts[g] = counts.get(g, 0) + 1
             waiting = True
             if p.start <= now:
+                self.res_started = True
                 self._start(job, p, StartKind.BACKFILL, k)
+        self.pass_end = (counts, idle_found, waiting, self.stop_reason, broke)
 
     def _why_no_reservation(self, job: Job) -> str:
         flags = self._qos_flags(job)
@@ -773,13 +838,15 @@ class _Cycle:
         return f"QOS {job.qos or '-'} is in no RESERVATIONQOSLIST group"
 
     # ------------------------------------------------------------ backfill (B)
-    def _backfill(self, order) -> None:
+    def _backfill(self, order, first: int = 0) -> None:
+        """Backfill over order[first:] (arrivals.py: the jobs before did not fit last cycle
+        and fit no better now)."""
         if self.bf_policy == "NONE" or self.table.free_now <= 0:
             return
         st = self.state
-        base = [(k, job, cr) for k, (job, cr, _prio) in enumerate(order)
-                if job.id not in self.started and job.id not in st.reservations
-                and not (job.qos and "NOBF" in self._qos_flags(job))]
+        base = [(k, order[k][0], order[k][1]) for k in range(first, len(order))
+                if order[k][0].id not in self.started and order[k][0].id not in st.reservations
+                and not (order[k][0].qos and "NOBF" in self._qos_flags(order[k][0]))]
         for level in (SOFT, HARD):
             if self.table.free_now <= 0:
                 return
@@ -839,10 +906,13 @@ class _Cycle:
                 return
 
     # ------------------------------------------------------------------ finish
-    def _finish(self, order, running: list[Job]) -> None:
+    def _finish(self, order, running: list[Job], reuse: list[Reserve] | None = None) -> None:
+        """Bypass counts, reports, and one Reserve per reservation held. `reuse`: the
+        Reserve decisions of the last cycle, for reservations it left unchanged and
+        listed first (arrivals.py)."""
         st, now = self.state, self.now
         bf = sorted(self.bf_positions)
-        for k, (job, _cr, _p) in enumerate(order):
+        for k, (job, _cr, _p) in enumerate(order if bf or self.explain else ()):
             jid = job.id
             if jid in self.started or jid in self.settled:
                 continue
@@ -879,9 +949,15 @@ class _Cycle:
                     why.append(f"no backfill window of {duration(job.wallclock)} x {job.procs} procs")
                 self._report(jid, "blocked" if jid in self.blocked_soft else "waiting",
                              "; ".join(why), priority=prio)
-        for jid, kr in st.reservations.items():
-            kr.stamp = self.table.freed
-            self.decisions.append(Reserve(jid, kr.start, kr.end, kr.allocation))
+        freed = self.table.freed
+        made = self.reserve_decisions = list(reuse) if reuse else []
+        items = iter(st.reservations.items())
+        for _ in range(len(made)):
+            next(items)[1].stamp = freed
+        for jid, kr in items:
+            kr.stamp = freed
+            made.append(Reserve(jid, kr.start, kr.end, kr.allocation))
+        self.decisions.extend(made)
         if self.explain:
             for j in running:
                 self._report(j.id, "running", "running on " + _nodes_text(j.nodes),

@@ -16,6 +16,10 @@ class SnapshotDelta:
     Adapters that know their changes (the simulator) pass it so the cycle can update its
     cached reservation table in O(changes) instead of diffing every running job. A cycle
     given a wrong or stale hint falls back to a full diff; the result is the same.
+
+    An adapter that fills `arrived` and `jobs` promises that the jobs not named in started,
+    ended, changed or arrived are the very objects of snapshot `prev_seq`: then a cycle that
+    finds only arrivals may skip the jobs already queued (core/arrivals.py).
     """
 
     prev_seq: int
@@ -23,6 +27,10 @@ class SnapshotDelta:
     ended: frozenset[str] = field(default_factory=frozenset)
     changed: frozenset[str] = field(default_factory=frozenset)
     nodes_changed: bool = False
+    arrived: tuple[str, ...] = ()
+    """Jobs new since `prev_seq`, in the order the snapshot lists them."""
+    jobs: dict[str, Job] = field(default_factory=dict)
+    """The current object of every job in started, changed and arrived."""
 
 
 @dataclass(frozen=True, slots=True)

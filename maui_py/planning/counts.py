@@ -265,8 +265,26 @@ class CountTable:
         self.freed += 1
         self.version += 1
 
+    def next_change(self) -> float:
+        """The first time after the origin at which held processors change or a hold
+        ends (inf when none). O(1)."""
+        t = self._times[0] if self._times else float("inf")
+        if self._ends and self._ends[0][0] < t:
+            t = self._ends[0][0]
+        return t
+
+    def ending_by(self, now: int) -> list[str]:
+        """Owners whose holds end at or before `now`. O(those)."""
+        out = []
+        for e, owner in self._ends:
+            if e > now:
+                break
+            out.append(owner)
+        return out
+
     def advance(self, now: int) -> list[str]:
-        """Move the origin to `now`; returns owners whose holds ended by then. Amortised
+        """Move the origin to `now`; returns owners whose holds ended by then (what they
+        held counts as freed: kept reservations are re-made). Amortised
         O(log P) per point passed and O(k log N) per expired hold."""
         if now <= self.origin:
             return []
@@ -287,6 +305,8 @@ class CountTable:
             if h.nodes:
                 self._give(h.nodes)
             expired.append(owner)
+        if expired:
+            self.freed += 1
         for owner in sorted(self._unclaimed):
             h = self.holds[owner]
             if h.start <= now:

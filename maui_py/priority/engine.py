@@ -231,10 +231,7 @@ class PriorityEngine:
         """priority() when serv_only holds, no fair share is given and no system priority
         is set: the same arithmetic in the same order as breakdown() (the static components'
         sum, then SERV; the other components are zero), without the dictionaries. O(1)."""
-        hit = self._prefix.get(job.id)
-        if hit is None or hit[0] is not job:
-            _sf, comps, _w = self._static_part(job)
-            hit = self._prefix[job.id] = (job, sum(comps.values()))
+        static = self.static_sum(job)
         qt_s = max(0, now - eff_queue_time)
         total = 0.0
         for s, w, cap in self._serv_terms:
@@ -253,7 +250,16 @@ class PriorityEngine:
         cap = self.ccap["SERV"]
         if cap > 0 and total > cap:
             total = cap
-        return hit[1] + self.cw["SERV"] * total
+        return static + self.cw["SERV"] * total
+
+    def static_sum(self, job: Job) -> float:
+        """The sum of the components fixed for a job's life (CRED, static RES), cached per
+        job object. O(1) once cached."""
+        hit = self._prefix.get(job.id)
+        if hit is None or hit[0] is not job:
+            _sf, comps, _w = self._static_part(job)
+            hit = self._prefix[job.id] = (job, sum(comps.values()))
+        return hit[1]
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""

@@ -60,6 +60,7 @@ class SimulatedRM:
         self._seq = 0
         self._started: set[str] = set()
         self._ended: set[str] = set()
+        self._arrived: list[str] = []
         self.check = ScheduleCheck()
         self.holds_seen = 0
 
@@ -67,6 +68,7 @@ class SimulatedRM:
     def submit(self, job: Job, runtime: int) -> None:
         self.records[job.id] = SimRecord(job, runtime)
         self._jobs[job.id] = job
+        self._arrived.append(job.id)
 
     def finish(self, job_id: str, now: int) -> None:
         rec = self.records[job_id]
@@ -80,12 +82,18 @@ class SimulatedRM:
 
     # ------------------------------------------------------------ protocol
     def snapshot(self) -> ClusterSnapshot:
-        """O(jobs in the system) in C (a tuple of the live jobs), O(1) in Python."""
+        """O(jobs in the system) in C (a tuple of the live jobs), O(changes) in Python."""
         prev = self._seq
         self._seq += 1
-        delta = SnapshotDelta(prev, frozenset(self._started), frozenset(self._ended))
+        live = self._jobs
+        arrived = tuple(j for j in self._arrived if j in live)
+        changed = {j: live[j] for j in self._started if j in live}
+        changed.update((j, live[j]) for j in arrived)
+        delta = SnapshotDelta(prev, frozenset(self._started), frozenset(self._ended),
+                              arrived=arrived, jobs=changed)
         self._started = set()
         self._ended = set()
+        self._arrived = []
         return ClusterSnapshot(self.clock(), self.nodes, tuple(self._jobs.values()),
                                seq=self._seq, delta=delta)
 

@@ -10,6 +10,7 @@ store persists (every cache dropped), and the incremental one with explain on.
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import fields, replace
 
 from hypothesis import HealthCheck, given, settings
@@ -22,10 +23,11 @@ from maui_py.model import Job, JobRequest, Node, NodeState, Resources, Start
 from maui_py.rm.protocol import StartFailure
 from maui_py.sim.rm import SimulatedRM
 
-SETTINGS = settings(max_examples=60, deadline=None,
+SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
+                    deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CACHES = ("table", "table_seq", "table_nodes", "running", "compiled", "external", "standing",
-          "nodecfg", "counting", "engine")
+          "nodecfg", "counting", "engine", "arrivals")
 
 
 def from_scratch(state: SchedulerState, memo: dict) -> SchedulerState:
@@ -35,6 +37,16 @@ def from_scratch(state: SchedulerState, memo: dict) -> SchedulerState:
         if f.name not in CACHES:
             setattr(fresh, f.name, copy.deepcopy(getattr(state, f.name), dict(memo)))
     return fresh
+
+
+def persisted(state: SchedulerState) -> dict:
+    """What the store keeps, with reservations by start, end and nodes (their stamps are a
+    cache)."""
+    out = {f.name: getattr(state, f.name) for f in fields(SchedulerState)
+           if f.name not in CACHES and f.name not in ("reservations", "queue_policy", "iteration")}
+    out["reservations"] = {j: (kr.start, kr.end, kr.allocation, kr.retry_until)
+                           for j, kr in state.reservations.items()}
+    return out
 
 
 @st.composite
@@ -50,10 +62,13 @@ def scenarios(draw):
             f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT']))}\n"
             f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['LASTAVAILABLE', 'FIRSTAVAILABLE', 'MINRESOURCE']))}\n"
             "QUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\n"
-            "RESERVATIONRETRYTIME 30\n")
+            "RESERVATIONRETRYTIME 30\n"
+            + draw(st.sampled_from(["", "XFACTORWEIGHT 100\n", "BYPASSWEIGHT 50\n",
+                                    "PROCWEIGHT 3\nSERVICEWEIGHT 2\n"])))
     steps = []
     for k in range(draw(st.integers(3, 25))):
-        kind = draw(st.sampled_from(["arrive", "arrive", "arrive", "end", "refuse", "node", "tick"]))
+        kind = draw(st.sampled_from(["arrive", "arrive", "arrive", "burst", "end", "refuse",
+                                     "node", "tick"]))
         tasks = draw(st.integers(1, total + 1))
         excl = draw(st.integers(0, 5)) == 0
         steps.append((kind, tasks, draw(st.integers(10, 400)), draw(st.integers(0, 90)),
@@ -71,9 +86,11 @@ def test_incremental_cycles_decide_as_cycles_built_from_scratch(sc):
     state = SchedulerState()
     for k, (kind, tasks, wc, gap, excl, pick) in enumerate(steps):
         now[0] += gap
-        if kind == "arrive":
-            rm.submit(Job(f"j{k:02d}", f"u{pick % 3}", JobRequest(tasks=tasks, exclusive=excl),
-                          wc, now[0]), wc)
+        if kind in ("arrive", "burst"):
+            for b in range(1 if kind == "arrive" else 1 + pick % 4):
+                rm.submit(Job(f"j{k:02d}{'abcd'[b]}", f"u{pick % 3}",
+                              JobRequest(tasks=max(1, tasks - 2 * b), exclusive=excl),
+                              wc + 37 * b, now[0]), wc)
         elif kind == "end":
             running = sorted(j for j, r in rm.records.items() if r.start is not None and r.end is None)
             if running:
@@ -92,6 +109,7 @@ def test_incremental_cycles_decide_as_cycles_built_from_scratch(sc):
         explained = run_cycle(snap, cfg, told, explain=True)
         assert got.decisions == want.decisions, f"step {k} ({kind})"
         assert got.decisions == explained.decisions, f"step {k} ({kind}): explain changed it"
+        assert persisted(got.state) == persisted(want.state), f"step {k} ({kind})"
         state = got.state
         state.table._check()
         decisions = got.decisions

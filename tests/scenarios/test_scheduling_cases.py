@@ -32,14 +32,20 @@ POLICY_CFG = EASY + "USERWEIGHT 1\nUSERCFG[vip] PRIORITY=1000\n"
 
 
 def test_case7_reservation_policies_side_by_side():
-    starts = {}
+    starts, at10 = {}, {}
     for policy in ("CURRENTHIGHEST", "HIGHEST", "NEVER"):
-        _res, got = replay(cluster(4), POLICY_JOBS, POLICY_CFG + f"RESERVATIONPOLICY {policy}\n")
+        seen = {}
+        _res, got = replay(cluster(4), POLICY_JOBS, POLICY_CFG + f"RESERVATIONPOLICY {policy}\n",
+                           on_cycle=lambda t, r: seen.setdefault(t, r.reservations()))
         starts[policy] = {k: v[0] for k, v in got.items()}
+        at10[policy] = {d.job_id: d.start for d in seen[10]}
     # CURRENTHIGHEST: the later, higher-priority V takes the only reservation from B
+    assert at10["CURRENTHIGHEST"] == {"V": 100}
     assert starts["CURRENTHIGHEST"] == {"A": 0, "V": 100, "B": 150, "C": 250}
-    # HIGHEST: B keeps the reservation it once got; V waits behind it
-    assert starts["HIGHEST"] == {"A": 0, "B": 100, "V": 200, "C": 250}
+    # HIGHEST: B keeps the reservation it once got and V reserves behind it; when A ends
+    # the reservations are re-made in priority order (spec 3.5.3), so V slides to 100
+    assert at10["HIGHEST"] == {"B": 100, "V": 200}
+    assert starts["HIGHEST"] == {"A": 0, "V": 100, "B": 150, "C": 250}
     # NEVER: no reservation protects B, so C backfills at once and delays everything
     assert starts["NEVER"] == {"A": 0, "C": 2, "V": 202, "B": 252}
 

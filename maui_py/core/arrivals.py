@@ -1,0 +1,236 @@
+"""Cycles from what changed: the queue's order kept, and arrival-only cycles resumed.
+
+When the adapter's SnapshotDelta says which jobs arrived, started and ended, and no queued
+job changed, the jobs queued at the last cycle are as eligible as they were and, with a
+priority order that still holds, in the same order: the order is kept instead of
+re-classifying, re-prioritising and re-sorting the whole queue; only the new jobs are
+examined. After job ends the passes (kept reservations, priority pass, backfill) then run
+over that order as in a full cycle.
+
+A full cycle walks every queued job several times. When the snapshot differs from the last
+one only by jobs that arrived and by the starts the last cycle pushed (the adapter's
+SnapshotDelta says so), nothing came free, no change point of the planner was passed and the
+priority order of the jobs already queued still holds, then every job already queued fares
+as it did in the last cycle: it keeps its reservation, or fails to fit again (resources only
+shrank and its window can only have narrowed), or stays beyond the reservation depth. Only
+the new jobs can start, reserve, or be deferred, and the last cycle's priority pass can be
+resumed where it ended. The result is the decisions a full cycle would make, checked by
+tests/property/test_incremental_cycle.py against cycles built from scratch.
+
+Applies under the count planner with QUEUEPOLICY MAUI, no fair share, no throttling limits,
+no non-job reservations and service-only priorities (queue time, expansion factor, bypass),
+with explain off. Cost: O(new jobs x P) for the planner questions plus O(queued) for
+re-checking the order with one O(1) priority per job, against the full cycle's several walks
+of the queue with eligibility, limits and sorting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..model import JobState, Reserve
+from ..planning.counts import CountTable, counts_request
+from ..planning.sync import sync_table
+from ..priority.policy import MauiOrder
+
+if TYPE_CHECKING:
+    from .cycle import CycleResult, _Cycle
+
+_IDLE = JobState.IDLE
+_MIXED = object()
+
+
+@dataclass(slots=True)
+class ArrivalCache:
+    """What a full (or arrival) cycle leaves for the next one to resume from. A cache: the
+    store never writes it, and a cycle without it runs in full."""
+
+    seq: int
+    cfg: Any
+    nodes: tuple
+    table: CountTable
+    freed: int
+    order: list
+    """The cycle's priority order without the jobs it started: (job, compiled, priority)."""
+    ids: list[str]
+    pass_end: tuple
+    """The priority pass's state after the last job it looked at (see _Cycle._priority_pass)."""
+    reserves: list[Reserve]
+    static: float | None
+    """The one static priority part of every job in order (None: they differ): with a
+    linear priority and no accrual restarts the order then never changes with time."""
+
+
+def applies(c: _Cycle) -> bool:
+    """The configuration and policies allow arrival-only cycles. O(1)."""
+    return (c.count_policy and not c.explain and c.engine.serv_only
+            and type(c.state.queue_policy) is MauiOrder
+            and not c.state.queue_policy.fs.enabled
+            and not c.limits.any_active and not c.limits.any_idle and not c.reject_neg
+            and c.bf_depth == 0 and c.bf_policy in ("FIRSTFIT", "BESTFIT", "NONE"))
+
+
+def remember(c: _Cycle, order: list, static=_MIXED) -> ArrivalCache | None:
+    """The cache a finished cycle leaves, or None when the next cycle must run in full:
+    another planner, reservations that are not the first jobs of the order, a retry hold, a
+    job deferred or started at its reservation during the passes. O(queued)."""
+    st = c.state
+    table = c.table
+    if (not applies(c) or not isinstance(table, CountTable) or c.held or c.pass_defers
+            or c.res_started or st.system_priority or st.run_now or st.external
+            or c.pass_end is None):
+        return None
+    started = c.started
+    left = [e for e in order if e[0].id not in started] if started else list(order)
+    res = st.reservations
+    if len(res) > len(left):
+        return None
+    for (job, _cr, _p), jid in zip(left, res):
+        if job.id != jid or job.system_priority:
+            return None
+    for kr in res.values():
+        if kr.retry_until is not None and kr.retry_until > c.now:
+            return None
+    for job, _cr, _p in left[len(res):]:
+        if job.system_priority:
+            return None
+    return ArrivalCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
+                        [e[0].id for e in left], c.pass_end, c.reserve_decisions,
+                        static if static is not _MIXED
+                        else _common_static(c.engine, left) if c.engine.is_linear and not st.queue_time
+                        else None)
+
+
+def _common_static(engine, entries, start=_MIXED) -> float | None:
+    """The static priority part all `entries` share (and `start`, when given), else None;
+    inf for no entries. O(len(entries))."""
+    value = float("inf") if start is _MIXED else start
+    if value is None:
+        return None
+    prefix = engine._prefix
+    for e in entries:
+        job = e[0]
+        hit = prefix.get(job.id)
+        v = hit[1] if hit is not None and hit[0] is job else engine.static_sum(job)
+        if v != value:
+            if value != float("inf"):
+                return None
+            value = v
+    return value
+
+
+def _forget(st, engine, ended) -> None:
+    """What _Cycle._forget_gone does for jobs that ended (none of them is queued, so none
+    holds a reservation). O(ended)."""
+    for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
+              st.queue_time, st.pending, st.failed, st.compiled, st.system_priority):
+        if d:
+            for jid in ended:
+                d.pop(jid, None)
+    for jid in ended:
+        engine.forget(jid)
+
+
+def _key(job, prio: float) -> tuple:
+    return (-prio, job.submit_time, len(job.id), job.id)
+
+
+def run(c: _Cycle) -> CycleResult | None:
+    """The cycle for a snapshot that only adds jobs to the last one, or None (run in full).
+    Nothing is changed before it is sure it applies, except the table's sync with the
+    snapshot, which a full cycle repeats harmlessly."""
+    st = c.state
+    cache: ArrivalCache | None = st.arrivals
+    st.arrivals = None
+    snap = c.snap
+    d = snap.delta
+    if (cache is None or d is None or d.prev_seq != cache.seq or d.changed
+            or d.nodes_changed or snap.nodes is not cache.nodes or c.cfg is not cache.cfg
+            or st.table is not cache.table or snap.reservations or st.failed
+            or st.system_priority or st.run_now or st.external or not applies(c)):
+        return None
+    now = c.now
+    table = cache.table
+    ended = d.ended
+    quiet = not ended and table.freed == cache.freed and table.next_change() > now
+    if not quiet:
+        for owner in table.ending_by(now):
+            if not owner.startswith("job:") or owner[4:] not in ended:
+                return None         # a hold that ends without its job's end: sync redoes it
+    jobs = d.jobs
+    for jid in st.pending:
+        job = jobs.get(jid)
+        if job is None and jid in ended:
+            continue                    # started and ended since: settled as gone
+        if job is None or not job.state.active:
+            return None
+    for rec in st.deferred.values():
+        if 0 < rec.until <= now:
+            return None
+    new = []
+    for jid in d.arrived:
+        job = jobs.get(jid)
+        if job is None or job.state is not _IDLE or job.system_priority \
+                or not counts_request(job.request):
+            return None
+        new.append(job)
+    eng = c.engine
+    serv = eng.serv_priority
+    qt, bp = st.queue_time, st.bypass
+    static = _common_static(eng, [(j,) for j in new], cache.static)
+    if eng.is_linear and not qt and static is not None:
+        # one slope, one static part, queue time from submission: priority falls with the
+        # submit time at every instant, so the order is (submit, id) and never changes
+        fresh = cache.order
+        last = fresh[-1][0] if fresh else None
+        for job in new:
+            if last is not None and not ((last.submit_time, len(last.id), last.id)
+                                         < (job.submit_time, len(job.id), job.id)):
+                return None
+    else:
+        static = None
+        fresh = []
+        prev = None
+        for job, cr, _p in cache.order:
+            jid = job.id
+            p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
+            key = (-p, job.submit_time, len(jid), jid)
+            if prev is not None and not prev < key:
+                return None
+            prev = key
+            fresh.append((job, cr, p))
+        for job in new:
+            key = _key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
+            if prev is not None and not prev < key:
+                return None
+    c.by_id = jobs
+    c.running = []
+    c.table = sync_table(st, snap, (), jobs, c.overrun, True)
+    if c.table is not table or (quiet and table.freed != cache.freed):
+        return None
+    st.iteration += 1
+    c.held, c.access, c._ign_cache = {}, {}, {}
+    c.policy = st.queue_policy
+    c.passive_policy = True
+    if ended:
+        _forget(st, c.engine, ended)
+    c._settle_starts()
+    added = c._select(new)
+    c.in_passes = True
+    order = fresh + added
+    if quiet:
+        k0 = len(fresh)
+        c._priority_pass(order, k0, cache.pass_end)
+        c._backfill(order, k0)
+        c._finish(order, [], reuse=cache.reserves)
+    else:
+        c._reserved_jobs(order)
+        c._priority_pass(order)
+        c._backfill(order)
+        c._finish(order, [])
+    st.last_now = now
+    ids = cache.ids + [e[0].id for e in added]
+    st.arrivals = remember(c, order, static)
+    from .cycle import CycleResult
+    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [])
