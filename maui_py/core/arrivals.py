@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any
 from ..model import JobState, Reserve
 from ..planning.counts import CountTable, counts_request
 from ..planning.sync import sync_table
+from ..policy import backfill, deferral, kept, priority_pass
 from ..priority.policy import MauiOrder
 
 if TYPE_CHECKING:
-    from .cycle import CycleResult, _Cycle
+    from .cycle import CycleResult, Cycle
 
 _IDLE = JobState.IDLE
 _MIXED = object()
@@ -55,14 +56,14 @@ class ArrivalCache:
     """The cycle's priority order without the jobs it started: (job, compiled, priority)."""
     ids: list[str]
     pass_end: tuple
-    """The priority pass's state after the last job it looked at (see _Cycle._priority_pass)."""
+    """The priority pass's state after the last job it looked at (see policy/priority_pass.py)."""
     reserves: list[Reserve]
     static: float | None
     """The one static priority part of every job in order (None: they differ): with a
     linear priority and no accrual restarts the order then never changes with time."""
 
 
-def applies(c: _Cycle) -> bool:
+def applies(c: Cycle) -> bool:
     """The configuration and policies allow arrival-only cycles. O(1)."""
     return (c.count_policy and not c.explain and c.engine.serv_only
             and type(c.state.queue_policy) is MauiOrder
@@ -71,7 +72,7 @@ def applies(c: _Cycle) -> bool:
             and c.bf_depth == 0 and c.bf_policy in ("FIRSTFIT", "BESTFIT", "NONE"))
 
 
-def remember(c: _Cycle, order: list, static=_MIXED) -> ArrivalCache | None:
+def remember(c: Cycle, order: list, static=_MIXED) -> ArrivalCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     another planner, reservations that are not the first jobs of the order, a retry hold, a
     job deferred or started at its reservation during the passes. O(queued)."""
@@ -121,7 +122,7 @@ def _common_static(engine, entries, start=_MIXED) -> float | None:
 
 
 def _forget(st, engine, ended) -> None:
-    """What _Cycle._forget_gone does for jobs that ended (none of them is queued, so none
+    """What Cycle._forget_gone does for jobs that ended (none of them is queued, so none
     holds a reservation). O(ended)."""
     for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
               st.queue_time, st.pending, st.failed, st.compiled, st.system_priority):
@@ -136,7 +137,7 @@ def _key(job, prio: float) -> tuple:
     return (-prio, job.submit_time, len(job.id), job.id)
 
 
-def run(c: _Cycle) -> CycleResult | None:
+def run(c: Cycle) -> CycleResult | None:
     """The cycle for a snapshot that only adds jobs to the last one, or None (run in full).
     Nothing is changed before it is sure it applies, except the table's sync with the
     snapshot, which a full cycle repeats harmlessly."""
@@ -215,20 +216,20 @@ def run(c: _Cycle) -> CycleResult | None:
     c.passive_policy = True
     if ended:
         _forget(st, c.engine, ended)
-    c._settle_starts()
-    added = c._select(new)
+    deferral.settle_starts(c)
+    added = c.select(new)
     c.in_passes = True
     order = fresh + added
     if quiet:
         k0 = len(fresh)
-        c._priority_pass(order, k0, cache.pass_end)
-        c._backfill(order, k0)
-        c._finish(order, [], reuse=cache.reserves)
+        priority_pass.priority_pass(c, order, k0, cache.pass_end)
+        backfill.backfill(c, order, k0)
+        c.finish(order, [], reuse=cache.reserves)
     else:
-        c._reserved_jobs(order)
-        c._priority_pass(order)
-        c._backfill(order)
-        c._finish(order, [])
+        kept.reserved_jobs(c, order)
+        priority_pass.priority_pass(c, order)
+        backfill.backfill(c, order)
+        c.finish(order, [])
     st.last_now = now
     ids = cache.ids + [e[0].id for e in added]
     st.arrivals = remember(c, order, static)

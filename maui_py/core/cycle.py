@@ -30,22 +30,22 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
-from ..model import (ClusterSnapshot, Decision, Defer, Hold, HoldType, Job, JobState, NodeState,
-                     ReleaseHold, Reservation, ReservationKind, Reserve, Start, StartKind)
+from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, NodeState,
+                     Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.times import duration
-from ..planning.counts import CountTable, counting_applies, counts_request
+from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning.sync import job_owner, sync_table
-from ..policy import standing
-from ..policy.nodecfg import apply_nodecfg
+from ..planning.sync import job_owner, res_owner, sync_table
 from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
-from ..policy.backfill import greedy_pick, metric
-from ..policy.limits import HARD, SOFT, Limits, Usage, job_amounts
+from ..policy import backfill, deferral, kept, priority_pass, standing
+from ..policy.limits import HARD, Limits, Usage, job_amounts
+from ..policy.nodecfg import apply_nodecfg
+from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine
 from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
 from . import arrivals
-from .state import DeferRecord, KeptReservation, PendingStart, SchedulerState
+from .state import PendingStart, SchedulerState
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
@@ -53,11 +53,6 @@ MAX_RUNNOW = 1_000_000_000
 """The system priority a runjob request gives (the top of setspri's range)."""
 _IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
 _RUNNING, _STARTING, _SUSPENDED = JobState.RUNNING, JobState.STARTING, JobState.SUSPENDED
-_NO_ROOM = NoPlacement("fewer processors free now than the job needs")
-
-
-def res_owner(job_id: str) -> str:
-    return f"res:{job_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +92,7 @@ def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
               state: SchedulerState | None = None, *, explain: bool = True) -> CycleResult:
     """Decide what starts now and what is reserved. `explain` adds one report line and a
     priority breakdown per job (the daemon wants them; a long simulation does not)."""
-    return _Cycle(snapshot, config, state if state is not None else SchedulerState(),
+    return Cycle(snapshot, config, state if state is not None else SchedulerState(),
                   explain).run()
 
 
@@ -139,7 +134,7 @@ class _Settings:
                              and self.bf_policy != "GREEDY")
 
 
-class _Cycle:
+class Cycle:
     def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
                  explain: bool):
         self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
@@ -224,16 +219,16 @@ class _Cycle:
                 s = j.start_time if j.start_time is not None else now
                 self.usage.add(j, job_amounts(j, s + j.wallclock - now))
         self._forget_gone(by_id)
-        self._settle_starts()
-        self._release_defers()
-        order = self._select(queued)
+        deferral.settle_starts(self)
+        deferral.release_defers(self)
+        order = self.select(queued)
         order = self._arrange(order)
         order = self._idle_limits(order)
         self.in_passes = True
-        self._reserved_jobs(order)
-        self._priority_pass(order)
-        self._backfill(order)
-        self._finish(order, running)
+        kept.reserved_jobs(self, order)
+        priority_pass.priority_pass(self, order)
+        backfill.backfill(self, order)
+        self.finish(order, running)
         if self.started and not self.passive_policy:
             self.policy.observe([by_id[j] for j in order_ids(order) if j in self.started],
                                 self._view())
@@ -276,7 +271,7 @@ class _Cycle:
         return replace(job, system_priority=sp)
 
     # ------------------------------------------------------------- bookkeeping
-    def _report(self, job_id: str, status: str, reason: str, **kw: Any) -> None:
+    def report(self, job_id: str, status: str, reason: str, **kw: Any) -> None:
         if self.explain:
             self.reports[job_id] = JobReport(job_id, status, reason, **kw)
 
@@ -296,85 +291,8 @@ class _Cycle:
             for k in self.engine._static.keys() - known:
                 self.engine.forget(k)
 
-    def _reset_accrual(self, job_id: str, why: str) -> None:
-        """JOBPRIOACCRUALPOLICY: queue-time priority restarts while a job is held back."""
-        if self.accrual == "ALWAYS":
-            return
-        if why == "limit" or self.accrual == "FULLPOLICY":
-            self.state.queue_time[job_id] = self.now
-
-    def _settle_starts(self) -> None:
-        st = self.state
-        for jid, p in list(st.pending.items()):
-            job = self.by_id.get(jid)
-            del st.pending[jid]
-            reason = st.failed.pop(jid, None)
-            if job is None or job.state.active:
-                continue
-            self.table.release(job_owner(jid))
-            st.running.pop(jid, None)
-            self._start_failed(job, p, reason or "still idle after the start was pushed")
-        st.failed.clear()
-
-    def _start_failed(self, job: Job, p: PendingStart, reason: str) -> None:
-        st = self.state
-        n = st.start_counts.get(job.id, 0) + 1
-        st.start_counts[job.id] = n
-        if n >= self.defer_starts:
-            self._defer(job, f"start failed {n} time(s): {reason}")
-            return
-        kept = st.reservations.get(job.id)
-        if self.retry_time > 0:
-            until = kept.retry_until if kept and kept.retry_until else p.at + self.retry_time
-            if until > self.now:
-                # placed around running jobs only, as a cycle with no table would place it:
-                # the other reservations are re-made after (_reserved_jobs)
-                for jid in st.reservations:
-                    self.table.release(res_owner(jid))
-                self.table.release(res_owner(job.id))
-                try:
-                    self.table.reserve(res_owner(job.id), self.now, self.now + job.wallclock,
-                                       p.allocation, kind="priority")
-                except ValueError:
-                    st.reservations.pop(job.id, None)
-                    return
-                st.reservations[job.id] = KeptReservation(
-                    job.id, self.now, self.now + job.wallclock, p.allocation,
-                    self.groups.group(job.qos) or 0, self.now, until)
-
-    def _defer(self, job: Job, reason: str) -> None:
-        """Maui's defer: hold the job for DEFERTIME; after DEFERCOUNT defers, batch hold."""
-        st = self.state
-        self.pass_defers = self.pass_defers or self.in_passes
-        st.reservations.pop(job.id, None)
-        self.table.release(res_owner(job.id))
-        if self.defer_time <= 0:
-            self._report(job.id, "blocked", reason)
-            return
-        self.settled.add(job.id)
-        rec = st.deferred.setdefault(job.id, DeferRecord())
-        rec.count += 1
-        rec.until = self.now + self.defer_time
-        rec.reason = reason
-        self.decisions.append(Defer(job.id, reason, rec.until))
-        if self.defer_count > 0 and rec.count > self.defer_count:
-            why = f"deferred {rec.count} times, last: {reason}"
-            st.batch_holds[job.id] = why
-            rec.until = 0
-            self.decisions.append(Hold(job.id, HoldType.BATCH, why))
-            self._report(job.id, "held", f"batch hold: {why}")
-        else:
-            self._report(job.id, "deferred", f"deferred until {rec.until}: {reason}")
-
-    def _release_defers(self) -> None:
-        for jid, rec in self.state.deferred.items():
-            if 0 < rec.until <= self.now:
-                rec.until = 0
-                self.state.queue_time[jid] = self.now
-                self.decisions.append(ReleaseHold(jid, HoldType.DEFER, "defer time elapsed"))
-
     # -------------------------------------------------------------- eligibility
-    def _select(self, queued: list[Job]) -> list[tuple[Job, Compiled, float]]:
+    def select(self, queued: list[Job]) -> list[tuple[Job, Compiled, float]]:
         st, now = self.state, self.now
         out: list[tuple[Job, Compiled, float]] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
@@ -385,20 +303,20 @@ class _Cycle:
         for job in queued:
             jid = job.id
             if job.holds:
-                self._reset_accrual(jid, "hold")
-                self._report(jid, "held", "job has hold in place ("
+                deferral.reset_accrual(self, jid, "hold")
+                self.report(jid, "held", "job has hold in place ("
                              + ",".join(sorted(h.value for h in job.holds)) + ")")
                 continue
             if jid in st.batch_holds:
-                self._report(jid, "held", f"batch hold: {st.batch_holds[jid]}")
+                self.report(jid, "held", f"batch hold: {st.batch_holds[jid]}")
                 continue
             rec = st.deferred.get(jid)
             if rec is not None and rec.until > now:
-                self._report(jid, "deferred", f"deferred until {rec.until}: {rec.reason}")
+                self.report(jid, "deferred", f"deferred until {rec.until}: {rec.reason}")
                 continue
             if not job.depends_satisfied:
-                self._reset_accrual(jid, "dependency")
-                self._report(jid, "blocked", "dependency not satisfied")
+                deferral.reset_accrual(self, jid, "dependency")
+                self.report(jid, "blocked", "dependency not satisfied")
                 continue
             hit = st.compiled.get(jid)
             if hit is not None and hit[0] is job and hit[1] is self.table and hit[3] is self.cfg:
@@ -411,23 +329,23 @@ class _Cycle:
                 if getattr(why, "hold", False):   # can never run as submitted: batch hold now
                     st.batch_holds[jid] = str(why)
                     self.decisions.append(Hold(jid, HoldType.BATCH, str(why)))
-                    self._report(jid, "held", f"batch hold: {why}")
+                    self.report(jid, "held", f"batch hold: {why}")
                 else:
-                    self._defer(job, why)
+                    deferral.defer(self, job, why)
                 continue
             if not self.passive_policy:
                 why = self.policy.cap_violation(job)
                 if why:
-                    self._reset_accrual(jid, "limit")
-                    self._report(jid, "blocked", f"blocked: {why}")
+                    deferral.reset_accrual(self, jid, "limit")
+                    self.report(jid, "blocked", f"blocked: {why}")
                     continue
             if isinstance(cr, NoPlacement):
                 if unknown is None:
                     unknown = any(n.state is NodeState.UNKNOWN for n in self.snap.nodes)
                 if unknown:   # e.g. just after an RM restart: the job waits, no DEFERTIME
-                    self._report(jid, "blocked", f"waiting: {cr.reason} (some node states not known yet)")
+                    self.report(jid, "blocked", f"waiting: {cr.reason} (some node states not known yet)")
                     continue
-                self._defer(job, f"cannot run: {cr.reason}")
+                deferral.defer(self, job, f"cannot run: {cr.reason}")
                 continue
             if serv and not job.system_priority:
                 prio = serv(job, now, queue_time.get(jid, job.submit_time), bypass.get(jid, 0))
@@ -471,7 +389,7 @@ class _Cycle:
         arr: Arrangement = self.policy.arrange([job for job, _cr, _p in order], self._view())
         for jid, why in arr.held.items():
             if jid in by_job:
-                self._report(jid, "blocked", f"held this cycle by QUEUEPOLICY {self.policy.name}: {why}")
+                self.report(jid, "blocked", f"held this cycle by QUEUEPOLICY {self.policy.name}: {why}")
         return [by_job[j.id] for j in arr.order if j.id in by_job and j.id not in arr.held]
 
     def _idle_limits(self, order):
@@ -479,24 +397,24 @@ class _Cycle:
         idle_usage = Usage() if self.limits.any_idle else None
         for job, cr, prio in order:
             if self.reject_neg and prio < 0:
-                self._report(job.id, "blocked", f"negative priority {prio:.0f} (REJECTNEGPRIOJOBS)")
+                self.report(job.id, "blocked", f"negative priority {prio:.0f} (REJECTNEGPRIOJOBS)")
                 continue
             if idle_usage is not None:
                 v = self.limits.idle_violation(job, idle_usage)
                 if v:
-                    self._reset_accrual(job.id, "limit")
-                    self._report(job.id, "blocked", f"blocked: {v}")
+                    deferral.reset_accrual(self, job.id, "limit")
+                    self.report(job.id, "blocked", f"blocked: {v}")
                     continue
                 idle_usage.add(job, job_amounts(job))
             out.append((job, cr, prio))
         return out
 
     # ------------------------------------------------------------------ starts
-    def _start(self, job: Job, p: Placement, kind: StartKind, pos: int) -> None:
+    def start(self, job: Job, p: Placement, kind: StartKind, pos: int) -> None:
         st, now = self.state, self.now
         self.table.release(res_owner(job.id))
         st.reservations.pop(job.id, None)
-        ign = self._ignore(job)
+        ign = self.ignore(job)
         if p.start == now and p.end == now + max(job.wallclock, 1):
             self.table.reserve_placement(job_owner(job.id), p, kind="job", inside=ign)
         else:
@@ -511,28 +429,28 @@ class _Cycle:
         self.started.add(job.id)
         if kind is StartKind.BACKFILL:
             self.bf_positions.append(pos)
-        self._report(job.id, "started", f"started ({kind.value.lower()}) on "
+        self.report(job.id, "started", f"started ({kind.value.lower()}) on "
                      + _nodes_text(p.nodes), start=now, nodes=p.nodes)
 
-    def _fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
+    def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
         """Can the job start now, around every hold? Within a cycle resources only shrink
         until something is released (table.freed moves), so once a request of n tasks for
         w seconds has failed, a request of the same shape with at least n tasks for at
         least w seconds fails too: such questions are answered from the failures seen so
         far without a scan. O(failures of that shape) for them."""
         if job.procs > self.table.free_now:
-            return _NO_ROOM
+            return NO_ROOM
         if self.table.freed != self.fail_stamp:
             self.fail_stamp = self.table.freed
             self.failures = {}
-        ign = self._ignore(job)
+        ign = self.ignore(job)
         shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         seen = self.failures.get(shape)
         w, n = job.wallclock, cr.tasks
         if seen:
             for fn, fw in seen:
                 if n >= fn and w >= fw:
-                    return _NO_ROOM
+                    return NO_ROOM
         p = self.table.earliest_start(cr, w, until=self.now, policy=self.nap, ignore=ign)
         if not p:
             kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
@@ -553,7 +471,7 @@ class _Cycle:
             cache = st.standing = (self.cfg, self.snap.nodes, until, items)
         return cache[3]
 
-    def _past_standing(self, job: Job, cr: Compiled, p: Placement) -> str | None:
+    def past_standing(self, job: Job, cr: Compiled, p: Placement) -> str | None:
         """Why a job can never run, when a standing reservation it may not use recurs every
         period (PERIOD DAY or WEEK, no DAYS subset) and leaves it no gap: its earliest start
         is at or after the last instance planned and it would overlap the next one, one
@@ -566,7 +484,7 @@ class _Cycle:
         for r, _a in self._standing():
             if r.end < FOREVER:
                 starts.setdefault(r.name.rsplit(".", 1)[0], []).append(r.start)
-        ign = self._ignore(job)
+        ign = self.ignore(job)
         blockers = [o for o, (r, _a, _n) in self.held.items()
                     if r.kind is ReservationKind.STANDING and o not in ign]
         names = {self.held[o][0].name.rsplit(".", 1)[0] for o in blockers}
@@ -598,7 +516,7 @@ class _Cycle:
             return {}
         return sync_reservations(self.table, self.state, wanted)
 
-    def _ignore(self, job: Job) -> tuple[str, ...]:
+    def ignore(self, job: Job) -> tuple[str, ...]:
         """The reservations this job may use: it plans as if they held nothing."""
         if not self.access:
             return ()
@@ -608,10 +526,10 @@ class _Cycle:
                                                   if a.admits(job))
         return got
 
-    def _blocked_by(self, job: Job, cr: Compiled, p: NoPlacement) -> str:
+    def blocked_by(self, job: Job, cr: Compiled, p: NoPlacement) -> str:
         """Why a job can never be placed: name the reservations it may not use when it
         would fit without them."""
-        blockers = [o for o in self.access if o not in self._ignore(job)]
+        blockers = [o for o in self.access if o not in self.ignore(job)]
         if blockers and self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap,
                                                   ignore=tuple(self.access)):
             names = ", ".join(sorted(self.held[o][0].name for o in blockers))
@@ -627,286 +545,17 @@ class _Cycle:
                                    job_id=jid))
         return out
 
-    def _can_reserve(self, job: Job) -> tuple[int | None, bool]:
-        """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
-        flags = self._qos_flags(job)
-        if "NORESERVATION" in flags or self.bf_policy == "NONE" or self.res_policy == "NEVER":
-            return None, False
-        return self.groups.group(job.qos), "RESERVEALWAYS" in flags
-
-    def _qos_flags(self, job: Job) -> frozenset[str]:
+    def flags_of(self, job: Job) -> frozenset[str]:
         return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS
 
-    def _fits_now_or_plan(self, job: Job, cr: Compiled, counts: dict[int, int]
-                          ) -> tuple[Placement | NoPlacement, Placement | None]:
-        """_fits_now, and under the count planner, when the job would reserve next, its
-        earliest start found by the same scan (the pass would ask again). A start now from
-        the unbounded question is the one the bounded question gives."""
-        if (not isinstance(self.table, CountTable) or job.procs > self.table.free_now
-                or self.access):
-            return self._fits_now(job, cr), None
-        group, always = self._can_reserve(job)
-        g = group if group is not None else -1
-        if group is None and not always or not always and counts.get(g, 0) >= self.groups.depth.get(g, 0):
-            return self._fits_now(job, cr), None
-        if self.table.freed != self.fail_stamp:
-            self.fail_stamp = self.table.freed
-            self.failures = {}
-        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
-        w, n = job.wallclock, cr.tasks
-        for fn, fw in self.failures.get(shape) or ():
-            if n >= fn and w >= fw:
-                return _NO_ROOM, None
-        p = self.table.earliest_start(cr, w, self.now, policy=self.nap)
-        if p and p.start <= self.now:
-            return p, None
-        seen = self.failures.get(shape)
-        kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
-        kept.append((n, w))
-        self.failures[shape] = kept
-        return _NO_ROOM, (p if p else None)
-
-    def _reserve(self, job: Job, cr: Compiled, group: int,
-                 plan: Placement | None = None) -> Placement | None:
-        """A priority reservation at the job's earliest start (`plan`: already found on
-        the table as it stands)."""
-        ign = self._ignore(job)
-        p = plan if plan is not None else self.table.earliest_start(
-            cr, job.wallclock, self.now, policy=self.nap, ignore=ign)
-        if not p:
-            self._defer(job, f"cannot create reservation: {self._blocked_by(job, cr, p)}")
-            return None
-        why = self._past_standing(job, cr, p)
-        if why:
-            self._defer(job, why)
-            return None
-        self.table.reserve_placement(res_owner(job.id), p, kind="priority", inside=ign)
-        self.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
-                                                          group, self.now)
-        return p
-
     # --------------------------------------------------- kept reservations (R)
-    def _reserved_jobs(self, order) -> None:
-        """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
-
-        Under the count planner the reservations of the first jobs in order, made in that
-        same order (the dictionary keeps it), stay exactly as they are when nothing came
-        free since they were made: re-making them would find
-        the same start, each having been placed around only the ones before it, and they
-        name no nodes. (On the node table they are re-made: a kept one would keep nodes a
-        fresh choice, made after the backfill starts since, would not take, and a cycle
-        with no memory must decide the same.) The others are all released first, so that
-        each is re-made around the jobs before it only, as a cycle with no memory would make
-        them. Retry holds try to start on their own resources. HIGHEST re-makes every other
-        one at its earliest start, depth or not; CURRENTHIGHEST drops them, for the
-        priority pass to make again in order.
-        (Re-planning in place, keeping the old nodes when the start is unchanged, was
-        tried: slower, and worse for backfill, since a fresh choice leaves the nodes that
-        came free to backfill.)
-        """
-        st, now = self.state, self.now
-        if not st.reservations:
-            return
-        index = {job.id: k for k, (job, _cr, _p) in enumerate(order)}
-        keep = set()
-        made = iter(st.reservations)
-        for job, _cr, _p in (order if isinstance(self.table, CountTable) else ()):
-            kr = st.reservations.get(job.id)
-            if (kr is None or next(made) != job.id
-                    or kr.stamp != self.table.freed or kr.start <= now
-                    or res_owner(job.id) not in self.table.holds
-                    or (kr.retry_until is not None and kr.retry_until > now)):
-                break
-            keep.add(job.id)
-        for jid in [j for j in st.reservations if j not in index]:
-            self.table.release(res_owner(jid))
-            del st.reservations[jid]
-        redo = sorted((j for j in st.reservations if j not in keep), key=index.__getitem__)
-        for jid in redo:
-            kr = st.reservations[jid]
-            if kr.retry_until is None or kr.retry_until <= now:
-                self.table.release(res_owner(jid))
-        for jid in redo:
-            kr = st.reservations[jid]
-            k = index[jid]
-            job, cr, _prio = order[k]
-            if kr.retry_until is not None and kr.retry_until > now:
-                if kr.start <= now and not self.limits.active_violation(job, self.usage, SOFT):
-                    self.table.release(res_owner(jid))
-                    if self.table.fits(kr.allocation, now, now + job.wallclock):
-                        self._start(job, Placement(now, now + job.wallclock, kr.allocation),
-                                    StartKind.RESERVED, k)
-                        continue
-                    self.table.reserve(res_owner(jid), kr.start, kr.end, kr.allocation,
-                                       kind="priority", force=True)
-                continue
-            self.table.release(res_owner(jid))
-            if self.res_policy != "HIGHEST":
-                del st.reservations[jid]
-                continue
-            ign = self._ignore(job)
-            p = self.table.earliest_start(cr, job.wallclock, now, policy=self.nap, ignore=ign)
-            if not p:
-                del st.reservations[jid]
-                self._defer(job, "insufficient resources to start reserved job: "
-                            + self._blocked_by(job, cr, p))
-                continue
-            why = self._past_standing(job, cr, p)
-            if why:
-                del st.reservations[jid]
-                self._defer(job, why)
-                continue
-            if p.start <= now and not self.limits.active_violation(job, self.usage, SOFT):
-                self._start(job, p, StartKind.RESERVED, k)
-                continue
-            self.table.reserve_placement(res_owner(jid), p, kind="priority", inside=ign)
-            kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
 
     # ------------------------------------------------------ priority pass (I)
-    def _priority_pass(self, order, first: int = 0, resume: tuple | None = None) -> None:
-        """`resume`: the state the last cycle's pass ended in, to go on from job `first`
-        (arrivals.py); the state this pass ends in is left in self.pass_end."""
-        st, now = self.state, self.now
-        if resume is None:
-            counts: dict[int, int] = {}
-            idle_found = waiting = broke = False
-            self.stop_reason = ""
-        else:
-            counts, idle_found, waiting, self.stop_reason, broke = resume
-            counts = dict(counts)
-        for k in range(first, len(order)):
-            if broke:
-                break
-            job, cr, _prio = order[k]
-            jid = job.id
-            if jid in self.started:
-                continue
-            if jid in st.reservations:
-                g = st.reservations[jid].group
-                counts[g] = counts.get(g, 0) + 1
-                waiting = True
-                continue
-            v = None if jid in st.run_now else self.limits.active_violation(job, self.usage, SOFT)
-            if v:
-                self.blocked_soft[jid] = str(v)
-                waiting = True
-                continue
-            plan = None
-            if not idle_found and not (waiting and "NOBF" in self._qos_flags(job)):
-                p, plan = self._fits_now_or_plan(job, cr, counts)
-                if p:
-                    self._start(job, p, StartKind.BACKFILL if waiting else StartKind.IMMEDIATE, k)
-                    continue
-            group, always = self._can_reserve(job)
-            if group is None and not always:
-                self.no_reservation[jid] = self._why_no_reservation(job)
-                if not idle_found:
-                    self.stop_reason = f"job {jid} could not start and may not reserve"
-                idle_found = True
-                waiting = True
-                continue
-            g = group if group is not None else -1
-            if not always and counts.get(g, 0) >= self.groups.depth.get(g, 0):
-                self.no_reservation[jid] = (f"RESERVATIONDEPTH[{g}] {self.groups.depth.get(g, 0)}"
-                                            f" reached at job {jid}")
-                if not idle_found:
-                    self.stop_reason = self.no_reservation[jid]
-                idle_found = True
-                waiting = True
-                if not self.explain and not self.reserve_always and all(
-                        counts.get(k, 0) >= d for k, d in self.groups.depth.items() if d > 0):
-                    broke = True
-                continue
-            p = self._reserve(job, cr, g, plan)
-            if p is None:
-                continue
-            counts[g] = counts.get(g, 0) + 1
-            waiting = True
-            if p.start <= now:
-                self.res_started = True
-                self._start(job, p, StartKind.BACKFILL, k)
-        self.pass_end = (counts, idle_found, waiting, self.stop_reason, broke)
-
-    def _why_no_reservation(self, job: Job) -> str:
-        flags = self._qos_flags(job)
-        if "NORESERVATION" in flags:
-            return f"QOS {job.qos} has NORESERVATION"
-        if self.bf_policy == "NONE":
-            return "BACKFILLPOLICY NONE"
-        if self.res_policy == "NEVER":
-            return "RESERVATIONPOLICY NEVER"
-        return f"QOS {job.qos or '-'} is in no RESERVATIONQOSLIST group"
 
     # ------------------------------------------------------------ backfill (B)
-    def _backfill(self, order, first: int = 0) -> None:
-        """Backfill over order[first:] (arrivals.py: the jobs before did not fit last cycle
-        and fit no better now)."""
-        if self.bf_policy == "NONE" or self.table.free_now <= 0:
-            return
-        st = self.state
-        base = [(k, order[k][0], order[k][1]) for k in range(first, len(order))
-                if order[k][0].id not in self.started and order[k][0].id not in st.reservations
-                and not (order[k][0].qos and "NOBF" in self._qos_flags(order[k][0]))]
-        for level in (SOFT, HARD):
-            if self.table.free_now <= 0:
-                return
-            cands = [c for c in base if c[1].id not in self.started]
-            if self.bf_depth > 0:
-                cands = cands[: self.bf_depth]
-            if self.bf_policy == "GREEDY":
-                self._greedy(cands, level)
-                continue
-            if self.bf_policy == "BESTFIT":
-                cands.sort(key=lambda c: -metric(c[1], self.bf_metric))
-            table = self.table
-            procs = [c[1].procs for c in cands]
-            least = procs[:]
-            for i in range(len(least) - 2, -1, -1):
-                if least[i + 1] < least[i]:
-                    least[i] = least[i + 1]
-            limited = self.limits.any_active
-            for i, (k, job, cr) in enumerate(cands):
-                free = table.free_now
-                if free <= 0 or free < least[i]:
-                    break                       # no job left in this pass is narrow enough
-                if procs[i] > free:
-                    continue
-                if limited and self.limits.active_violation(job, self.usage, level):
-                    continue
-                p = self._fits_now(job, cr)
-                if p:
-                    self._start(job, p, StartKind.BACKFILL, k)
-
-    def _greedy(self, cands, level) -> None:
-        """GREEDY as documented: per backfill window, the combination of jobs with the
-        largest total metric (3.3.1 starts nothing here: docs/compatibility.md)."""
-        while True:
-            left = [c for c in cands if c[1].id not in self.started
-                    and not self.limits.active_violation(c[1], self.usage, level)]
-            if not left or self.table.free_now <= 0:
-                return
-            progress = False
-            for w in self.table.windows():
-                fit = [c for c in left if c[1].procs <= w.procs and c[1].wallclock <= w.duration]
-                if not fit:
-                    continue
-                for k, job, cr in greedy_pick(fit, w.procs, self.bf_metric, self.bf_max):
-                    p = self._fits_now(job, cr)
-                    if p:
-                        self._start(job, p, StartKind.BACKFILL, k)
-                        progress = True
-                if progress:
-                    break
-            if not progress:
-                for k, job, cr in sorted(left, key=lambda c: -metric(c[1], self.bf_metric)):
-                    if job.procs <= self.table.free_now:
-                        p = self._fits_now(job, cr)
-                        if p:
-                            self._start(job, p, StartKind.BACKFILL, k)
-                return
 
     # ------------------------------------------------------------------ finish
-    def _finish(self, order, running: list[Job], reuse: list[Reserve] | None = None) -> None:
+    def finish(self, order, running: list[Job], reuse: list[Reserve] | None = None) -> None:
         """Bypass counts, reports, and one Reserve per reservation held. `reuse`: the
         Reserve decisions of the last cycle, for reservations it left unchanged and
         listed first (arrivals.py)."""
@@ -929,25 +578,25 @@ class _Cycle:
                 retry = (f" (retry hold until {kr.retry_until})"
                          if kr.retry_until and kr.retry_until > now else "")
                 where = _nodes_text(nodes) if nodes else f"any {job.procs} procs"
-                self._report(jid, "reserved", f"reserved at {kr.start} (in {duration(kr.start - now)})"
+                self.report(jid, "reserved", f"reserved at {kr.start} (in {duration(kr.start - now)})"
                              f" on {where}{retry}", priority=prio,
                              start=kr.start, nodes=nodes)
             else:
                 v = self.limits.active_violation(job, self.usage, HARD)
                 if v:
-                    self._reset_accrual(jid, "limit")
-                    self._report(jid, "blocked", f"blocked: {v}", priority=prio)
+                    deferral.reset_accrual(self, jid, "limit")
+                    self.report(jid, "blocked", f"blocked: {v}", priority=prio)
                     continue
                 why = []
                 if jid in self.blocked_soft:
                     why.append(f"soft limit {self.blocked_soft[jid]}")
                 if jid in self.no_reservation:
                     why.append(f"no reservation ({self.no_reservation[jid]})")
-                if self.bf_policy == "NONE" or "NOBF" in self._qos_flags(job):
+                if self.bf_policy == "NONE" or "NOBF" in self.flags_of(job):
                     why.append(f"waiting in priority order ({self.stop_reason or 'no backfill'})")
                 else:
                     why.append(f"no backfill window of {duration(job.wallclock)} x {job.procs} procs")
-                self._report(jid, "blocked" if jid in self.blocked_soft else "waiting",
+                self.report(jid, "blocked" if jid in self.blocked_soft else "waiting",
                              "; ".join(why), priority=prio)
         freed = self.table.freed
         made = self.reserve_decisions = list(reuse) if reuse else []
@@ -960,5 +609,5 @@ class _Cycle:
         self.decisions.extend(made)
         if self.explain:
             for j in running:
-                self._report(j.id, "running", "running on " + _nodes_text(j.nodes),
+                self.report(j.id, "running", "running on " + _nodes_text(j.nodes),
                              start=j.start_time, nodes=j.nodes)

@@ -28,7 +28,13 @@ def _shape(nodes) -> tuple:
 
 
 def job_owner(job_id: str) -> str:
+    """The table owner of a running (or starting) job's hold."""
     return f"job:{job_id}"
+
+
+def res_owner(job_id: str) -> str:
+    """The table owner of a queued job's priority reservation."""
+    return f"res:{job_id}"
 
 
 def running_hold(job: Job, now: int, overrun: int) -> tuple[int, int]:

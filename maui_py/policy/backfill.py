@@ -1,4 +1,5 @@
-"""BACKFILLPOLICY helpers: the metric BESTFIT and GREEDY maximise, and GREEDY's search.
+"""Backfill, a pass over the cycle context (core/cycle.Cycle), with BACKFILLPOLICY's helpers:
+the metric BESTFIT and GREEDY maximise, and GREEDY's search.
 
 BESTFIT needs no search of its own: within one backfill pass resources only shrink, so
 "start the fitting job with the largest metric, repeat" is first-fit over the candidates
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..model import Job
+from ..model import Job, StartKind
+from .limits import HARD, SOFT
 
 
 def metric(job: Job, kind: str) -> float:
@@ -46,3 +48,73 @@ def greedy_pick(cands: Sequence[tuple], procs: int, kind: str, max_schedules: in
         if sizes[k] <= room:
             stack.append((k + 1, room - sizes[k], val + values[k], chosen + [items[k]]))
     return [cands[i] for i in sorted(best_set)]
+
+
+# ------------------------------------------------------------------ the pass
+def backfill(c, order, first: int = 0) -> None:
+    """Backfill over order[first:] (arrivals.py: the jobs before did not fit last cycle
+    and fit no better now)."""
+    if c.bf_policy == "NONE" or c.table.free_now <= 0:
+        return
+    st = c.state
+    base = [(k, order[k][0], order[k][1]) for k in range(first, len(order))
+            if order[k][0].id not in c.started and order[k][0].id not in st.reservations
+            and not (order[k][0].qos and "NOBF" in c.flags_of(order[k][0]))]
+    for level in (SOFT, HARD):
+        if c.table.free_now <= 0:
+            return
+        cands = [e for e in base if e[1].id not in c.started]
+        if c.bf_depth > 0:
+            cands = cands[: c.bf_depth]
+        if c.bf_policy == "GREEDY":
+            greedy(c, cands, level)
+            continue
+        if c.bf_policy == "BESTFIT":
+            cands.sort(key=lambda e: -metric(e[1], c.bf_metric))
+        table = c.table
+        procs = [e[1].procs for e in cands]
+        least = procs[:]
+        for i in range(len(least) - 2, -1, -1):
+            if least[i + 1] < least[i]:
+                least[i] = least[i + 1]
+        limited = c.limits.any_active
+        for i, (k, job, cr) in enumerate(cands):
+            free = table.free_now
+            if free <= 0 or free < least[i]:
+                break                       # no job left in this pass is narrow enough
+            if procs[i] > free:
+                continue
+            if limited and c.limits.active_violation(job, c.usage, level):
+                continue
+            p = c.fits_now(job, cr)
+            if p:
+                c.start(job, p, StartKind.BACKFILL, k)
+
+
+def greedy(c, cands, level) -> None:
+    """GREEDY as documented: per backfill window, the combination of jobs with the
+    largest total metric (3.3.1 starts nothing here: docs/compatibility.md)."""
+    while True:
+        left = [e for e in cands if e[1].id not in c.started
+                and not c.limits.active_violation(e[1], c.usage, level)]
+        if not left or c.table.free_now <= 0:
+            return
+        progress = False
+        for w in c.table.windows():
+            fit = [e for e in left if e[1].procs <= w.procs and e[1].wallclock <= w.duration]
+            if not fit:
+                continue
+            for k, job, cr in greedy_pick(fit, w.procs, c.bf_metric, c.bf_max):
+                p = c.fits_now(job, cr)
+                if p:
+                    c.start(job, p, StartKind.BACKFILL, k)
+                    progress = True
+            if progress:
+                break
+        if not progress:
+            for k, job, cr in sorted(left, key=lambda e: -metric(e[1], c.bf_metric)):
+                if job.procs <= c.table.free_now:
+                    p = c.fits_now(job, cr)
+                    if p:
+                        c.start(job, p, StartKind.BACKFILL, k)
+            return

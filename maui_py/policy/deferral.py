@@ -1,0 +1,95 @@
+"""Defer and retry, a pass over the cycle context (core/cycle.Cycle; spec §3.5.3).
+
+A start the resource manager did not carry out counts against DEFERSTARTCOUNT and may keep a
+retry hold on its resources for RESERVATIONRETRYTIME; a job that cannot run is deferred for
+DEFERTIME and batch-held after DEFERCOUNT defers; expired defers are released. The
+reservations and defer records are the cycle's SchedulerState (core/state.py).
+"""
+
+from __future__ import annotations
+
+from ..core.state import DeferRecord, KeptReservation, PendingStart
+from ..model import Defer, Hold, HoldType, Job, ReleaseHold
+from ..planning.sync import job_owner, res_owner
+
+
+def reset_accrual(c, job_id: str, why: str) -> None:
+    """JOBPRIOACCRUALPOLICY: queue-time priority restarts while a job is held back."""
+    if c.accrual == "ALWAYS":
+        return
+    if why == "limit" or c.accrual == "FULLPOLICY":
+        c.state.queue_time[job_id] = c.now
+
+
+def settle_starts(c) -> None:
+    st = c.state
+    for jid, p in list(st.pending.items()):
+        job = c.by_id.get(jid)
+        del st.pending[jid]
+        reason = st.failed.pop(jid, None)
+        if job is None or job.state.active:
+            continue
+        c.table.release(job_owner(jid))
+        st.running.pop(jid, None)
+        start_failed(c, job, p, reason or "still idle after the start was pushed")
+    st.failed.clear()
+
+
+def start_failed(c, job: Job, p: PendingStart, reason: str) -> None:
+    st = c.state
+    n = st.start_counts.get(job.id, 0) + 1
+    st.start_counts[job.id] = n
+    if n >= c.defer_starts:
+        defer(c, job, f"start failed {n} time(s): {reason}")
+        return
+    kept = st.reservations.get(job.id)
+    if c.retry_time > 0:
+        until = kept.retry_until if kept and kept.retry_until else p.at + c.retry_time
+        if until > c.now:
+            # placed around running jobs only, as a cycle with no table would place it:
+            # the other reservations are re-made after (_reserved_jobs)
+            for jid in st.reservations:
+                c.table.release(res_owner(jid))
+            c.table.release(res_owner(job.id))
+            try:
+                c.table.reserve(res_owner(job.id), c.now, c.now + job.wallclock,
+                                   p.allocation, kind="priority")
+            except ValueError:
+                st.reservations.pop(job.id, None)
+                return
+            st.reservations[job.id] = KeptReservation(
+                job.id, c.now, c.now + job.wallclock, p.allocation,
+                c.groups.group(job.qos) or 0, c.now, until)
+
+
+def defer(c, job: Job, reason: str) -> None:
+    """Maui's defer: hold the job for DEFERTIME; after DEFERCOUNT defers, batch hold."""
+    st = c.state
+    c.pass_defers = c.pass_defers or c.in_passes
+    st.reservations.pop(job.id, None)
+    c.table.release(res_owner(job.id))
+    if c.defer_time <= 0:
+        c.report(job.id, "blocked", reason)
+        return
+    c.settled.add(job.id)
+    rec = st.deferred.setdefault(job.id, DeferRecord())
+    rec.count += 1
+    rec.until = c.now + c.defer_time
+    rec.reason = reason
+    c.decisions.append(Defer(job.id, reason, rec.until))
+    if c.defer_count > 0 and rec.count > c.defer_count:
+        why = f"deferred {rec.count} times, last: {reason}"
+        st.batch_holds[job.id] = why
+        rec.until = 0
+        c.decisions.append(Hold(job.id, HoldType.BATCH, why))
+        c.report(job.id, "held", f"batch hold: {why}")
+    else:
+        c.report(job.id, "deferred", f"deferred until {rec.until}: {reason}")
+
+
+def release_defers(c) -> None:
+    for jid, rec in c.state.deferred.items():
+        if 0 < rec.until <= c.now:
+            rec.until = 0
+            c.state.queue_time[jid] = c.now
+            c.decisions.append(ReleaseHold(jid, HoldType.DEFER, "defer time elapsed"))

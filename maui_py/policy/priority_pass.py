@@ -1,0 +1,151 @@
+"""The priority pass over the cycle context (core/cycle.Cycle): Maui's MQueueScheduleIJobs
+(spec §3.5.2). In priority order each job starts now if it fits without touching any
+reservation, else gets a priority reservation while its RESERVATIONDEPTH group has room; the
+first job that can do neither ends the pass.
+"""
+
+from __future__ import annotations
+
+from ..core.state import KeptReservation
+from ..model import Job, StartKind
+from ..planning.counts import CountTable
+from ..planning.sync import res_owner
+from ..planning.table import Compiled, NoPlacement, Placement
+from . import deferral
+from .limits import SOFT
+
+NO_ROOM = NoPlacement("fewer processors free now than the job needs")
+
+
+def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
+    """`resume`: the state the last cycle's pass ended in, to go on from job `first`
+    (arrivals.py); the state this pass ends in is left in c.pass_end."""
+    st, now = c.state, c.now
+    if resume is None:
+        counts: dict[int, int] = {}
+        idle_found = waiting = broke = False
+        c.stop_reason = ""
+    else:
+        counts, idle_found, waiting, c.stop_reason, broke = resume
+        counts = dict(counts)
+    for k in range(first, len(order)):
+        if broke:
+            break
+        job, cr, _prio = order[k]
+        jid = job.id
+        if jid in c.started:
+            continue
+        if jid in st.reservations:
+            g = st.reservations[jid].group
+            counts[g] = counts.get(g, 0) + 1
+            waiting = True
+            continue
+        v = None if jid in st.run_now else c.limits.active_violation(job, c.usage, SOFT)
+        if v:
+            c.blocked_soft[jid] = str(v)
+            waiting = True
+            continue
+        plan = None
+        if not idle_found and not (waiting and "NOBF" in c.flags_of(job)):
+            p, plan = fits_now_or_plan(c, job, cr, counts)
+            if p:
+                c.start(job, p, StartKind.BACKFILL if waiting else StartKind.IMMEDIATE, k)
+                continue
+        group, always = can_reserve(c, job)
+        if group is None and not always:
+            c.no_reservation[jid] = why_no_reservation(c, job)
+            if not idle_found:
+                c.stop_reason = f"job {jid} could not start and may not reserve"
+            idle_found = True
+            waiting = True
+            continue
+        g = group if group is not None else -1
+        if not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
+            c.no_reservation[jid] = (f"RESERVATIONDEPTH[{g}] {c.groups.depth.get(g, 0)}"
+                                        f" reached at job {jid}")
+            if not idle_found:
+                c.stop_reason = c.no_reservation[jid]
+            idle_found = True
+            waiting = True
+            if not c.explain and not c.reserve_always and all(
+                    counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0):
+                broke = True
+            continue
+        p = reserve(c, job, cr, g, plan)
+        if p is None:
+            continue
+        counts[g] = counts.get(g, 0) + 1
+        waiting = True
+        if p.start <= now:
+            c.res_started = True
+            c.start(job, p, StartKind.BACKFILL, k)
+    c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
+
+
+def why_no_reservation(c, job: Job) -> str:
+    flags = c.flags_of(job)
+    if "NORESERVATION" in flags:
+        return f"QOS {job.qos} has NORESERVATION"
+    if c.bf_policy == "NONE":
+        return "BACKFILLPOLICY NONE"
+    if c.res_policy == "NEVER":
+        return "RESERVATIONPOLICY NEVER"
+    return f"QOS {job.qos or '-'} is in no RESERVATIONQOSLIST group"
+
+
+def can_reserve(c, job: Job) -> tuple[int | None, bool]:
+    """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
+    flags = c.flags_of(job)
+    if "NORESERVATION" in flags or c.bf_policy == "NONE" or c.res_policy == "NEVER":
+        return None, False
+    return c.groups.group(job.qos), "RESERVEALWAYS" in flags
+
+
+def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
+                      ) -> tuple[Placement | NoPlacement, Placement | None]:
+    """_fits_now, and under the count planner, when the job would reserve next, its
+    earliest start found by the same scan (the pass would ask again). A start now from
+    the unbounded question is the one the bounded question gives."""
+    if (not isinstance(c.table, CountTable) or job.procs > c.table.free_now
+            or c.access):
+        return c.fits_now(job, cr), None
+    group, always = can_reserve(c, job)
+    g = group if group is not None else -1
+    if group is None and not always or not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
+        return c.fits_now(job, cr), None
+    if c.table.freed != c.fail_stamp:
+        c.fail_stamp = c.table.freed
+        c.failures = {}
+    shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
+    w, n = job.wallclock, cr.tasks
+    for fn, fw in c.failures.get(shape) or ():
+        if n >= fn and w >= fw:
+            return NO_ROOM, None
+    p = c.table.earliest_start(cr, w, c.now, policy=c.nap)
+    if p and p.start <= c.now:
+        return p, None
+    seen = c.failures.get(shape)
+    kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
+    kept.append((n, w))
+    c.failures[shape] = kept
+    return NO_ROOM, (p if p else None)
+
+
+def reserve(c, job: Job, cr: Compiled, group: int,
+             plan: Placement | None = None) -> Placement | None:
+    """A priority reservation at the job's earliest start (`plan`: already found on
+    the table as it stands)."""
+    ign = c.ignore(job)
+    p = plan if plan is not None else c.table.earliest_start(
+        cr, job.wallclock, c.now, policy=c.nap, ignore=ign)
+    if not p:
+        deferral.defer(c, job, f"cannot create reservation: {c.blocked_by(job, cr, p)}")
+        return None
+    why = c.past_standing(job, cr, p)
+    if why:
+        deferral.defer(c, job, why)
+        return None
+    c.table.reserve_placement(res_owner(job.id), p, kind="priority", inside=ign)
+    c.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
+                                                      group, c.now)
+    return p
