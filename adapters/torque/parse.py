@@ -262,7 +262,9 @@ def _job(el: ET.Element, now: int, node_names: Container[str], default_wallclock
     hold_types = (el.findtext("Hold_Types") or "n").strip() or "n"
     holds, depends_ok = _holds(hold_types, letter, depend)
     start, allocation = None, ()
-    if state.active:
+    # An array's summary (`12[].srv`, qstat without -t) shows the state of its tasks (R while
+    # any runs) but no exec_host: its tasks hold the nodes, so it has no allocation of its own.
+    if state.active and "[]" not in job_id:
         if not el.findtext("exec_host"):
             raise ValueError(f"job_state {letter} without exec_host")
         allocation = _allocation(el.findtext("exec_host"), request.per_task)

@@ -1,12 +1,15 @@
-"""Fixtures for the adapter tests: `slurm_cluster`, one private Slurm for the whole session.
+"""Fixtures for the adapter tests: `slurm_cluster`, one private Slurm for the whole session,
+and `torque_cluster`, the Torque 6.1 of ../shared/torque (torque_cluster.py).
 
 Without Slurm the live tests are skipped locally and FAIL in CI (the CI variable set):
-CI installs Slurm, so a missing binary there is a broken set-up, not a reason to skip.
+CI installs Slurm, so a missing binary there is a broken set-up, not a reason to skip. The
+same holds for Torque without ../shared/torque or without root.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 
 import pytest
 
@@ -44,3 +47,35 @@ def slurm(slurm_cluster):
     """The session cluster, emptied of jobs after each test."""
     yield slurm_cluster
     slurm_cluster.cancel_all()
+
+
+# ---------------------------------------------------------------- Torque
+# `torque_cluster`: the Torque 6.1 build of ../shared/torque, started once per test process
+# (tests/adapters/torque_cluster.py). Skipped locally without it or without root; FAILS in CI.
+
+def torque_skip_or_fail(reason: str) -> None:
+    """pytest.skip locally, pytest.fail when CI is set."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: live Torque tests must run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def torque_cluster():
+    from . import torque_cluster as tc
+    why = tc.missing()
+    if why:
+        torque_skip_or_fail(why)
+    try:
+        cluster = tc.acquire()
+    except (tc.ClusterError, OSError, subprocess.SubprocessError) as e:
+        pytest.fail(f"could not start the test Torque: {e}")
+    yield cluster
+    tc.release()
+
+
+@pytest.fixture
+def torque(torque_cluster):
+    """The session Torque, emptied of jobs (and every node back online) after each test."""
+    yield torque_cluster
+    torque_cluster.clean()

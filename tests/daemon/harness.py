@@ -3,7 +3,9 @@
 MauidProcess runs `python -m maui_py.daemon.main --foreground` as a child (optionally with
 MAUID_FAULT), SlurmWatch polls squeue every 0.1 s and keeps, per job, when it was first
 seen RUNNING and on which nodes, and `final_jobs` reads Slurm's own record of every job
-(`scontrol -o show job`: state, nodes, restarts, start time) after the fact.
+(`scontrol -o show job`: state, nodes, restarts, start time) after the fact. The Torque
+counterparts (write_torque_config, TorqueWatch, torque_final_jobs, check_ran_where_told_torque)
+do the same through qstat for the test Torque.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ STOREFILE          maui-py.db
 
 
 class MauidProcess:
-    def __init__(self, config: Path, fault: str = ""):
+    def __init__(self, config: Path, fault: str = "", env_extra: dict[str, str] | None = None):
         env = {k: v for k, v in os.environ.items() if k not in ("MAUID_FAULT", "MAUIHOMEDIR")}
+        env.update(env_extra or {})
         if fault:
             env["MAUID_FAULT"] = fault
         env["PYTHONPATH"] = str(REPO)
@@ -193,3 +196,64 @@ def check_reservation_kept(entries, started: float) -> None:
     starts = [e.detail["start"] for e in res]
     assert all(b <= a + 2 for a, b in zip(starts, starts[1:])), starts
     assert started <= starts[-1] + 3, (started, starts)
+
+
+# ---------------------------------------------------------------- Torque
+def write_torque_config(home: Path, extra: str = "") -> Path:
+    """maui.cfg for the test Torque (tests/adapters/torque_cluster.py); mauid needs the
+    cluster's PATH (MauidProcess(..., env_extra={"PATH": cluster.env["PATH"]}))."""
+    cfg = home / "maui.cfg"
+    cfg.write_text(f"""\
+RMCFG[torque]      TYPE=PBS TIMEOUT=20
+RMPOLLINTERVAL     00:00:01
+REQUESTPOLLINTERVAL 1
+LOGDIR             .
+LOGFILE            mauid.log
+LOGLEVEL           4
+STOREFILE          maui-py.db
+{extra}""")
+    return cfg
+
+
+class TorqueWatch(SlurmWatch):
+    """Polls qstat; `seen[job]` = first time R and every node of its exec_host."""
+
+    def _run(self) -> None:
+        from maui_py.adapters.torque.values import exec_host
+        while not self._stop.is_set():
+            try:
+                states = self.cluster.states()
+            except Exception:            # a slow qstat is retried, not fatal to the watch
+                states = {}
+            now = time.time()
+            for jid, (state, hosts) in states.items():
+                if state == "R" and hosts:
+                    s = self.seen.setdefault(jid, Seen(now))
+                    s.nodes.update(h for h, _ in exec_host(hosts))
+            self._stop.wait(self.period)
+
+
+def torque_final_jobs(cluster) -> dict[str, dict[str, str]]:
+    """Torque's record of every job it still lists (keep_completed=600 in the harness):
+    job_state, exec_host, exit_status, start_count, start_time, Hold_Types."""
+    import xml.etree.ElementTree as ET
+    text = cluster.qstat_xml().strip()
+    if not text:
+        return {}
+    keys = ("job_state", "exec_host", "exit_status", "start_count", "start_time", "Hold_Types")
+    return {j.findtext("Job_Id"): {k: j.findtext(k) or "" for k in keys}
+            for j in ET.fromstring(text).iter("Job")}
+
+
+def check_ran_where_told_torque(final, journal_by_job, ids):
+    """Every job completed with exit 0, was started once by Torque (start_count 1) and ran
+    on the nodes of the start that the next cycle confirmed."""
+    from maui_py.adapters.torque.values import exec_host
+    for jid in ids:
+        rec = final[jid]
+        assert rec["job_state"] == "C" and rec["exit_status"] == "0", (jid, rec)
+        assert rec["start_count"] == "1", (jid, "started more than once", rec)
+        start = pushed_start(journal_by_job.get(jid, []))
+        assert start is not None, (jid, [e.event for e in journal_by_job.get(jid, [])])
+        assert {h for h, _ in exec_host(rec["exec_host"])} == set(start.detail["nodes"]), \
+            (jid, rec["exec_host"], start.detail["nodes"])
