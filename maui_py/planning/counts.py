@@ -87,7 +87,8 @@ class CountTable:
         self.used0 = 0
         self._ends: SortedList = SortedList()
         self.node_free: list[int] = [self.per_node] * n
-        self._free_nodes: SortedList = SortedList(range(n)) if self.per_node else SortedList()
+        self._free_mask = (1 << n) - 1 if self.per_node else 0
+        """Bit i set: node i has a free processor now (an int: O(N/64) words per update)."""
         self.overcommitted: set[int] = set()
         self._unclaimed: set[str] = set()
         """Holds with nodes named for a later start: they take the nodes when it comes."""
@@ -143,39 +144,46 @@ class CountTable:
 
     # ------------------------------------------------------------ concrete nodes
     def _take(self, alloc: Iterable[tuple[int, int]]) -> None:
-        free, fn = self.node_free, self._free_nodes
+        free = self.node_free
+        full = 0
         for i, k in alloc:
             before = free[i]
-            free[i] = before - k
-            if free[i] < 0:
+            left = free[i] = before - k
+            if left < 0:
                 self.overcommitted.add(i)
-            if before > 0 and free[i] <= 0:
-                fn.discard(i)
+            if before > 0 >= left:
+                full |= 1 << i
+        if full:
+            self._free_mask &= ~full
 
     def _give(self, alloc: Iterable[tuple[int, int]]) -> None:
-        free, fn = self.node_free, self._free_nodes
+        free = self.node_free
+        back = 0
         for i, k in alloc:
             before = free[i]
             free[i] = before + k
-            if before <= 0 < free[i]:
-                fn.add(i)
+            if before <= 0 < before + k:
+                back |= 1 << i
+        self._free_mask |= back
 
     def _choose(self, procs: int) -> tuple[tuple[int, int], ...] | None:
-        """Processors free now, filling nodes in index order. O(k log N)."""
+        """Processors free now, filling nodes in index order. O(k N/64) word operations."""
         out = []
         left = procs
         free = self.node_free
-        for i in self._free_nodes:
-            k = min(free[i], left)
+        m = self._free_mask
+        while m and left:
+            low = m & -m
+            i = low.bit_length() - 1
+            m ^= low
+            k = free[i] if free[i] < left else left
             out.append((i, k))
             left -= k
-            if not left:
-                return tuple(out)
-        return None
+        return tuple(out) if not left else None
 
     def _alloc(self, chosen: tuple[tuple[int, int], ...]) -> tuple[tuple[str, Resources], ...]:
-        nodes = self.nodes
-        return tuple((nodes[i].name, self._resources(k)) for i, k in chosen)
+        nodes, res = self.nodes, self._res
+        return tuple((nodes[i].name, res[k] if k in res else self._resources(k)) for i, k in chosen)
 
     # ----------------------------------------------------------------- holds
     def reserve(self, owner: str, start: int, end: int,
@@ -511,7 +519,7 @@ class CountTable:
                 assert u <= self.total, f"over-allocated at {_t}: {u} > {self.total}"
         for i, b in enumerate(busy):
             assert self.node_free[i] == self.per_node - b, f"node {self.nodes[i].name}: stale count"
-            assert (self.node_free[i] > 0) == (i in self._free_nodes), f"node {i}: free index"
+            assert (self.node_free[i] > 0) == bool(self._free_mask >> i & 1), f"node {i}: free index"
             if i not in self.overcommitted:
                 assert self.node_free[i] >= 0, f"node {self.nodes[i].name} over-allocated"
         assert sum(busy) <= self.used0 or self.overcommitted, "nodes busy beyond the count"

@@ -57,9 +57,10 @@ def backfill(c, order, first: int = 0) -> None:
     if c.bf_policy == "NONE" or c.table.free_now <= 0:
         return
     st = c.state
-    base = [(k, order[k][0], order[k][1]) for k in range(first, len(order))
-            if order[k][0].id not in c.started and order[k][0].id not in st.reservations
-            and not (order[k][0].qos and "NOBF" in c.flags_of(order[k][0]))]
+    started, reserved, flags = c.started, st.reservations, c.flags_of
+    base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
+            if job.id not in started and job.id not in reserved
+            and not (job.qos and "NOBF" in flags(job))]
     for level in (SOFT, HARD):
         if c.table.free_now <= 0:
             return

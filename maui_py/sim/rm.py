@@ -54,6 +54,9 @@ class SimulatedRM:
         self.clock = clock
         self.on_start = on_start
         self._free = {n.name: n.resources for n in self.nodes}
+        self._procs_only = all(not n.resources.mem and not n.resources.gres for n in self.nodes)
+        """Nodes with processors only: the account is kept in plain ints (_free_procs)."""
+        self._free_procs = {n.name: n.resources.procs for n in self.nodes}
         self._up = {n.name for n in self.nodes if n.state.usable}
         self.records: dict[str, SimRecord] = {}
         self._jobs: dict[str, Job] = {}
@@ -73,8 +76,13 @@ class SimulatedRM:
     def finish(self, job_id: str, now: int) -> None:
         rec = self.records[job_id]
         job = self._jobs.pop(job_id)
-        for name, res in job.allocation:
-            self._free[name] = self._free[name] + res
+        if self._procs_only:
+            fp = self._free_procs
+            for name, res in job.allocation:
+                fp[name] += res.procs
+        else:
+            for name, res in job.allocation:
+                self._free[name] = self._free[name] + res
         rec.job = replace(job, allocation=())    # rec.nodes names them: keep one copy only
         rec.end = now
         self._ended.add(job_id)
@@ -123,19 +131,10 @@ class SimulatedRM:
             return "started twice"
         if now < job.submit_time:
             return f"started before its submission at {job.submit_time}"
-        need: dict[str, Resources] = {}
-        for name, res in d.allocation:
-            need[name] = need[name] + res if name in need else res
-        for name, res in need.items():
-            if name not in self._up:
-                return f"node {name} is not up"
-            if not res.fits_in(self._free[name]):
-                return f"node {name} over-allocated: needs {res}, has {self._free[name]}"
-        procs = sum(r.procs for r in need.values())
-        if procs < job.procs:
-            return f"given {procs} procs, asked {job.procs}"
-        for name, res in need.items():
-            self._free[name] = self._free[name] - res
+        why = (self._take_procs(d.allocation, job.procs) if self._procs_only
+               else self._take(d.allocation, job.procs))
+        if why:
+            return why
         running = replace(job, state=JobState.RUNNING, start_time=now, allocation=d.allocation)
         self._jobs[d.job_id] = running
         rec.job = running
@@ -143,6 +142,44 @@ class SimulatedRM:
         self._started.add(d.job_id)
         if self.on_start is not None:
             self.on_start(rec)
+        return None
+
+    def _take(self, allocation, procs_asked: int) -> str | None:
+        """Check and take an allocation on the resource account; why not, or None."""
+        need: dict[str, Resources] = {}
+        for name, res in allocation:
+            need[name] = need[name] + res if name in need else res
+        for name, res in need.items():
+            if name not in self._up:
+                return f"node {name} is not up"
+            if not res.fits_in(self._free[name]):
+                return f"node {name} over-allocated: needs {res}, has {self._free[name]}"
+        procs = sum(r.procs for r in need.values())
+        if procs < procs_asked:
+            return f"given {procs} procs, asked {procs_asked}"
+        for name, res in need.items():
+            self._free[name] = self._free[name] - res
+        return None
+
+    def _take_procs(self, allocation, procs_asked: int) -> str | None:
+        """_take on processors-only nodes, with ints (an allocation asking memory or gres
+        there cannot fit: none exists)."""
+        need: dict[str, int] = {}
+        for name, res in allocation:
+            if res.mem or res.gres:
+                return f"node {name} over-allocated: needs {res}, has only processors"
+            need[name] = need.get(name, 0) + res.procs
+        fp, up = self._free_procs, self._up
+        for name, p in need.items():
+            if name not in up:
+                return f"node {name} is not up"
+            if p > fp[name]:
+                return f"node {name} over-allocated: needs {p} procs, has {fp[name]}"
+        procs = sum(need.values())
+        if procs < procs_asked:
+            return f"given {procs} procs, asked {procs_asked}"
+        for name, p in need.items():
+            fp[name] -= p
         return None
 
     # ------------------------------------------------------------ views
@@ -153,4 +190,6 @@ class SimulatedRM:
         return sum(1 for j in self._jobs.values() if not j.state.active)
 
     def busy_procs(self) -> int:
+        if self._procs_only:
+            return sum(n.resources.procs - self._free_procs[n.name] for n in self.nodes)
         return sum(n.resources.procs - self._free[n.name].procs for n in self.nodes)
