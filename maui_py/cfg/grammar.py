@@ -18,10 +18,8 @@ are linear in the length of the text (no backtracking beyond one token), so pars
 from __future__ import annotations
 
 import bisect
+import functools
 from dataclasses import dataclass
-
-import pyparsing as pp
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,35 +108,44 @@ def _flush(result: list[LogicalLine], parts: list[str], starts: list[int], lines
         result.append(LogicalLine(text, tuple(starts), tuple(lines)))
 
 
-_NAME = pp.Regex(r"[A-Za-z_][A-Za-z0-9_]*")
-_INDEX = pp.Suppress("[") + pp.Regex(r"[^\]\s]*") + pp.Optional(pp.Literal("]"))("close")
-_SEP = pp.Regex(r"[ \t]*=[ \t]*|[ \t]+")
-_REST = pp.Regex(r".*")
-_LINE = (pp.Located(_NAME)("name") + (
-    pp.Optional(pp.Located(_INDEX)("index")) + pp.Optional(_SEP)("sep") + pp.Located(_REST)("value")
-).leave_whitespace()).parse_with_tabs()
+@functools.cache
+def _grammar():
+    """(line grammar, attribute-list grammar, ParseException), built on first use: importing
+    pyparsing and building the grammar costs tens of milliseconds, which a command that never
+    parses a file (`showq --help`) should not pay."""
+    import pyparsing as pp
 
-_ATTR_NAME = pp.Regex(r"[A-Za-z_][A-Za-z0-9_.]*")
-_ATTR_INDEX = pp.Suppress("[") + pp.Regex(r"[^\]\s]*") + pp.Suppress("]")
-_OP = pp.Regex(r"\+=|-=|==|=")
-_QUOTED = pp.QuotedString("'", unquote_results=False) | pp.QuotedString('"', unquote_results=False)
-_ATTR = pp.Located(_ATTR_NAME)("name") + (
-    pp.Optional(pp.Located(_ATTR_INDEX)("index")) + _OP("op") + pp.Located(_QUOTED | pp.Regex(r"\S*"))("value")
-    + pp.FollowedBy(pp.White() | pp.StringEnd())
-).leave_whitespace()
-_JUNK = pp.Located(pp.Regex(r"\S+"))("junk")
-_ATTRS = (pp.ZeroOrMore(pp.Group(_ATTR | _JUNK)) + pp.StringEnd()).parse_with_tabs()
+    name = pp.Regex(r"[A-Za-z_][A-Za-z0-9_]*")
+    index = pp.Suppress("[") + pp.Regex(r"[^\]\s]*") + pp.Optional(pp.Literal("]"))("close")
+    sep = pp.Regex(r"[ \t]*=[ \t]*|[ \t]+")
+    rest = pp.Regex(r".*")
+    line = (pp.Located(name)("name") + (
+        pp.Optional(pp.Located(index)("index")) + pp.Optional(sep)("sep") + pp.Located(rest)("value")
+    ).leave_whitespace()).parse_with_tabs()
+
+    attr_name = pp.Regex(r"[A-Za-z_][A-Za-z0-9_.]*")
+    attr_index = pp.Suppress("[") + pp.Regex(r"[^\]\s]*") + pp.Suppress("]")
+    op = pp.Regex(r"\+=|-=|==|=")
+    quoted = pp.QuotedString("'", unquote_results=False) | pp.QuotedString('"', unquote_results=False)
+    attr = pp.Located(attr_name)("name") + (
+        pp.Optional(pp.Located(attr_index)("index")) + op("op") + pp.Located(quoted | pp.Regex(r"\S*"))("value")
+        + pp.FollowedBy(pp.White() | pp.StringEnd())
+    ).leave_whitespace()
+    junk = pp.Located(pp.Regex(r"\S+"))("junk")
+    attrs = (pp.ZeroOrMore(pp.Group(attr | junk)) + pp.StringEnd()).parse_with_tabs()
+    return line, attrs, pp.ParseException
 
 
-def _token(located: pp.ParseResults, base: int = 0) -> Token:
+def _token(located, base: int = 0) -> Token:
     return Token("".join(located[1]), base + located[0])
 
 
 def parse_line(line: LogicalLine) -> ParamLine | None:
     """The name, index and value of a parameter line; None when the line is not one."""
+    grammar, _attrs, parse_error = _grammar()
     try:
-        found = _LINE.parse_string(line.text, parse_all=True)
-    except pp.ParseException:
+        found = grammar.parse_string(line.text, parse_all=True)
+    except parse_error:
         return None
     value = _token(found["value"])
     index = found.get("index")
@@ -151,7 +158,7 @@ def parse_line(line: LogicalLine) -> ParamLine | None:
 
 def parse_attrs(value: Token) -> list[AttrToken | Token]:
     """The `ATTR=VALUE` words of a *CFG value (offsets relative to the line); other words as Tokens."""
-    found = _ATTRS.parse_string(value.text, parse_all=True)
+    found = _grammar()[1].parse_string(value.text, parse_all=True)
     words: list[AttrToken | Token] = []
     for group in found:
         if "junk" in group:

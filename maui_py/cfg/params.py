@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
 from .values import (
-    INFINITY, AclTime, Boolean, ComponentWeight, Days, Double, Enum, EnumList, Flags, FsPolicy, FsTargetType,
+    INFINITY, AclTime, Boolean, ComponentWeight, Days, Double, Enum, EnumList, Flags, FsPolicy, FsTargetType, HostList,
     Integer, LimitType, Name, PolicyList, Resources, RmType, String, StringList, Time, ValueType,
     MAX_WEIGHT, nearest,
 )
@@ -105,7 +105,8 @@ STRING = String()
 NAME = Name()
 NAMES = StringList()
 USERS = StringList("<USER>")
-HOSTS = StringList("<HOST>", seps=" \t,:|")
+HOSTS = HostList("<HOSTS>")
+"""Host expressions: a node name, a Slurm hostlist (node[01-04,7]) or a ^regular expression."""
 WEIGHT = Integer(-MAX_WEIGHT, MAX_WEIGHT)
 COMPONENT_WEIGHT = ComponentWeight()
 CAP = Double()
@@ -278,7 +279,8 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE) for row in (
     _a("ENDTIME", TIME, "end within the period ([[[DD:]HH:]MM:]SS)", 86400, src="doc", other="src: 0"),
     _a("FLAGS", RES_FLAGS, "reservation flags (SINGLEUSE, BYNAME, PREEMPTEE, TIMEFLEX, FORCE, OWNERPREEMPT ...)"),
     _a("GROUPLIST", _ACL, "groups whose jobs may use the reserved resources"),
-    _a("HOSTLIST", HOSTS, "hosts (or a host regular expression) to reserve", ("ALL",)),
+    _a("HOSTLIST", HOSTS, "hosts to reserve: node names, Slurm hostlists (node[01-04,7]) or, when "
+       "clearly one (^..., $, *, |, ...), Maui regular expressions searched in the node names", ("ALL",)),
     _a("IDLETIME", TIME, "idle time before the reservation is released"),
     _a("JOBATTRLIST", _ACL, "job attributes granting access"),
     _a("MAXTIME", AclTime(), "longest job overlap allowed (legacy SRMAXTIME)"),
@@ -738,7 +740,7 @@ TABLE: list[Param] = [
         P("LOGFILEMAXSIZE", COUNT, 10000000, "log size in bytes before it is rolled", src="doc",
           other="src: 1000000"),
         P("LOGFILEROLLDEPTH", COUNT, 2, "rolled log files kept", src="doc", other="src: 1"),
-        P("USESYSLOG", BOOL, False, "also log to syslog"),
+        P("USESYSLOG", BOOL, False, "also log to syslog (mauid: /dev/log, facility daemon)", active=True),
         P("CHECKPOINTFILE", STRING, "maui.ck", "checkpoint file"),
         P("CHECKPOINTINTERVAL", TIME, 300, "time between checkpoints"),
         P("CHECKPOINTEXPIRATIONTIME", TIME, 300000, "age at which checkpoint data is discarded", src="src",

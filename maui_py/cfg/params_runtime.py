@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from .params import STRING, TIME, P, _group
+from .values import Integer
 
 
 def _p(name: str, vtype, default: Any, doc: str) -> Any:
@@ -26,4 +27,11 @@ ROWS: list = _group(
        "are kept in the store (0 = forever)"),
     _p("REQUESTPOLLINTERVAL", TIME, 1, "non-zero: an admin request arriving on mauid's socket "
        "starts a cycle within this long; 0: requests wait for the next RMPOLLINTERVAL cycle"),
+    _p("METRICSPORT", Integer(0, 65535), 0, "non-zero: mauid serves Prometheus metrics on this TCP port "
+       "(http://METRICSADDRESS:PORT/metrics); 0: no endpoint"),
+    _p("METRICSADDRESS", STRING, "127.0.0.1", "the address the metrics endpoint listens on (0.0.0.0: "
+       "every interface; the metrics name users and accounts)"),
+    _p("METRICSFILE", STRING, None, "non-empty: mauid rewrites this file (atomically) with its Prometheus "
+       "metrics after every cycle, for node_exporter's textfile collector (name it *.prom); relative to "
+       "the home directory"),
 )

@@ -439,6 +439,56 @@ class StringList(ValueType):
         return ("," if in_attr else " ").join(value) if value or in_attr else "[NONE]"
 
 
+def split_outside_brackets(text: str, seps: str) -> list[str]:
+    """Split on runs of `seps` that are not inside [...], (...) or {...}: `a[1,3],^(b|c)` ->
+    ['a[1,3]', '^(b|c)']. O(len(text))."""
+    parts, cur, depth = [], [], 0
+    for ch in text.strip():
+        if ch in "[({":
+            depth += 1
+        elif ch in "])}" and depth:
+            depth -= 1
+        if ch in seps and depth == 0:
+            if cur:
+                parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if cur:
+        parts.append("".join(cur))
+    return parts
+
+
+class HostList(StringList):
+    """Host expressions (model/hostlist.py): node names and Slurm hostlists (`node[01-04,7]`),
+    or Maui regular expressions (`^compute-0-[0-9]`), separated by spaces, `,`, `:` or `|`
+    outside brackets and parentheses. A hostlist naming more than MAX_NAMES hosts or an
+    invalid regular expression is an error."""
+
+    def __init__(self, item: str = "<HOST>"):
+        super().__init__(item, seps=" \t,:|")
+        self.form = f"{item}[,{item}]..."
+
+    def parse(self, text: str, warn: Warn = _ignore) -> tuple[str, ...]:
+        from ..model.hostlist import HostlistError, Reading, compile_regex, read   # on first use
+        items = []
+        for token in split_outside_brackets(unquote(text), self.seps):
+            bare = token[1:-1] if token.upper() in ("[ALL]", "[NONE]") else token
+            if bare.upper() in ("ALL", "NONE"):
+                bare = canonical_word(bare, warn)
+                if bare == "NONE":
+                    continue
+                items.append(bare)
+                continue
+            try:
+                if read(bare) is Reading.REGEX:
+                    compile_regex(bare)
+            except HostlistError as e:
+                raise BadValue(str(e)) from None
+            items.append(bare)
+        return tuple(items)
+
+
 class EnumList(StringList):
     """Several keywords of one `Enum` (JOBNODEMATCHPOLICY EXACTNODE EXACTPROC)."""
 

@@ -12,20 +12,16 @@ knows: the cycle's report, the priority breakdown by component and the job's rec
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from ..model import HoldType, Job
-from ..model.times import multodstring as dstr
-from ..model.times import multotstring as tstr
-from ..store.codec import encode
-from ..store.journal import START
-from ..store.reader import PRIORITY
-from .common import CommandError, add_store_arguments, run_view
-from .view import View
+from .common import CommandError, add_store_arguments, dstr, run_view, tstr
+
+if TYPE_CHECKING:
+    from ..model import Job
+    from .view import View
 
 HELP = "show everything about a job and why it waits (Maui's checkjob)"
 NONE = "[NONE]"
-HOLD_ORDER = (HoldType.BATCH, HoldType.SYSTEM, HoldType.USER, HoldType.DEFER)
 JOURNAL_LINES = 8
 
 
@@ -41,19 +37,23 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         job = view.jobs.get(args.job)
         if job is None or job.state.finished:
             raise CommandError(f"ERROR:  cannot locate job '{args.job}'", prefixed=False)
-        return collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES), args.verbose)
+        from ..sim.timefmt import sim_clock
+        return collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES),
+                       args.verbose) | {"clock": sim_clock(reader.kv().get("cycle"))}
     return run_view("checkjob", args, out, err, collect_job, render)
 
 
 # --------------------------------------------------------------------- collect
 def _holds(view: View, job: Job) -> list[str]:
+    from ..model import HoldType
     holds = set(job.holds)
     if job.id in view.state.batch_holds:
         holds.add(HoldType.BATCH)
     rec = view.state.deferred.get(job.id)
     if rec is not None and rec.until > view.now:
         holds.add(HoldType.DEFER)
-    return [h.value for h in HOLD_ORDER if h in holds]
+    order = (HoldType.BATCH, HoldType.SYSTEM, HoldType.USER, HoldType.DEFER)    # as Maui lists them
+    return [h.value for h in order if h in holds]
 
 
 def _hold_reason(view: View, job: Job, journal) -> str:
@@ -69,6 +69,7 @@ def _hold_reason(view: View, job: Job, journal) -> str:
 
 
 def _reservation(view: View, job: Job) -> dict[str, int] | None:
+    from ..store.reader import PRIORITY
     if job.state.active:
         start = job.start_time if job.start_time is not None else view.now
         return {"start": start, "end": start + job.wallclock}
@@ -90,6 +91,9 @@ def _flags(job: Job, backfill: bool) -> list[str]:
 
 
 def collect(view: View, job: Job, journal=(), verbose: bool = False) -> dict[str, Any]:
+    from ..model import HoldType
+    from ..store.codec import encode
+    from ..store.journal import START
     now, req, st = view.now, job.request, view.state
     rep = view.reports.get(job.id)
     active = job.state.active
@@ -204,8 +208,17 @@ def _node_list(pairs, sep: str) -> str:
     return "".join(out)
 
 
+def _dates(d: Mapping[str, Any]):
+    """MULToDString in the trace's dates for a simulator's store, else Maui's local dates."""
+    if not d.get("clock"):
+        return dstr
+    from ..sim.timefmt import maui_dates
+    return maui_dates(d["clock"])
+
+
 def render(d: Mapping[str, Any]) -> str:
     """MCJobShow around UIJobShow's buffer."""
+    dstr = _dates(d)
     v, now = d["verbose"], d["now"]
     o = [f"checking job {d['id']}\n\n",
          "State: %s%s\n" % (d["state"], f"  EState: {d['estate']}" if d["estate"] != d["state"] else ""),
@@ -307,6 +320,7 @@ def _render_analysis(job_id: str, a: Mapping[str, Any]) -> str:
 
 def _render_extras(d: Mapping[str, Any]) -> str:
     """-v: what maui-py knows beyond Maui's template."""
+    dstr = _dates(d)
     o = ["\nmaui-py:\n"]
     rep = d["report"]
     if rep is not None:

@@ -2,10 +2,10 @@
 `--json`, who is asking, and Unix exit statuses.
 
 Where the store is: `--store PATH`; else the configuration (`-c FILE`, $MAUI_PY_CONFIG,
-$MAUIHOMEDIR/maui.cfg, ./maui.cfg, /etc/maui.cfg, as showconfig finds it) and its STOREFILE
-(daemon/paths.py). The configuration the commands use is `-c FILE` when given, else the one
-the daemon recorded in the store with its last cycle, else the one found as above, else the
-defaults.
+$MAUIHOMEDIR/maui.cfg, ./maui.cfg, /etc/maui-py/maui.cfg, as every program finds it:
+daemon/paths.py) and its STOREFILE. The configuration the commands use is `-c FILE` when
+given, else the one the daemon recorded in the store with its last cycle, else the one found
+as above, else the defaults.
 
 Every reading command prints one line on stderr saying which cycle it shows and how old it
 is (`data as of cycle 812 (Thu Sep  1 15:02:50), 00:00:04 ago; mauid running, pid 1234`); with
@@ -30,19 +30,21 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
-from ..cfg import ConfigError, SchedulerConfig, load_config
-from ..cfg.values import Time
 from ..daemon import paths
-from ..daemon.lock import lock_path
-from ..model.times import date, duration
-from ..store import LastCycle, StoreError, StoreReader
-from ..store.reader import CORRUPT
-from ..store.rm_status import rm_down
-from .showconfig import find_config
-from .view import View
 
+if TYPE_CHECKING:
+    from ..cfg import SchedulerConfig
+    from ..store import LastCycle, StoreReader
+    from .view import View
+
+# The configuration, the store and the view import the parser, the planner and the cycle
+# (about 0.1 s): every function here that needs them imports them when called, so that
+# `showq --help` or a usage error answers at once (benchmarks/startup.py).
+
+PARTITION = "DEFAULT"
+"""The partition every job runs in when none are configured (Maui's MPar[1])."""
 USER_ENV = "MAUI_PY_USER"
 TRACEBACK_ENV = "MAUI_PY_TRACEBACK"
 """Set (to anything) to get Python's traceback instead of the one-line "may be damaged" error."""
@@ -57,12 +59,38 @@ class CommandError(Exception):
         self.status, self.prefixed = status, prefixed
 
 
+# ------------------------------------------------------------------- formatting
+# Maui's time formats (model/times.py), imported on first use: importing the model package
+# costs a command's --help tens of milliseconds for nothing.
+def tstr(seconds: int) -> str:
+    """MULToTString: `[-][D:]HH:MM:SS`."""
+    from ..model.times import multotstring
+    return multotstring(seconds)
+
+
+def dstr(epoch: int) -> str:
+    """MULToDString: `Thu Sep  1 15:02:50`."""
+    from ..model.times import multodstring
+    return multodstring(epoch)
+
+
+def date(epoch: int) -> str:
+    from ..model.times import date as _date
+    return _date(epoch)
+
+
+def duration(seconds: int) -> str:
+    from ..model.times import duration as _duration
+    return _duration(seconds)
+
+
 # --------------------------------------------------------------------- arguments
 def add_store_arguments(parser: argparse.ArgumentParser, *, short_config: bool = True) -> None:
     """-c/--config (only --config where Maui's command uses -c for something else), --store,
     --json."""
     names = ("-c", "--config") if short_config else ("--config",)
-    parser.add_argument(*names, metavar="FILE", help="maui.cfg (default: as showconfig finds it)")
+    parser.add_argument(*names, metavar="FILE",
+                        help=f"maui.cfg (default: the first of {paths.SEARCH_ORDER.split(', ', 1)[1]})")
     parser.add_argument("--store", metavar="PATH",
                         help="the state store (default: STOREFILE of the configuration); a "
                              "simulation's store (maui-sim --store) works too")
@@ -72,6 +100,7 @@ def add_store_arguments(parser: argparse.ArgumentParser, *, short_config: bool =
 
 def parse_duration(text: str) -> int:
     """A Maui duration `[[[DD:]HH:]MM:]SS` (or seconds) -> seconds; usage error otherwise."""
+    from ..cfg.values import Time
     try:
         return max(0, Time().parse(text))
     except ValueError:
@@ -80,35 +109,39 @@ def parse_duration(text: str) -> int:
 
 # ---------------------------------------------------------------------- location
 def _load(path: Path) -> SchedulerConfig:
+    from ..cfg import ConfigError, load_config
     try:
-        return load_config(path)
+        return load_config(paths.locate_config(path))
+    except paths.ConfigMissing as e:
+        raise CommandError(str(e)) from e
     except ConfigError as e:
         raise CommandError(f"unusable configuration: {e.one_line()}") from e
-    except OSError as e:
-        raise CommandError(f"cannot read {path}: {e.strerror or e}") from e
 
 
 def store_location(args: argparse.Namespace) -> Path:
     """The store the command reads: --store, else STOREFILE of the configuration."""
     if getattr(args, "store", None):
         return Path(args.store)
-    path = Path(args.config) if getattr(args, "config", None) else find_config()
-    if path is None:
-        raise CommandError("no store: give --store PATH or -c maui.cfg (or set MAUI_PY_CONFIG)")
+    try:
+        path = paths.locate_config(getattr(args, "config", None))
+    except paths.ConfigMissing as e:
+        raise CommandError(f"{e} or --store PATH" if str(e) == paths.NOT_FOUND else str(e)) from e
     return paths.store_path(_load(path), path)
 
 
 def command_config(args: argparse.Namespace, recorded: str = "") -> tuple[SchedulerConfig, str]:
     """(configuration, where it came from): -c, else the daemon's recorded one, else found."""
+    from ..cfg import SchedulerConfig
     if getattr(args, "config", None):
         return _load(Path(args.config)), args.config
-    for candidate in (Path(recorded) if recorded else None, find_config()):
+    for candidate in (Path(recorded) if recorded else None, paths.find_config()):
         if candidate is not None and candidate.is_file():
             return _load(candidate), str(candidate)
     return SchedulerConfig.default(), "defaults"
 
 
 def open_reader(args: argparse.Namespace) -> StoreReader:
+    from ..store import StoreError, StoreReader
     try:
         return StoreReader.open(store_location(args))
     except StoreError as e:
@@ -120,6 +153,7 @@ def daemon_status(store: Path) -> str:
     """`mauid running, pid N` or `mauid not running`, from the pid the daemon keeps in its
     lock file (emptied when it stops; a pid left by a killed daemon is checked for life).
     The lock itself is not touched: a probe could make a starting mauid fail its own."""
+    from ..daemon.lock import lock_path
     try:
         text = lock_path(store).read_text().strip()
     except OSError:
@@ -211,6 +245,7 @@ def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
 def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
     """Run a command body; a CommandError becomes `prog: message` on stderr and its status,
     a StoreError (a damaged or foreign store) `prog: FILE: what is wrong` and status 1."""
+    from ..store.reader import StoreError
     try:
         return body()
     except CommandError as e:
@@ -239,6 +274,7 @@ class Loaded:
 
 def load(args: argparse.Namespace) -> Loaded:
     """Open the store read-only and read the last committed cycle (CommandError if none)."""
+    from ..store.rm_status import rm_down
     reader = open_reader(args)
     last = reader.last_cycle()
     if last is None:
@@ -256,6 +292,8 @@ def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextI
              collect: Callable[[View, StoreReader], Mapping[str, Any]],
              render: Callable[[Mapping[str, Any]], str]) -> int:
     """A reading command: the last cycle's View -> collect(view, reader) -> data -> emit."""
+    from ..store.reader import CORRUPT, StoreError
+    from .view import View
     out, err = streams(out, err)
 
     def body() -> int:

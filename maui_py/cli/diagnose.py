@@ -12,12 +12,12 @@ The client prints the server's buffer and a newline (MCDiagnose); so does this c
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from ..model.times import multotstring as tstr
-from . import diag_fairshare, diag_priority
-from .common import CommandError, add_store_arguments, invoking_user, run_view, sees_all
-from .view import View
+from .common import CommandError, add_store_arguments, invoking_user, run_view, sees_all, tstr
+
+if TYPE_CHECKING:
+    from .view import View
 
 HELP = "diagnose priorities (-p), fair share (-f) or reservations (-r) (Maui's diagnose)"
 ACL_NAMES = (("users", "USER"), ("groups", "GROUP"), ("accounts", "ACCT"), ("classes", "CLASS"),
@@ -36,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     def collect(view: View, _reader) -> dict[str, Any]:
+        from . import diag_fairshare, diag_priority
         if args.resid and args.mode != "reservations":
             raise CommandError("a reservation id goes with -r only", 2)
         if args.mode == "priority":
@@ -63,6 +64,7 @@ def collect_reservations(view: View, user: str, admin: bool, resid: str | None) 
 
 
 def render(d: Mapping[str, Any]) -> str:
+    from . import diag_fairshare, diag_priority
     if d["mode"] == "priority":
         body = diag_priority.render(d)
     elif d["mode"] == "fairshare":

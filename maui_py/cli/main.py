@@ -7,6 +7,12 @@ A command is a module registered in `COMMANDS` (name -> module path) that provid
 so `maui-py simulate` is one `register("simulate", "maui_py.cli.simulate")` line plus its module.
 Maui-named scripts (`showconfig`) run one command with its own program name via `run_single`.
 A command may take over an option of argparse's (`sethold -h TYPE`, as in Maui; --help stays).
+Every program and subcommand takes --version.
+
+Start-up cost: this module imports no command; `maui-py COMMAND` and the Maui-named scripts
+import only the command they run, and a command module imports the configuration, the store
+and the planner only when it runs (not for --help, --version or a usage error). `maui-py
+--help` imports every command module for its one-line HELP. benchmarks/startup.py measures it.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ import sys
 from types import ModuleType
 from typing import Callable
 
+from .. import __version__
+
 COMMANDS: dict[str, str] = {
     "check-config": "maui_py.cli.check_config",
     "daemon": "maui_py.daemon.main",
+    "samples": "maui_py.cli.samples",
     "showconfig": "maui_py.cli.showconfig",
     "simulate": "maui_py.cli.simulate",
 }
@@ -39,15 +48,35 @@ def _load(name: str) -> ModuleType:
     return importlib.import_module(COMMANDS[name])
 
 
-def build_parser() -> argparse.ArgumentParser:
+def version_text(prog: str) -> str:
+    """What --version prints: `showq (maui-py) 0.1.0`, `maui-py 0.1.0`."""
+    return f"maui-py {__version__}" if prog == "maui-py" else f"{prog} (maui-py) {__version__}"
+
+
+def add_version(parser: argparse.ArgumentParser, prog: str) -> None:
+    parser.add_argument("--version", action="version", version=version_text(prog),
+                        help="print the program's name and maui-py's version, then exit")
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The `maui-py` parser; with `argv` naming a command, only that command is loaded (so
+    `maui-py showq` starts as fast as `showq`), else every command (for --help)."""
     parser = argparse.ArgumentParser(prog="maui-py", description="A Maui-style batch scheduler for Slurm and Torque.")
+    add_version(parser, "maui-py")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    chosen = _command_in(argv)
+    for name in [chosen] if chosen else COMMANDS:
         module = _load(name)
         sub = commands.add_parser(name, help=module.HELP, description=module.HELP, conflict_handler="resolve")
         module.add_arguments(sub)
+        add_version(sub, name)
         sub.set_defaults(run=module.run)
     return parser
+
+
+def _command_in(argv: list[str] | None) -> str | None:
+    """The command `argv` runs when its first word is one (options before it: None)."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
 
 
 INTERRUPTED = 130
@@ -91,8 +120,9 @@ def _drop_stdout() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     def body() -> int:
-        parser = build_parser()
-        args = parser.parse_args(argv)
+        words = sys.argv[1:] if argv is None else argv
+        parser = build_parser(words)
+        args = parser.parse_args(words)
         if args.command is None:
             parser.print_help(sys.stderr)
             return 2
@@ -106,12 +136,18 @@ def run_single(name: str, argv: list[str] | None = None, prog: str | None = None
         module = _load(name)
         parser = argparse.ArgumentParser(prog=prog or name, description=module.HELP, conflict_handler="resolve")
         module.add_arguments(parser)
+        add_version(parser, prog or name)
         return module.run(parser.parse_args(argv))
     return terminal_guard(prog or name, body)
 
 
 def maui_sim_main(argv: list[str] | None = None) -> int:
-    """Entry point of `maui-sim`, the simulator under its own name."""
+    """Entry point of `maui-sim`, the simulator under its own name; `maui-sim whatif` and
+    `maui-sim convert` go to the module that parses their own options."""
+    words = sys.argv[1:] if argv is None else list(argv)
+    from .simulate import SUBCOMMANDS
+    if words and words[0] in SUBCOMMANDS:
+        return importlib.import_module(SUBCOMMANDS[words[0]]).main(words)
     return run_single("simulate", argv, prog="maui-sim")
 
 

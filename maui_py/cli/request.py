@@ -26,13 +26,14 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
 from ..daemon import paths
-from ..daemon.socket_server import MAX_MESSAGE, MAX_REQUESTS, encode
 from .common import (CommandError, add_store_arguments, command_config, invoking_user, open_reader,
                      require_admin, run_guarded, store_location, streams)
-from .view import View
+
+if TYPE_CHECKING:
+    from .view import View
 
 ANSWER_SECONDS = 10.0
 """How long mauid may take to say it queued (or refused) the requests."""
@@ -78,6 +79,7 @@ def submit(args: argparse.Namespace, prog: str, kind: str, build: Build,
     out, err = streams(out, err)
 
     def body() -> int:
+        from .view import View
         path = store_location(args)
         with open_reader(args) as reader:
             last = reader.last_cycle()
@@ -131,6 +133,7 @@ class DaemonConnection:
 
     def submit(self, kind: str, args: list[dict], *, wait: bool) -> list[int]:
         """Send the requests; their ids. CommandError with the daemon's reason if it refuses."""
+        from ..daemon.socket_server import MAX_MESSAGE, MAX_REQUESTS, encode
         if len(args) > MAX_REQUESTS:
             raise CommandError(f"at most {MAX_REQUESTS} requests at a time (got {len(args)})")
         msg = encode({"requests": [{"kind": kind, "args": a} for a in args], "wait": wait})

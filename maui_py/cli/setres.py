@@ -1,9 +1,11 @@
 """`setres [-n NAME] [-s START] [-d DURATION | -e END] [-u USERS] [-g GROUPS] [-a ACCOUNTS]
 [-c CLASSES] [-q QOS] RESOURCES`: make an administrative reservation (Maui's setres; admins).
 
-RESOURCES is `ALL`, `TASKS==N` (N processors, placed by the scheduler), or nodes: names or
-regular expressions matched against the node names (`node0[1-4]`, `n01|n02`, several
-arguments). START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (local time, today by
+RESOURCES is `ALL`, `TASKS==N` (N processors, placed by the scheduler), or nodes: names and
+Slurm hostlists (`node[01-04,7]`, `n01,n02`, several arguments), or Maui regular expressions
+searched in the node names when clearly one (`^gpu`, `node0[1-4]$`; model/hostlist.py, as
+SRCFG HOSTLIST reads them; stderr warns when one matches more nodes than its hostlist reading).
+START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (local time, today by
 default), `+[[DD:]HH:]MM:SS` from now, or NOW (the default); DURATION is
 `[[DD:]HH:]MM:SS`; without -d or -e the reservation has no end (Maui: 100000000 s). The
 access lists are `:` or `,` separated; a reservation without one shuts everybody out.
@@ -15,11 +17,11 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 import time
 from typing import Any, TextIO
 
-from ..model.times import date, duration
-from .common import CommandError, parse_duration
+from .common import CommandError, date, duration, parse_duration
 from .request import Context, add_request_arguments, submit
 
 HELP = "reserve nodes or processors for users, groups, accounts, classes or QOS (Maui's setres; ADMIN1 only)"
@@ -28,7 +30,8 @@ _CLOCK = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2}))?(?:_(\d{1,2})/(\d{1,2})(?:/(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("resources", nargs="+", metavar="RESOURCES", help="ALL, TASKS==N or node expressions")
+    parser.add_argument("resources", nargs="+", metavar="RESOURCES",
+                        help="ALL, TASKS==N, node names or Slurm hostlists (node[01-04,7]), or ^regular expressions")
     parser.add_argument("-n", "--name", metavar="NAME", help="reservation name")
     parser.add_argument("-s", "--start", metavar="TIME", default="NOW", help="start (default NOW)")
     end = parser.add_mutually_exclusive_group()
@@ -65,8 +68,13 @@ def _names(text: str) -> list[str]:
 
 
 def resources(words: list[str], nodes: list[str]) -> dict[str, Any]:
-    """ALL, TASKS==N, or the nodes matching the expressions."""
-    expr = "|".join(words)
+    """ALL, TASKS==N, or the nodes the host expressions name (as SRCFG HOSTLIST reads them:
+    model/hostlist.py); "warnings" lists what a regular expression matched beyond its hostlist
+    reading, and expressions that name no node."""
+    from ..cfg.errors import BadValue
+    from ..cfg.params import HOSTS
+    from ..model import hostlist
+    expr = " ".join(words)
     if expr.upper() == "ALL":
         return {"all_nodes": True}
     m = re.fullmatch(r"TASKS==(\d+)", expr, re.IGNORECASE)
@@ -75,13 +83,12 @@ def resources(words: list[str], nodes: list[str]) -> dict[str, Any]:
             raise CommandError("ERROR:    TASKS==N needs N >= 1", 2, prefixed=False)
         return {"tasks": int(m.group(1))}
     try:
-        pattern = re.compile(expr.replace(",", "|"))
-    except re.error:
-        raise CommandError(f"ERROR:    invalid node expression '{expr}'", 2, prefixed=False) from None
-    hosts = [n for n in nodes if pattern.fullmatch(n)]
+        hosts, matches = hostlist.match_all(HOSTS.parse(expr), nodes)
+    except (BadValue, hostlist.HostlistError) as e:
+        raise CommandError(f"ERROR:    invalid node expression '{expr}' ({e})", 2, prefixed=False) from None
     if not hosts:
         raise CommandError(f"ERROR:    cannot determine nodelist for '{expr}'", prefixed=False)
-    return {"hosts": hosts}
+    return {"hosts": list(hosts), "warnings": [m.warning for m in matches if m.warning]}
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -98,6 +105,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         if args.name and args.name in ctx.admin_reservations:
             raise CommandError(f"ERROR:    reservation '{args.name}' already exists", prefixed=False)
         what = resources(args.resources, [n.name for n in ctx.view.snapshot.nodes])
+        for warning in what.pop("warnings", ()):
+            (err or sys.stderr).write(f"setres: warning: {warning}\n")
         payload = {"name": args.name or "", "start": start, "end": end, **what,
                    **{k: _names(getattr(args, k)) for k in ("users", "groups", "accounts", "classes", "qos")}}
         on = ("all nodes" if what.get("all_nodes") else f"{what['tasks']} tasks" if "tasks" in what

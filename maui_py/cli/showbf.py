@@ -17,13 +17,13 @@ from __future__ import annotations
 import argparse
 import grp
 import pwd
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from ..model import Job, JobRequest
-from ..model.times import multodstring as dstr
-from ..model.times import multotstring as tstr
-from .common import add_store_arguments, invoking_user, parse_duration, run_view
-from .view import View
+from .common import add_store_arguments, dstr, invoking_user, parse_duration, run_view, tstr
+
+if TYPE_CHECKING:
+    from ..model import Job
+    from .view import View
 
 HELP = "show the resources free now for how long (Maui's showbf)"
 NO_LIMIT = 100_000_000
@@ -52,6 +52,7 @@ def primary_group(user: str) -> str:
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     def collect_for(view: View, _reader) -> dict[str, Any]:
+        from ..model import Job, JobRequest
         duration = parse_duration(args.duration)
         user = args.user or invoking_user()
         probe = Job("showbf", user, JobRequest(1), max(1, duration), view.now,

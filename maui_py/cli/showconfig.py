@@ -6,57 +6,47 @@ objects print as `USERCFG[john]  PRIORITY=100 FSTARGET=10.0-  # maui.cfg:30`. Th
 back to the same configuration. Without -v it shows the parameters maui-py acts on (and any other
 the file sets); -v adds every accepted parameter and the defaults of configured objects' attributes.
 
-The file is -c FILE, else $MAUI_PY_CONFIG, else $MAUIHOMEDIR/maui.cfg, else ./maui.cfg, else
-/etc/maui.cfg; with none of them the defaults are shown (and stderr says so).
+The file is found as every maui-py program finds it (daemon/paths.py: -c FILE, $MAUI_PY_CONFIG,
+$MAUIHOMEDIR/maui.cfg, ./maui.cfg, /etc/maui-py/maui.cfg); with none of them the defaults are
+shown (and stderr says so).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
-from typing import Mapping, TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from ..cfg import PARAMS, CredConfig, SchedulerConfig
-from ..cfg.loader import load_with_issues
-from ..cfg.params import ACCEPTED, INDEXED
+from ..daemon import paths
+
+if TYPE_CHECKING:
+    from ..cfg import SchedulerConfig
 
 HELP = "show the configuration in force: every parameter, its value and where it came from"
 NOT_ACTED_ON = "accepted, not acted on by maui-py"
-SYSTEM_CONFIG = Path("/etc/maui.cfg")  # Maui's MASTER_CONFIGFILE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-c", "--config", metavar="FILE", help="maui.cfg to read (default: see below)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also accepted-but-inactive parameters and object attribute defaults")
-    parser.epilog = ("Without -c: $MAUI_PY_CONFIG, $MAUIHOMEDIR/maui.cfg, ./maui.cfg, /etc/maui.cfg, "
-                     "else the built-in defaults.")
-
-
-def find_config(env: Mapping[str, str] | None = None) -> Path | None:
-    """The file showconfig reads when -c is not given (an explicit $MAUI_PY_CONFIG always counts)."""
-    env = os.environ if env is None else env
-    if env.get("MAUI_PY_CONFIG"):
-        return Path(env["MAUI_PY_CONFIG"])
-    candidates = [Path(env["MAUIHOMEDIR"]) / "maui.cfg"] if env.get("MAUIHOMEDIR") else []
-    candidates += [Path("maui.cfg"), SYSTEM_CONFIG]
-    return next((path for path in candidates if path.is_file()), None)
+    parser.epilog = f"The file: {paths.SEARCH_ORDER}, the first that exists; else the built-in defaults."
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from ..cfg import SchedulerConfig
+    from ..cfg.loader import load_with_issues
     out, err = out or sys.stdout, err or sys.stderr
-    path = Path(args.config) if args.config else find_config()
+    path = Path(args.config) if args.config else paths.find_config()
     if path is None:
-        print("showconfig: no maui.cfg found ($MAUI_PY_CONFIG, $MAUIHOMEDIR/maui.cfg, ./maui.cfg, "
-              "/etc/maui.cfg): showing the defaults", file=err)
+        print(f"showconfig: {paths.NOT_FOUND.split(';')[0]}: showing the defaults", file=err)
         config = SchedulerConfig.default()
     else:
         try:
             config, errors, warnings = load_with_issues(path)
         except OSError as exc:
-            print(f"showconfig: cannot read {path}: {exc.strerror or exc}", file=err)
+            print(f"showconfig: {paths.cannot_read(path, exc)}", file=err)
             return 2
         for issue in errors + warnings:
             print(issue, file=err)
@@ -68,6 +58,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
 def render(config: SchedulerConfig, verbose: bool = False, origin: str = "defaults") -> str:
     """showconfig's text for a configuration."""
+    from ..cfg import PARAMS, CredConfig
+    from ..cfg.params import ACCEPTED, INDEXED
     lines = [f"# maui-py showconfig: {origin}"]
     for name, index, value, source in config.items(verbose=verbose):
         param = PARAMS[name]

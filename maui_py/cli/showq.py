@@ -11,13 +11,12 @@ data), Par is the job's partition (DEFAULT); `-r -v` adds Maui's prio column.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from ..model.times import multodstring as dstr
-from ..model.times import multotstring as tstr
-from ..store.journal import START
-from .common import add_store_arguments, run_view
-from .view import PARTITION, View
+from .common import PARTITION, add_store_arguments, dstr, run_view, tstr
+
+if TYPE_CHECKING:
+    from .view import View
 
 HELP = "show the active, idle and blocked jobs (Maui's showq)"
 HEADER = "%-18s %8s %10s %5s %11s %20s\n\n"
@@ -84,6 +83,7 @@ def collect(view: View, mode: str, user: str, reader=None, verbose: bool = False
 
 
 def _started_as_backfill(reader, job_id: str) -> bool:
+    from ..store.journal import START
     if reader is None:
         return False
     starts = reader.journal(job_id=job_id, events=(START,), limit=1)

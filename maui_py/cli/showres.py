@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from ..model.times import multodstring as dstr
-from ..model.times import multotstring as tstr
-from .common import add_store_arguments, invoking_user, run_view, sees_all
-from .view import View
+from .common import add_store_arguments, dstr, invoking_user, run_view, sees_all, tstr
+
+if TYPE_CHECKING:
+    from .view import View
 
 HELP = "show reservations: jobs', standing and administrative (Maui's showres)"
 INFINITE_SPAN = 8_553_600

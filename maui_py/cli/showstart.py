@@ -12,14 +12,13 @@ for a pseudo-job of PROCS processors for WALLTIME ([[[DD:]HH:]MM:]SS).
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from ..model import Job, JobRequest
-from ..model.times import multodstring as dstr
-from ..model.times import multotstring as tstr
-from ..store.reader import PRIORITY
-from .common import CommandError, add_store_arguments, parse_duration, run_view
-from .view import PARTITION, View
+from .common import PARTITION, CommandError, add_store_arguments, dstr, parse_duration, run_view, tstr
+
+if TYPE_CHECKING:
+    from ..model import Job
+    from .view import View
 
 HELP = "show when a job (or PROCS@WALLTIME) can start at the earliest (Maui's showstart)"
 
@@ -34,6 +33,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
 
 
 def pseudo_job(spec: str, now: int) -> Job:
+    from ..model import Job, JobRequest
     procs, _at, walltime = spec.partition("@")
     if not procs.isdigit() or int(procs) < 1:
         raise CommandError(f"invalid pseudo-job {spec!r} (expected PROCS@WALLTIME)", 2)
@@ -41,6 +41,7 @@ def pseudo_job(spec: str, now: int) -> Job:
 
 
 def collect(view: View, spec: str) -> dict[str, Any]:
+    from ..store.reader import PRIORITY
     if "@" in spec:
         job, how = pseudo_job(spec, view.now), "estimate"
     else:

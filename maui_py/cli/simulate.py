@@ -11,12 +11,15 @@ Exit status: 0, or 1 when the simulated resource manager found a schedule violat
 from __future__ import annotations
 
 import argparse
+import bisect
 import fcntl
 import os
+import shutil
 import stat
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..cfg import ConfigError, SchedulerConfig, load_config
@@ -25,13 +28,17 @@ from ..model import ClusterSnapshot, JobState
 from ..sim import lublin
 from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_header
 from ..sim.engine import SimOptions, Simulation
-from ..sim.report import compare_text, summary_text, write_report
+from .. import __version__
+from ..sim.report import ReportInfo, cluster_text, compare_text, summary_text, write_report
 from ..sim.swf import ESTIMATE_RULES, SwfRecord, clean, read_swf, to_sim_jobs
+from ..sim.timefmt import TraceClock, clock_from_header, human_duration
 from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
 from ..store import Store, StoreError, StoreReader
 
 HELP = "replay a workload (an SWF trace or a generated one) through the scheduling cycle"
+SUBCOMMANDS = {"whatif": "maui_py.cli.whatif", "convert": "maui_py.cli.whatif"}
+"""`maui-sim NAME ...`: a module whose main(argv) parses its own options (argv[0] is NAME)."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,11 +67,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poll", type=_at_least(0), default=0, metavar="SECONDS",
                    help="schedule every SECONDS, RMPOLLINTERVAL style (default: at every event)")
     p.add_argument("--out", type=Path, metavar="DIR",
-                   help="write jobs.csv, summary.txt/json and a report (plots need the "
-                        "'report' extra) to DIR")
+                   help="write jobs.csv, summary.txt/json, report.json and index.html (one "
+                        "self-contained page with plots) to DIR, e.g. sim-report/")
     p.add_argument("--check", action="store_true",
                    help="also check the reservation table's invariants every cycle (slow)")
-    p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress on stderr (default: a bar on a terminal, else a line every 5 s)")
     p.add_argument("--store", type=Path, metavar="PATH",
                    help="also write the replay's state and last cycle to a store file, for the "
                         "commands (showq --store PATH, checkjob, showres ...); first config only")
@@ -103,20 +111,67 @@ def _load_value(text: str) -> float:
     return value
 
 
-def _progress(enabled: bool):
-    if not enabled:
-        return None
-    start = time.perf_counter()
+PROGRESS_SECONDS = 5.0
+"""Seconds between two progress lines when stderr is not a terminal."""
 
-    def show(done: int, total: int, now: int) -> None:
-        width = 30
-        filled = int(width * done / max(total, 1))
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} jobs "
-                         f"{time.perf_counter() - start:6.1f} s")
-        if done >= total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-    return show
+
+class Progress:
+    """Progress of one replay on stderr: on a terminal a bar redrawn in place, elsewhere (a
+    log, a CI job) one line every `every` seconds; both with the jobs submitted so far, the
+    simulated date and an estimate of the time left (from the share of jobs submitted).
+    Driven by SimOptions.on_cycle; reads the wall clock once every 32 cycles."""
+
+    def __init__(self, jobs, label: str, clock: TraceClock, stream=None, tty: bool | None = None,
+                 every: float | None = None, timer=time.monotonic):
+        self.submits = sorted(sj.job.submit_time for sj in jobs)
+        self.label, self.clock, self.timer = label, clock, timer
+        self.every = PROGRESS_SECONDS if every is None else every
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.start = self.last = timer()
+        self.cycles = 0
+        self.shown = False
+
+    def _parts(self, done: int, now: int, elapsed: float) -> str:
+        total = len(self.submits)
+        eta = (f"ETA {human_duration(elapsed * (total - done) / done)}" if 0 < done < total
+               else "draining" if done else "starting")
+        return (f"{done}/{total} jobs submitted, {eta}, {human_duration(elapsed)} elapsed, "
+                f"at {self.clock.date(now)}")
+
+    def line(self, done: int, now: int, elapsed: float) -> str:
+        return f"{self.label}: {self._parts(done, now, elapsed)}"
+
+    def on_cycle(self, now: int, _result=None) -> None:
+        self.cycles += 1
+        if self.cycles % 32:
+            return
+        t = self.timer()
+        if t - self.last < (0.5 if self.tty else self.every):
+            return
+        self.last = t
+        self.show(bisect.bisect_right(self.submits, now), now, t - self.start)
+
+    def show(self, done: int, now: int, elapsed: float) -> None:
+        if self.tty:
+            width = 24
+            filled = int(width * done / max(len(self.submits), 1))
+            line = f"[{'#' * filled}{'.' * (width - filled)}] {self._parts(done, now, elapsed)} ({self.label})"
+            columns = shutil.get_terminal_size().columns
+            self.stream.write("\r" + line[: max(columns - 1, 20)] + "\x1b[K")   # one screen line
+        else:
+            self.stream.write(self.line(done, now, elapsed) + "\n")
+        self.stream.flush()
+        self.shown = True
+
+    def finish(self, result) -> None:
+        """The closing line (only when a progress line was shown: short runs stay quiet)."""
+        if not self.shown:
+            return
+        elapsed = self.timer() - self.start
+        text = f"{self.label}: {len(result.records)} jobs replayed in {human_duration(elapsed)}"
+        self.stream.write(("\r" + text + "\x1b[K\n") if self.tty else text + "\n")
+        self.stream.flush()
 
 
 def compress(records: list[SwfRecord], procs: int, load: float) -> list[SwfRecord]:
@@ -131,29 +186,66 @@ def compress(records: list[SwfRecord], procs: int, load: float) -> list[SwfRecor
     return [replace(r, submit=t0 + int((r.submit - t0) * factor)) for r in records]
 
 
-def workload(args: argparse.Namespace, trace: str | None):
-    """(title, nodes, sim jobs) from a trace or the generator; cleaning reported on stderr."""
+@dataclass
+class Workload:
+    """What a replay runs and what the report says about it."""
+
+    title: str
+    nodes: list
+    jobs: list
+    clock: TraceClock = field(default_factory=TraceClock)
+    clock_warning: str | None = None
+    source: str = ""
+    computer: str = ""
+    cleaning: str = ""
+
+
+def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
+    """The workload from a trace or the generator; cleaning reported on stderr. A trace's
+    dates come from its header (UnixStartTime, TimeZoneString); a generated workload's
+    times are relative."""
+    clock, warning, source = TraceClock(), None, "generated"
     if trace:
         header, records = read_swf(trace)
         machine = header.max_procs or header.max_nodes or max((r.procs for r in records), default=1)
         title = Path(trace).name
+        clock, warning = clock_from_header(header)
+        source = str(trace)
     else:
         machine = args.machine_procs
         records = lublin.generate(args.synthetic, machine, args.seed)
         header = lublin.header(args.synthetic, machine, args.seed)
         title = f"synthetic Lublin-Feitelson workload ({args.synthetic} jobs, seed {args.seed})"
+    cleaning = "none (--no-clean)"
     if not args.no_clean:
         records, rep = clean(records, machine, estimates=args.estimates)
+        cleaning = rep.summary()
         if rep.dropped or rep.clipped:
             print(f"{title}: {rep.summary()}", file=sys.stderr)
     load = args.load if args.load is not None else (None if trace else 0.8)
     if load:
         records = compress(records, machine, load)
+        source += f", arrivals compressed to offered load {load:g}"
     if args.jobs:
         records = records[: args.jobs]
+        source += f", first {args.jobs} jobs"
     nodes = (cluster_from_option(args.nodes) if args.nodes
              else from_trace_header(header, 1, max((r.procs for r in records), default=1)))
-    return title, nodes, to_sim_jobs(records)
+    return Workload(title, nodes, to_sim_jobs(records), clock, warning, source,
+                    header.computer if trace else "", cleaning)
+
+
+def workload(args: argparse.Namespace, trace: str | None):
+    """(title, nodes, sim jobs): load_workload without the report's facts."""
+    w = load_workload(args, trace)
+    return w.title, w.nodes, w.jobs
+
+
+def _config_text(name: str) -> str:
+    try:
+        return Path(name).read_text(errors="replace")
+    except OSError:
+        return ""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -176,31 +268,43 @@ def run(args: argparse.Namespace) -> int:
     try:
         configs = [(path, load_config(path)) for path in args.config] or \
             [("Maui defaults", SchedulerConfig.default())]
-        title, nodes, jobs = workload(args, words[0] if words else None)
+        w = load_workload(args, words[0] if words else None)
     except ConfigError as e:
         print(e, file=sys.stderr)
         return 2
     except (OSError, ClusterSpecError, ValueError) as e:
         print(f"maui-sim: {e}", file=sys.stderr)
         return 2
-    show = not args.quiet and sys.stderr.isatty()
+    if w.clock_warning:
+        print(f"maui-sim: {w.title}: {w.clock_warning}", file=sys.stderr)
+    nodes, jobs = w.nodes, w.jobs
     results = []
     for name, cfg in configs:
+        progress = None if args.quiet else Progress(jobs, f"maui-sim {name}", w.clock)
         sim = Simulation(nodes, jobs, cfg, SimOptions(poll_interval=args.poll,
                                                       check_table=args.check,
-                                                      progress=_progress(show)), name)
+                                                      on_cycle=progress and progress.on_cycle), name)
         results.append((name, sim.run()))
-    print(f"{title} on {len(nodes)} nodes, {sum(n.resources.procs for n in nodes)} procs\n")
+        if progress:
+            progress.finish(results[-1][1])
+    print(f"{w.title} on {len(nodes)} nodes, {sum(n.resources.procs for n in nodes)} procs\n")
     if comparing:
-        print(compare_text(results))
+        print(compare_text(results, w.clock))
     else:
-        print(summary_text(results[0][1], title=f"config: {results[0][0]}"))
+        print(summary_text(results[0][1], title=f"config: {results[0][0]}", clock=w.clock))
     if args.out:
-        written = write_report(results, args.out)
+        info = ReportInfo(workload=w.title, source=w.source, computer=w.computer, cleaning=w.cleaning,
+                          cluster=cluster_text(nodes),
+                          configs=[(n, _config_text(n) if args.config else "") for n, _c in configs],
+                          version=__version__,
+                          generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                          clock=w.clock, clock_note=w.clock_warning or "")
+        written = write_report(results, args.out, info)
         print(f"\nwrote {', '.join(str(p) for p in written)}")
     if args.store:
         try:
-            print(f"\nwrote {store_replay(args.store, nodes, jobs, configs[0], args.store_at)}")
+            progress = None if args.quiet else Progress(jobs, "maui-sim --store", w.clock)
+            print(f"\nwrote {store_replay(args.store, nodes, jobs, configs[0], args.store_at, w.clock, progress)}")
         except StoreInUse as e:
             print(f"maui-sim: {e}", file=sys.stderr)
             return 2
@@ -261,16 +365,22 @@ def check_store_target(path: Path) -> None:
         raise StoreInUse(f"{path} is a mauid store, not one maui-sim wrote: not touching it")
 
 
-def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], at: int | None) -> str:
+def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], at: int | None,
+                 clock: TraceClock | None = None, progress: Progress | None = None) -> str:
     """Replay up to `at` seconds after the first submission (or to the end), then write that
     moment to a store as mauid would: the state, and the last cycle's view (re-run with its
     reports and priorities, at the same instant, on the jobs as they then were). The store
-    is written beside `path` and renamed over it, only if check_store_target allows."""
+    is written beside `path` and renamed over it, only if check_store_target allows. The
+    trace's clock goes in the cycle record ("clock"), so the commands can print its dates."""
+    clock = clock or TraceClock()
     check_store_target(path)
     name, cfg = config
     first = min((sj.job.submit_time for sj in jobs), default=0)
-    sim = Simulation(nodes, jobs, cfg, SimOptions(stop_time=None if at is None else first + at), name)
+    sim = Simulation(nodes, jobs, cfg, SimOptions(stop_time=None if at is None else first + at,
+                                                  on_cycle=progress and progress.on_cycle), name)
     result = sim.run()
+    if progress:
+        progress.finish(result)
     state, now = result.state, result.state.last_now if result.state else None
     if now is None:
         raise ValueError("no scheduling cycle ran before that time: nothing to store")
@@ -292,7 +402,8 @@ def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], a
     store = Store.open(tmp)
     try:
         store.save_cycle(last, snap, info={"config_path": str(Path(name).resolve()) if Path(name).is_file() else "",
-                                           "rm": "sim", "pid": 0, "host": ""})
+                                           "rm": "sim", "pid": 0, "host": "",
+                                           "clock": clock.as_dict()})
     except BaseException:
         store.close(rollback_mode=True)
         tmp.unlink(missing_ok=True)
@@ -302,4 +413,4 @@ def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], a
     for suffix in ("-wal", "-shm"):         # the replaced store's; they would not match the new file
         Path(f"{path}{suffix}").unlink(missing_ok=True)
     os.replace(tmp, path)
-    return f"{path} (simulated cycle {last.iteration} at {time.ctime(now)}, {len(current)} jobs)"
+    return f"{path} (simulated cycle {last.iteration} at {clock.date(now)}, {len(current)} jobs)"

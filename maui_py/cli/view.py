@@ -35,8 +35,6 @@ from ..store.reader import ADMIN, PRIORITY, RM, STANDING
 WAITING_BLOCKED = ("blocked", "deferred", "held")
 """Report statuses that keep a job out of the idle list (Maui: not in MUIQ)."""
 UP_STATES = (NodeState.IDLE, NodeState.RUNNING, NodeState.BUSY, NodeState.DRAINING)
-PARTITION = "DEFAULT"
-"""The partition every job runs in when none are configured (Maui's MPar[1])."""
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@ LOGLEVEL (Maui's 0-9) maps onto logging levels: 0 -> WARNING (problems only), 1-
 INFO (one line per cycle, every start, refusal, reload), 4 and more -> DEBUG (every
 decision and admin request). Everything goes to the `maui_py` logger (the adapters log
 under it too); the file handler is a WatchedFileHandler, so logrotate can move the file.
-With --foreground the log also goes to stderr. The log file is created mode 0640, like the
-store (LOG_MODE, whatever the umask; a file that exists keeps its mode).
+With --foreground the log goes to stderr instead (journald keeps it under systemd; one copy,
+not two). USESYSLOG TRUE also sends it to syslog (/dev/log, facility daemon). The log file
+is created mode 0640, like the store (LOG_MODE, whatever the umask; a file that exists keeps
+its mode).
 
 Malformed records in resource-manager output are skipped by the adapters with a
 RecordWarning; RecordWarnings routes them to the log: each distinct message at WARNING
@@ -26,6 +28,8 @@ from ..rm.protocol import RecordWarning
 
 LOGGER = "maui_py"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+SYSLOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+SYSLOG_SOCKET = "/dev/log"
 LOG_MODE = 0o640
 
 
@@ -52,24 +56,45 @@ def level_of(loglevel: int) -> int:
     return logging.INFO if loglevel <= 3 else logging.DEBUG
 
 
-def configure(path: Path | None, loglevel: int, *, stderr: bool) -> None:
-    """(Re)install the daemon's handlers on the maui_py logger. OSError if the file cannot
-    be opened (the caller keeps the old handlers then)."""
+def syslog_handler(address: str = SYSLOG_SOCKET) -> logging.Handler:
+    """A handler to the local syslog, lines tagged `mauid[pid]:`. OSError when there is none."""
+    h = logging.handlers.SysLogHandler(address, facility=logging.handlers.SysLogHandler.LOG_DAEMON)
+    if h.socket is None or h.socket.fileno() < 0:      # the handler swallows the connect error
+        h.close()
+        raise FileNotFoundError(f"cannot connect to {address}")
+    h.ident = f"mauid[{os.getpid()}]: "
+    h.setFormatter(logging.Formatter(SYSLOG_FORMAT))
+    return h
+
+
+def configure(path: Path | None, loglevel: int, *, stderr: bool, syslog: str | None = None) -> None:
+    """(Re)install the daemon's handlers on the maui_py logger; `syslog`: the syslog socket
+    to log to as well (SYSLOG_SOCKET), or None. OSError if the file cannot be opened (the
+    caller keeps the old handlers then); no syslog socket is a warning."""
     new: list[logging.Handler] = []
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         new.append(LogFile(path))
     if stderr:
         new.append(logging.StreamHandler(sys.stderr))
+    no_syslog = None
+    if syslog:
+        try:
+            new.append(syslog_handler(syslog))
+        except OSError as e:
+            no_syslog = e
     logger = logging.getLogger(LOGGER)
     for h in [h for h in logger.handlers if getattr(h, "_mauid", False)]:
         logger.removeHandler(h)
         h.close()
     for h in new:
-        h.setFormatter(logging.Formatter(FORMAT))
+        if h.formatter is None:
+            h.setFormatter(logging.Formatter(FORMAT))
         h._mauid = True          # type: ignore[attr-defined]
         logger.addHandler(h)
     logger.setLevel(level_of(loglevel))
+    if no_syslog is not None:
+        logger.warning("USESYSLOG: no syslog at %s (%s); logging without it", syslog, no_syslog)
 
 
 def unconfigure() -> None:

@@ -24,6 +24,10 @@ configuration kept), SIGTERM/SIGINT stop after the current cycle, SIGUSR1 runs a
 now; an admin request received on the socket also starts one (unless REQUESTPOLLINTERVAL
 is 0). Requests come from the socket only, whose peer credentials name the sender; the
 store is never read for requests.
+
+After every cycle, whatever its outcome: systemd is told (notify.py: READY=1 after the
+first, WATCHDOG=1 and a STATUS line after each) and, when METRICSPORT or METRICSFILE is
+set, the Prometheus metrics are updated (metrics.py, imported only then).
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from ..store.codec import dump_data
 from ..store.journal import JournalEntry, capture, cycle_entries, decision_entries
 from ..store.rm_status import clear_rm_down, mark_rm_down
 from . import admin, logsetup, paths, socket_server
+from .notify import Notifier, watchdog_seconds
 from . import handlers  # noqa: F401  (registers the admin commands' request handlers)
 from .faults import Faults, die
 from .lock import DaemonLock, lock_path
@@ -95,13 +100,17 @@ class Daemon:
                  rm_name: str | None = None, adapter_factory: AdapterFactory | None = None,
                  stderr: bool = True, clock: Callable[[], float] = time.time,
                  call_timeout: float | None = None, request_poll: float | None = None,
-                 faults: Faults | None = None):
+                 faults: Faults | None = None, log_file: bool = True, notifier: Notifier | None = None):
         self.config_path = Path(config_path).resolve()
         self.cfg = load_config(self.config_path)               # ConfigError: caller reports
         self.store_path = paths.store_path(self.cfg, self.config_path, store_path)
         self.rm_name = rm_name
         self.factory: AdapterFactory = adapter_factory or registry.create
-        self.stderr, self.clock = stderr, clock
+        self.stderr, self.log_file, self.clock = stderr, log_file, clock
+        self.notifier = notifier if notifier is not None else Notifier.from_environ()
+        self.metrics = None              # metrics.DaemonMetrics while METRICSPORT / METRICSFILE is set
+        self.exporter = None
+        self.status = "starting"         # systemd's STATUS line
         self._call_timeout, self._request_poll = call_timeout, request_poll
         self.faults = faults if faults is not None else Faults()
         self.signals = SignalFlags()
@@ -120,7 +129,7 @@ class Daemon:
         self._stale_mark = True          # a mark a previous mauid left is cleared at the first read
         self._requests_seen = 0          # a newer pending request starts a cycle at once
         self.inbox: socket_server.RequestServer | None = None    # the request socket, from start()
-        self.rm = RMCaller(0.0)
+        self.rm = RMCaller(0.0, observe=self._rm_observed)
         self._apply_settings()
 
     # ------------------------------------------------------------- settings
@@ -141,8 +150,30 @@ class Daemon:
             self.store.journal_keep = self.journal_keep
 
     def _configure_logging(self) -> None:
-        logsetup.configure(paths.log_path(self.cfg, self.config_path), int(self.cfg.get("LOGLEVEL") or 0),
-                           stderr=self.stderr)
+        logsetup.configure(paths.log_path(self.cfg, self.config_path) if self.log_file else None,
+                           int(self.cfg.get("LOGLEVEL") or 0), stderr=self.stderr,
+                           syslog=logsetup.SYSLOG_SOCKET if self.cfg.get("USESYSLOG") else None)
+
+    def _export_settings(self, cfg: SchedulerConfig):
+        from .metrics import ExportSettings
+        name = str(cfg.get("METRICSFILE") or "")
+        return ExportSettings(int(cfg.get("METRICSPORT") or 0), str(cfg.get("METRICSADDRESS") or "127.0.0.1"),
+                              paths.home_dir(self.config_path) / name if name else None)
+
+    def _configure_metrics(self, cfg: SchedulerConfig) -> None:
+        """Start, change or stop the metrics to match cfg; OSError (port taken): unchanged."""
+        wanted = cfg.get("METRICSPORT") or cfg.get("METRICSFILE")
+        if not wanted and self.exporter is None:
+            return
+        from .metrics import DaemonMetrics, Exporter
+        if self.exporter is None:
+            self.metrics = DaemonMetrics(self.clock)
+            self.exporter = Exporter(self.metrics)
+        self.exporter.configure(self._export_settings(cfg))
+
+    def _rm_observed(self, call: str, seconds: float | None, ok: bool) -> None:
+        if self.metrics is not None:
+            self.metrics.rm_call(call, seconds, ok)
 
     # ------------------------------------------------------------ lifecycle
     def start(self) -> None:
@@ -156,7 +187,14 @@ class Daemon:
             self.admin_reservations = self.store.admin_reservations()
             self.adapter = self.factory(self.cfg, self.rm_name)
             self.inbox = socket_server.for_daemon(self)
+            self._configure_metrics(self.cfg)
         except BaseException:
+            if self.exporter is not None:
+                self.exporter.close()
+                self.exporter = self.metrics = None
+            if self.inbox is not None:
+                self.inbox.close()
+                self.inbox = None
             if self.adapter is not None:
                 self.adapter.close()
                 self.adapter = None
@@ -166,10 +204,11 @@ class Daemon:
             self.lock.release()
             raise
         self.records.install()
-        log.warning("mauid %d started: config %s, store %s, resource manager %s, poll every %d s "
-                    "(iteration %d loaded, %d pending starts to reconcile)", os.getpid(),
-                    self.config_path, self.store_path, self.adapter.name, self.interval,
-                    self.state.iteration, len(self.state.pending))
+        log.info("mauid %d started: config %s, store %s, resource manager %s, poll every %d s "
+                 "(iteration %d loaded, %d pending starts to reconcile)", os.getpid(),
+                 self.config_path, self.store_path, self.adapter.name, self.interval,
+                 self.state.iteration, len(self.state.pending))
+        self._check_watchdog()
         self.store.journal_event("daemon-start", f"pid {os.getpid()}",
                                  detail={"config": str(self.config_path), "pid": os.getpid(),
                                          "loaded": state_digest(self.state)})
@@ -184,8 +223,21 @@ class Daemon:
     def reload(self) -> None:
         self.signals.poke("reload")
 
+    def _check_watchdog(self) -> None:
+        """WATCHDOG=1 comes once per cycle: warn when the unit's WatchdogSec is shorter than
+        the longest gap between two cycles (RM backoff plus a hung call's deadline)."""
+        limit = watchdog_seconds()
+        worst = self.interval * RM_BACKOFF_MAX + self.call_timeout
+        if limit is not None and limit < worst:
+            log.warning("systemd WatchdogSec is %g s, but cycles may be %g s apart (RMPOLLINTERVAL x %d "
+                        "+ 4 x RMCFG TIMEOUT): systemd may kill mauid during a resource-manager outage",
+                        limit, worst, RM_BACKOFF_MAX)
+
     def close(self) -> None:
+        self.notifier.stopping()
         self.records.uninstall()
+        if self.exporter is not None:
+            self.exporter.close()
         if self.inbox is not None:
             self.inbox.close()
             self.inbox = None
@@ -198,7 +250,7 @@ class Daemon:
             self.store = None
         if self.adapter is not None:
             self.adapter.close()
-        log.warning("mauid %d stopped after %d cycles", os.getpid(), self.cycles_run)
+        log.info("mauid %d stopped after %d cycles", os.getpid(), self.cycles_run)
         logsetup.unconfigure()
         self.lock.release()
 
@@ -260,6 +312,11 @@ class Daemon:
         if adapter is not self.adapter:
             self.adapter.close()
             self.adapter = adapter
+        try:
+            self._configure_metrics(cfg)
+        except OSError as e:
+            log.error("SIGHUP: metrics endpoint %s:%s: %s; serving as before",
+                      cfg.get("METRICSADDRESS"), cfg.get("METRICSPORT"), e)
         self.cfg = cfg
         self._apply_settings()
         try:
@@ -281,11 +338,24 @@ class Daemon:
         a cycle is logged and the daemon goes on from the last committed state; only a
         store that cannot even be read any more ends it."""
         self.cycles_run += 1
+        t0 = time.perf_counter()
         try:
-            return self._cycle(self.cycles_run)
+            ok = self._cycle(self.cycles_run)
         except Exception:
             log.exception("cycle %d failed; state reloaded from the store", self.cycles_run)
-            return self._recover()
+            ok = self._recover()
+        if not ok and self._rm_failures == 0:
+            self.status = f"cycle {self.cycles_run} failed (see the log); going on from the store"
+        self._after_cycle(ok, time.perf_counter() - t0)
+        return ok
+
+    def _after_cycle(self, ok: bool, seconds: float) -> None:
+        if self.metrics is not None:
+            from .metrics import Outcome
+            outcome = Outcome.OK if ok else Outcome.RM_ERROR if self._rm_failures else Outcome.FAILED
+            self.metrics.cycle_end(outcome, seconds)
+            self.exporter.after_cycle()
+        self.notifier.cycle_done(self.status)
 
     def _cycle(self, n: int) -> bool:
         t0 = time.perf_counter()
@@ -340,6 +410,12 @@ class Daemon:
         self.store.note_apply(apply_s)
         self.state.note_failures(failures)
         self.faults.hit("after-apply", n)
+        if self.metrics is not None:
+            from .metrics import CycleTimes
+            self.metrics.cycle_done(result, snapshot, decisions, failures,
+                                    CycleTimes(t_snap, t_sched, save_s, apply_s))
+        self.status = (f"iteration {result.iteration}: {len(snapshot.jobs)} jobs, "
+                       f"{len(result.starts())} started")
         self._log_cycle(result, snapshot, failures, t_snap, t_sched, save_s, apply_s)
         return True
 
@@ -393,6 +469,7 @@ class Daemon:
             log.warning("resource manager still failing (%d tries): %s; next try in %g s",
                         self._rm_failures, e, self.retry_delay())
         self._rm_down = str(e)
+        self.status = f"resource manager unreachable ({self._rm_failures} tries): {e}"
 
     def _rm_back(self) -> None:
         """The resource manager answered: back to RMPOLLINTERVAL, journal `rm-ok`, and the

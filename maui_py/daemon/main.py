@@ -1,7 +1,7 @@
 """`mauid` (and `maui-py daemon`): run the scheduler against a resource manager.
 
     mauid -c /etc/maui-py/maui.cfg                 # detach and run
-    mauid -c maui.cfg --foreground                 # stay attached, log to stderr too
+    mauid -c maui.cfg --foreground                 # stay attached, log to stderr only (systemd)
     mauid -c maui.cfg --once                       # one cycle, then exit (cron, tests)
 
 Exit status: 0; 1 runtime failure (or --once and the cycle failed); 2 unusable
@@ -15,33 +15,32 @@ import logging
 import os
 import sys
 
+from .. import __version__
 from ..cfg import ConfigError
 from ..rm.protocol import RMError
 from ..store import StoreError
+from . import paths
 from .lock import DaemonLock, LockHeld, lock_path
 from .loop import Daemon
 
 HELP = "run the scheduler daemon (mauid) against the resource manager in RMCFG"
-DEFAULT_CONFIG = "maui.cfg"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-c", "--config", default=None, metavar="FILE",
-                        help="maui.cfg to use (default: $MAUIHOMEDIR/maui.cfg, else ./maui.cfg)")
+                        help=f"maui.cfg to use (default: the first of {paths.SEARCH_ORDER.split(', ', 1)[1]})")
     parser.add_argument("--store", default=None, metavar="PATH",
                         help="the state store (default: STOREFILE, relative to the home directory)")
     parser.add_argument("--once", action="store_true", help="run one cycle, then exit (stays attached)")
     parser.add_argument("--foreground", action="store_true",
-                        help="do not detach; log to stderr as well as LOGFILE")
+                        help="do not detach; log to stderr instead of LOGFILE (systemd: journald)")
     parser.add_argument("--rm", default=None, metavar="NAME",
                         help="the RMCFG[NAME] to drive (default: the first one)")
 
 
 def _config_path(arg: str | None) -> str:
-    if arg:
-        return arg
-    home = os.environ.get("MAUIHOMEDIR")
-    return os.path.join(home, DEFAULT_CONFIG) if home else DEFAULT_CONFIG
+    """-c FILE, else the file every maui-py program finds (paths.locate_config); ConfigMissing."""
+    return str(paths.locate_config(arg))
 
 
 def _detach() -> None:
@@ -59,10 +58,15 @@ def _detach() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = _config_path(args.config)
+    try:
+        config = _config_path(args.config)
+    except paths.ConfigMissing as e:
+        print(f"mauid: {e}", file=sys.stderr)
+        return 2
     foreground = args.foreground or args.once
     try:
-        daemon = Daemon(config, store_path=args.store, rm_name=args.rm, stderr=foreground)
+        daemon = Daemon(config, store_path=args.store, rm_name=args.rm, stderr=foreground,
+                        log_file=not foreground)
     except ConfigError as e:
         print(f"mauid: {e}", file=sys.stderr)
         return 2
@@ -101,6 +105,7 @@ def _lock_holder(daemon: Daemon) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mauid", description=HELP)
     add_arguments(parser)
+    parser.add_argument("--version", action="version", version=f"%(prog)s (maui-py) {__version__}")
     return run(parser.parse_args(argv))
 
 

@@ -13,20 +13,20 @@ cycle places it once and keeps it. Windows are computed in local time (the TZ of
                       WENDTIME=01:06:00:00 is Monday 22:00 to Tuesday 06:00).
 
 Who may use an instance: USERLIST, GROUPLIST, ACCOUNTLIST, CLASSLIST, QOSLIST (OR'd), and
-TIMELIMIT (a job whose wallclock is at most TIMELIMIT may use it). Where: HOSTLIST names or
-host regular expressions (`^compute-0-[0-9]`, `node0[1-4]$`), NODEFEATURES, PARTITION; how
+TIMELIMIT (a job whose wallclock is at most TIMELIMIT may use it). Where: HOSTLIST Slurm
+hostlists or node names (`node[01-04,7]`), or Maui host regular expressions when clearly one
+(`^compute-0-[0-9]`, `node0[1-4]$`; model/hostlist.py), NODEFEATURES, PARTITION; how
 much: TASKCOUNT tasks of RESOURCES (PROCS:-1, the default, means whole nodes; TASKCOUNT 0 means
 every matching node).
 """
 
 from __future__ import annotations
 
-import re
 import time as _time
 from dataclasses import dataclass
 from typing import Sequence
 
-from ..model import Acl, Node, Reservation, ReservationKind, Resources
+from ..model import Acl, Node, Reservation, ReservationKind, Resources, hostlist
 
 DAY = 86400
 WEEK = 7 * DAY
@@ -117,25 +117,20 @@ def _acl(attrs) -> Access:
 
 
 def match_hosts(patterns: Sequence[str], nodes: Sequence[Node]) -> tuple[str, ...]:
-    """Nodes named in HOSTLIST: an exact name, else a regular expression searched in each
-    node name; ALL (or nothing) means every node. Invalid expressions match nothing. O(N x p)."""
+    """Nodes named in HOSTLIST (model/hostlist.py: a Slurm hostlist or node name, a Maui
+    regular expression when clearly one); ALL (or nothing) means every node. An expression
+    that cannot be read (check-config reports it) names nothing. O(N x p + hostlist sizes)."""
+    names = [n.name for n in nodes]
     pats = [p for p in patterns if p]
-    if not pats or any(p.upper() == "ALL" for p in pats):
-        return tuple(n.name for n in nodes)
-    names = {n.name for n in nodes}
-    picked: dict[str, None] = {}
+    if not pats:
+        return tuple(names)
+    picked: set[str] = set()
     for p in pats:
-        if p in names:
-            picked[p] = None
-            continue
         try:
-            rx = re.compile(p)
-        except re.error:
+            picked.update(hostlist.match(p, names).hosts)
+        except hostlist.HostlistError:
             continue
-        for n in nodes:
-            if rx.search(n.name):
-                picked[n.name] = None
-    return tuple(n.name for n in nodes if n.name in picked)
+    return tuple(n for n in names if n in picked)
 
 
 def per_task(attrs) -> Resources | None:

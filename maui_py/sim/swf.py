@@ -172,6 +172,23 @@ class SwfHeader:
     def unix_start_time(self) -> int | None:
         return self._int("UnixStartTime")
 
+    @property
+    def time_zone(self) -> str | None:
+        """TimeZoneString: the site's IANA zone name (Europe/Stockholm), None if absent."""
+        name = self.fields.get("TimeZoneString", "").split("\n")[0].strip()
+        return name or None
+
+    @property
+    def time_zone_offset(self) -> int | None:
+        """TimeZone: the deprecated offset from UTC in seconds, None if absent."""
+        return self._int("TimeZone")
+
+    @property
+    def computer(self) -> str:
+        """Installation and Computer, for a report's title ("" if absent)."""
+        parts = [self.fields.get(k, "").split("\n")[0].strip() for k in ("Installation", "Computer")]
+        return ", ".join(p for p in parts if p)
+
 
 @contextmanager
 def _gc_paused() -> Iterator[None]:

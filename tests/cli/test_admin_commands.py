@@ -303,3 +303,14 @@ def test_a_simulated_store_takes_no_requests(tmp_path, capsys):
     capsys.readouterr()
     rc = run_single("sethold", ["1", "--store", str(db)])
     assert rc == 1 and "simulation's store" in capsys.readouterr().err
+
+
+def test_setres_takes_slurm_hostlists_and_warns_about_what_names_no_node(home, daemon, capsys):
+    cycle(daemon)
+    db = home / "maui-py.db"
+    rc, out, err = cmd(capsys, "setres", "-n", "pair", "-d", "1:00:00", "n[0-1],nX", store=db)
+    assert rc == 0 and "pair on n0,n1 from" in out
+    assert err == "setres: warning: 'nX' names no node\n"
+    rc, _out, err = cmd(capsys, "setres", "-d", "1:00:00", "n[0-99999999]", store=db)
+    assert rc == 2 and "invalid node expression 'n[0-99999999]'" in err and "more than 100000" in err
+    assert [r["hosts"] for r in (q.args for q in daemon.inbox.take())] == [["n0", "n1"]]

@@ -89,3 +89,26 @@ def test_dispatcher_and_console_scripts():
     scripts = {ep.name: ep.value for ep in entry_points(group="console_scripts")}
     assert scripts.get("maui-py") == "maui_py.cli.main:main"
     assert scripts.get("showconfig") == "maui_py.cli.main:showconfig_main"
+
+
+def test_strict_fails_on_warnings_so_a_typo_cannot_pass_a_gate(capsys, files):
+    path = files("typo.cfg", "RESERVATIONDEPHT 4\nLOGLEVEL 2\n")
+    status, out = run(capsys, path)
+    assert status == 0 and out.splitlines()[-1] == f"{path}: 0 errors, 1 warning: valid"
+    status, out = run(capsys, "--strict", path)
+    assert status == 1
+    assert out.splitlines()[0].startswith(f"{path}:1:1: warning: RESERVATIONDEPHT: unknown parameter "
+                                          "(did you mean RESERVATIONDEPTH?)")
+    assert out.splitlines()[-1] == f"{path}: 0 errors, 1 warning: invalid (--strict: warnings fail)"
+    status, out = run(capsys, "--strict", "-q", path)          # -q still shows what fails the gate
+    assert status == 1 and "RESERVATIONDEPHT" in out and "note:" not in out
+
+
+def test_strict_passes_a_clean_file_and_every_sample(capsys, files):
+    status, out = run(capsys, "--strict", files("ok.cfg", "RESERVATIONDEPTH 4\n"), *SAMPLES)
+    assert status == 0 and "invalid" not in out
+
+
+def test_nodes_must_be_a_hostlist(capsys, files):
+    status = main(["check-config", "--nodes", "n[1-99999999]", str(files("ok.cfg", "LOGLEVEL 1\n"))])
+    assert status == 2 and "--nodes: 'n[1-99999999]' names more than" in capsys.readouterr().err

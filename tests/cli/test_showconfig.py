@@ -10,6 +10,7 @@ import pytest
 from maui_py.cfg import PARAMS, CredConfig, SchedulerConfig, parse_config
 from maui_py.cli import showconfig
 from maui_py.cli.main import main, showconfig_main
+from maui_py.daemon import paths
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "config").glob("*.cfg"))
 
@@ -86,18 +87,18 @@ def run(argv, env=None):
 
 
 def test_file_discovery_order(tmp_path, monkeypatch):
-    monkeypatch.setattr(showconfig, "SYSTEM_CONFIG", tmp_path / "etc-maui.cfg")
+    monkeypatch.setattr(paths, "SYSTEM_CONFIG", tmp_path / "etc-maui.cfg")
     monkeypatch.chdir(tmp_path)
     home, local, explicit = tmp_path / "home", tmp_path / "maui.cfg", tmp_path / "x.cfg"
     home.mkdir()
-    assert showconfig.find_config({}) is None
+    assert paths.find_config({}) is None
     (tmp_path / "etc-maui.cfg").write_text("LOGLEVEL 1\n")
-    assert showconfig.find_config({}) == tmp_path / "etc-maui.cfg"
+    assert paths.find_config({}) == tmp_path / "etc-maui.cfg"
     local.write_text("LOGLEVEL 2\n")
-    assert showconfig.find_config({}) == Path("maui.cfg")
+    assert paths.find_config({}) == Path("maui.cfg")
     (home / "maui.cfg").write_text("LOGLEVEL 3\n")
-    assert showconfig.find_config({"MAUIHOMEDIR": str(home)}) == home / "maui.cfg"
-    assert showconfig.find_config({"MAUIHOMEDIR": str(home), "MAUI_PY_CONFIG": str(explicit)}) == explicit
+    assert paths.find_config({"MAUIHOMEDIR": str(home)}) == home / "maui.cfg"
+    assert paths.find_config({"MAUIHOMEDIR": str(home), "MAUI_PY_CONFIG": str(explicit)}) == explicit
 
 
 def test_run_reads_the_environment_file(tmp_path, monkeypatch):
@@ -110,7 +111,7 @@ def test_run_reads_the_environment_file(tmp_path, monkeypatch):
 
 
 def test_run_without_any_file_shows_defaults(tmp_path, monkeypatch):
-    monkeypatch.setattr(showconfig, "SYSTEM_CONFIG", tmp_path / "none.cfg")
+    monkeypatch.setattr(paths, "SYSTEM_CONFIG", tmp_path / "none.cfg")
     monkeypatch.delenv("MAUI_PY_CONFIG", raising=False)
     monkeypatch.delenv("MAUIHOMEDIR", raising=False)
     monkeypatch.chdir(tmp_path)

@@ -55,3 +55,17 @@ def test_without_store_at_it_is_the_end_of_the_replay(tmp_path, capsys):
     capsys.readouterr()
     out, _ = sh(capsys, "showq", "--store", str(db))
     assert out.splitlines()[-1] == "Total Jobs: 0   Active Jobs: 0   Idle Jobs: 0   Blocked Jobs: 0"
+
+
+def test_checkjob_on_a_replayed_trace_prints_the_trace_dates(tmp_path, capsys):
+    from tests.sim.small_trace import write_trace
+    trace = write_trace(tmp_path / "site.swf")
+    db = tmp_path / "sim.db"
+    assert maui_sim_main([str(trace), "-q", "--store", str(db), "--store-at", "20000"]) == 0
+    capsys.readouterr()
+    q = json.loads(sh(capsys, "showq", "--store", str(db), "--json")[0])["data"]
+    job = (q["active"] or q["idle"])[0]["id"]
+    out, _ = sh(capsys, "checkjob", job, "--store", str(db))
+    submit = next(ln for ln in out.splitlines() if ln.startswith("SubmitTime:"))
+    # the trace starts Mon Sep 23 1996, 14:00:31 in Stockholm; 1970 would mean epoch 0
+    assert "Sep 2" in submit and "1970" not in submit, submit

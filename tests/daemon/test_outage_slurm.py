@@ -124,7 +124,7 @@ def test_a_slurmctld_restart_runs_no_cycle_loses_no_job_and_defers_nothing(slurm
         ev = [e.event for e in jb[jid] if e.event.startswith("start")]
         assert ev == ["start", "start-confirmed"], (jid, ev)          # started once, never lost
         assert final[jid]["JobState"] == "COMPLETED" and final[jid]["Restarts"] == "0", final[jid]
-    log = (tmp_path / "mauid.log").read_text()
+    log = (tmp_path / "mauid.stderr").read_text()
     errors = [ln for ln in log.splitlines() if " ERROR " in ln]
     assert len(errors) == 1 and "resource manager unreachable" in errors[0], errors
 
