@@ -22,9 +22,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from heapq import heapify, heappop, heappush
 from typing import Iterable, Sequence
-
-from sortedcontainers import SortedList
 
 from ..model import JobRequest, Node, Resources
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
@@ -85,7 +84,10 @@ class CountTable:
         self.free_now = self.total
         """Processors free at the origin: the O(1) test backfill starts from."""
         self.used0 = 0
-        self._ends: SortedList = SortedList()
+        self._ends: list[tuple[int, str]] = []
+        """A heap of (end, owner), stale entries (released holds) left in place and skipped:
+        holds are made and dropped far more often than they end. Compacted when it holds
+        twice as many entries as there are holds."""
         self.node_free: list[int] = [self.per_node] * n
         self._free_mask = (1 << n) - 1 if self.per_node else 0
         """Bit i set: node i has a free processor now (an int: O(N/64) words per update)."""
@@ -236,7 +238,7 @@ class CountTable:
         elif items:
             self._unclaimed.add(owner)
         self.holds[owner] = CountHold(owner, kind, s, end, n, nodes, allocation)
-        self._ends.add((end, owner))
+        heappush(self._ends, (end, owner))
         self.version += 1
 
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
@@ -260,7 +262,9 @@ class CountTable:
         self._point(h.end, h.procs)
         if h.nodes:
             self._give(h.nodes)
-        self._ends.discard((h.end, owner))
+        if len(self._ends) > 2 * len(self.holds) + 64:
+            self._ends = [(x.end, o) for o, x in self.holds.items()]
+            heapify(self._ends)
         self.freed += 1
         self.version += 1
         return True
@@ -277,18 +281,20 @@ class CountTable:
         """The first time after the origin at which held processors change or a hold
         ends (inf when none). O(1)."""
         t = self._times[0] if self._times else float("inf")
-        if self._ends and self._ends[0][0] < t:
-            t = self._ends[0][0]
+        ends = self._ends
+        while ends and not self._live(ends[0]):
+            heappop(ends)
+        if ends and ends[0][0] < t:
+            t = ends[0][0]
         return t
 
+    def _live(self, entry: tuple[int, str]) -> bool:
+        h = self.holds.get(entry[1])
+        return h is not None and h.end == entry[0]
+
     def ending_by(self, now: int) -> list[str]:
-        """Owners whose holds end at or before `now`. O(those)."""
-        out = []
-        for e, owner in self._ends:
-            if e > now:
-                break
-            out.append(owner)
-        return out
+        """Owners whose holds end at or before `now`, by end then owner. O(H)."""
+        return [o for _e, o in sorted({x for x in self._ends if x[0] <= now and self._live(x)})]
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then (what they
@@ -307,7 +313,10 @@ class CountTable:
         expired = []
         ends = self._ends
         while ends and ends[0][0] <= now:
-            _e, owner = ends.pop(0)
+            entry = heappop(ends)
+            if not self._live(entry):
+                continue
+            owner = entry[1]
             h = self.holds.pop(owner)
             self._unclaimed.discard(owner)
             if h.nodes:
@@ -492,9 +501,12 @@ class CountTable:
         used0 = 0
         pts: dict[int, int] = {}
         busy = [0] * len(self.nodes)
+        ends = set(self._ends)
+        assert all(self._ends[(i - 1) // 2] <= self._ends[i] for i in range(1, len(self._ends))), \
+            "end heap out of order"
         for o, h in self.holds.items():
             assert h.end > self.origin and h.end > h.start and h.procs > 0, f"bad hold {o}"
-            assert (h.end, o) in self._ends, f"{o}: end not indexed"
+            assert (h.end, o) in ends, f"{o}: end not indexed"
             if h.start <= self.origin:
                 used0 += h.procs
             else:
@@ -504,7 +516,7 @@ class CountTable:
             for i, k in h.nodes:
                 busy[i] += k
             assert sum(k for _, k in h.nodes) in (0, h.procs), f"{o}: nodes do not match procs"
-        assert len(self._ends) == len(self.holds)
+        assert len(self._ends) <= 2 * len(self.holds) + 64, "end heap not compacted"
         assert used0 == self.used0, f"held now {self.used0} != {used0}"
         want = sorted((t, d) for t, d in pts.items() if d)
         assert want == list(zip(self._times, self._deltas)), "stale profile"
