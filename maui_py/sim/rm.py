@@ -27,8 +27,19 @@ class SimRecord:
     start: int | None = None
     end: int | None = None
     kind: StartKind | None = None
-    nodes: tuple[str, ...] = ()
+    runs: tuple[int, ...] = ()
+    """The nodes it ran on, in allocation order, as (first index, count) pairs into
+    `cluster`: a job on a thousand nodes keeps a few ints, not a name per node."""
     killed: bool = False
+    cluster: tuple[str, ...] = ()
+    """Every node name, shared by all records."""
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        """The names of the nodes it ran on, in allocation order. O(nodes)."""
+        names, runs = self.cluster, self.runs
+        return tuple(names[i] for k in range(0, len(runs), 2)
+                     for i in range(runs[k], runs[k] + runs[k + 1]))
 
 
 @dataclass
@@ -54,6 +65,8 @@ class SimulatedRM:
         self.clock = clock
         self.on_start = on_start
         self._free = {n.name: n.resources for n in self.nodes}
+        self._names = tuple(n.name for n in self.nodes)
+        self._index = {name: i for i, name in enumerate(self._names)}
         self._procs_only = all(not n.resources.mem and not n.resources.gres for n in self.nodes)
         """Nodes with processors only: the account is kept in plain ints (_free_procs)."""
         self._free_procs = {n.name: n.resources.procs for n in self.nodes}
@@ -83,7 +96,7 @@ class SimulatedRM:
         else:
             for name, res in job.allocation:
                 self._free[name] = self._free[name] + res
-        rec.job = replace(job, allocation=())    # rec.nodes names them: keep one copy only
+        rec.job = replace(job, allocation=())    # rec.runs names them: keep one compact copy
         rec.end = now
         self._ended.add(job_id)
         self._started.discard(job_id)
@@ -138,11 +151,26 @@ class SimulatedRM:
         running = replace(job, state=JobState.RUNNING, start_time=now, allocation=d.allocation)
         self._jobs[d.job_id] = running
         rec.job = running
-        rec.start, rec.kind, rec.nodes = now, d.kind, d.nodes
+        rec.start, rec.kind = now, d.kind
+        rec.runs, rec.cluster = self._runs(d.allocation), self._names
         self._started.add(d.job_id)
         if self.on_start is not None:
             self.on_start(rec)
         return None
+
+    def _runs(self, allocation) -> tuple[int, ...]:
+        """(first index, count) pairs of consecutive nodes, in allocation order. O(nodes)."""
+        index = self._index
+        runs: list[int] = []
+        prev = -2
+        for name, _res in allocation:
+            i = index[name]
+            if i == prev + 1:
+                runs[-1] += 1
+            else:
+                runs += (i, 1)
+            prev = i
+        return tuple(runs)
 
     def _take(self, allocation, procs_asked: int) -> str | None:
         """Check and take an allocation on the resource account; why not, or None."""
