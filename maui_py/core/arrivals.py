@@ -155,10 +155,9 @@ def run(c: Cycle) -> CycleResult | None:
     table = cache.table
     ended = d.ended
     quiet = not ended and table.freed == cache.freed and table.next_change() > now
-    if not quiet:
-        for owner in table.ending_by(now):
-            if not owner.startswith("job:") or owner[4:] not in ended:
-                return None         # a hold that ends without its job's end: sync redoes it
+    for owner in table.ending_by(now) if not quiet else ():
+        if not owner.startswith("job:") or owner[4:] not in ended:
+            return None             # a hold that ends without its job's end: sync redoes it
     jobs = d.jobs
     for jid in st.pending:
         job = jobs.get(jid)
@@ -180,6 +179,7 @@ def run(c: Cycle) -> CycleResult | None:
     serv = eng.serv_priority
     qt, bp = st.queue_time, st.bypass
     static = _common_static(eng, [(j,) for j in new], cache.static)
+    reorder = False
     if eng.is_linear and not qt and static is not None:
         # one slope, one static part, queue time from submission: priority falls with the
         # submit time at every instant, so the order is (submit, id) and never changes
@@ -190,6 +190,8 @@ def run(c: Cycle) -> CycleResult | None:
                                          < (job.submit_time, len(job.id), job.id)):
                 return None
     else:
+        # priorities move apart (XFACTOR, bypass): each recomputed in O(1); when the order
+        # changed it is sorted again, as the full cycle sorts it, and the passes run in full
         static = None
         fresh = []
         prev = None
@@ -197,14 +199,19 @@ def run(c: Cycle) -> CycleResult | None:
             jid = job.id
             p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
             key = (-p, job.submit_time, len(jid), jid)
-            if prev is not None and not prev < key:
-                return None
+            if reorder is False and prev is not None and not prev < key:
+                reorder = True
             prev = key
             fresh.append((job, cr, p))
         for job in new:
             key = _key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
             if prev is not None and not prev < key:
-                return None
+                reorder = True
+        if reorder and quiet:
+            quiet = False
+            for owner in table.ending_by(now):
+                if not owner.startswith("job:") or owner[4:] not in ended:
+                    return None
     c.by_id = jobs
     c.running = []
     c.table = sync_table(st, snap, (), jobs, c.overrun, True)
@@ -220,6 +227,8 @@ def run(c: Cycle) -> CycleResult | None:
     added = c.select(new)
     c.in_passes = True
     order = fresh + added
+    if reorder:
+        order.sort(key=lambda e: _key(e[0], e[2]))
     if quiet:
         k0 = len(fresh)
         priority_pass.priority_pass(c, order, k0, cache.pass_end)
@@ -231,7 +240,7 @@ def run(c: Cycle) -> CycleResult | None:
         backfill.backfill(c, order)
         c.finish(order, [])
     st.last_now = now
-    ids = cache.ids + [e[0].id for e in added]
+    ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
     st.arrivals = remember(c, order, static)
     from .cycle import CycleResult
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [])
