@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+from tests.live import run_client
+
 REPO = Path(__file__).resolve().parents[2]
 LUA = REPO / "adapters" / "slurm" / "job_submit.lua"
 BINARIES = ("slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scontrol", "munged", "mungekey")
@@ -161,12 +163,8 @@ class SlurmCluster:
     def run(self, argv: Sequence[str], *, user: str | None = None, check: bool = True,
             input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
         """argv (a list, never a shell string), as root or as `user` (runuser)."""
-        full = ["runuser", "-u", user, "--", *argv] if user else list(argv)
-        p = subprocess.run(full, env=self.env, capture_output=True, text=True, input=input,
-                           timeout=timeout, cwd=self.jobs_dir)
-        if check and p.returncode != 0:
-            raise ClusterError(f"{argv}: exit {p.returncode}: {p.stderr.strip()}")
-        return p
+        return run_client(argv, self.env, self.jobs_dir, user=user, check=check, input=input,
+                          timeout=timeout, error=ClusterError)
 
     def submit(self, args: Sequence[str], *, user: str | None = None,
                script: str = "sleep 300") -> str:

@@ -27,6 +27,8 @@ from typing import Sequence
 
 from maui_py.rm.runner import run
 
+from tests.live import poll, run_client
+
 REPO = Path(__file__).resolve().parents[2]
 TORQUE_DIR = REPO.parent / "shared" / "torque"
 TARBALL = TORQUE_DIR / "torque-install.tar.gz"
@@ -164,12 +166,8 @@ class TorqueCluster:
     def run(self, argv: Sequence[str], *, user: str | None = None, check: bool = True,
             input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
         """argv (a list, never a shell string), as root or as `user` (runuser)."""
-        full = ["runuser", "-u", user, "--", *argv] if user else list(argv)
-        p = subprocess.run(full, env=self.env, capture_output=True, text=True, input=input,
-                           timeout=timeout, cwd=self.jobs_dir)
-        if check and p.returncode != 0:
-            raise ClusterError(f"{list(argv)}: exit {p.returncode}: {(p.stderr or p.stdout).strip()}")
-        return p
+        return run_client(argv, self.env, self.jobs_dir, user=user, check=check, input=input,
+                          timeout=timeout, error=ClusterError)
 
     def qsub(self, args: Sequence[str] = (), script: str = "sleep 300", *,
              user: str | None = None) -> str:
@@ -210,14 +208,7 @@ class TorqueCluster:
 
     @staticmethod
     def wait(cond, timeout: float, what: str, period: float = 0.1):
-        deadline = time.monotonic() + timeout
-        while True:
-            value = cond()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise ClusterError(f"timed out after {timeout} s waiting for {what}")
-            time.sleep(period)
+        return poll(cond, timeout, what, period, error=ClusterError)
 
     def clean(self, timeout: float = 30.0) -> None:
         """Delete every job, bring every node back online, wait until all are free."""

@@ -23,6 +23,8 @@ from maui_py.adapters.slurm import hostlist
 from maui_py.store import StoreReader
 from maui_py.store.reader import StoreError
 
+from tests.live import poll
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -131,14 +133,7 @@ def journal(home: Path, **kw):
 
 
 def wait_for(cond, timeout: float, what: str, period: float = 0.2):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(period)
+    return poll(cond, timeout, what, period)
 
 
 def by_job(entries):
