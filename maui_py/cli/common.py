@@ -314,3 +314,22 @@ def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextI
                                  f"{first}); the store may be damaged ({TRACEBACK_ENV}=1 shows where)") from e
         return 0
     return run_guarded(prog, err, body)
+
+
+MAX_OPTION = 10**12
+"""Largest count, seed or interval an option takes: far beyond any replay, and no 5000-digit int()."""
+
+
+def at_least(lo: int):
+    """An argparse type: an ASCII integer in [lo, MAX_OPTION], else a usage error (exit 2), so
+    `--jobs -5` is refused instead of silently meaning something else."""
+    def parse(text: str) -> int:
+        digits = text.strip().removeprefix("-").removeprefix("+")
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 13):
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
+        value = int(text)
+        if not lo <= value <= MAX_OPTION:
+            raise argparse.ArgumentTypeError(f"{value} is out of range ({lo}..{MAX_OPTION})")
+        return value
+    parse.__name__ = "integer"
+    return parse

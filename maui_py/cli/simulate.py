@@ -29,6 +29,7 @@ from ..sim import lublin
 from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_header
 from ..sim.engine import SimOptions, Simulation
 from .. import __version__
+from .common import at_least
 from ..sim.report import ReportInfo, cluster_text, compare_text, summary_text, write_report
 from ..sim.swf import ESTIMATE_RULES, SwfRecord, clean, read_swf, to_sim_jobs
 from ..sim.timefmt import TraceClock, clock_from_header, human_duration
@@ -49,22 +50,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nodes", metavar="SPEC",
                    help="cluster: '128x8', '16x64:mem=256000:gpu=4:features=fast' (groups "
                         "joined by '+') or a file of such lines; default: the trace header")
-    p.add_argument("--jobs", type=_at_least(1), metavar="N", help="replay only the first N jobs")
-    p.add_argument("--synthetic", type=_at_least(1), default=2000, metavar="N",
+    p.add_argument("--jobs", type=at_least(1), metavar="N", help="replay only the first N jobs")
+    p.add_argument("--synthetic", type=at_least(1), default=2000, metavar="N",
                    help="jobs to generate when no trace is given (default 2000)")
-    p.add_argument("--machine-procs", type=_at_least(1), default=128, metavar="P",
+    p.add_argument("--machine-procs", type=at_least(1), default=128, metavar="P",
                    help="processors of the generated workload's machine (default 128)")
     p.add_argument("--load", type=_load_value, metavar="X",
                    help="compress arrivals to this offered load (default 0.8 for a generated "
                         "workload, the trace's own otherwise)")
-    p.add_argument("--seed", type=_at_least(0), default=1, help="seed of the generated workload")
+    p.add_argument("--seed", type=at_least(0), default=1, help="seed of the generated workload")
     p.add_argument("--no-clean", action="store_true",
                    help="keep the trace as it is (the standard cleaning is on by default)")
     p.add_argument("--estimates", choices=ESTIMATE_RULES, default="requested",
                    help="estimate of a job that ran past its request: the requested time "
                         "(default) or the recorded runtime, as the simulator behind the "
                         "published EASY figures did ('max')")
-    p.add_argument("--poll", type=_at_least(0), default=0, metavar="SECONDS",
+    p.add_argument("--poll", type=at_least(0), default=0, metavar="SECONDS",
                    help="schedule every SECONDS, RMPOLLINTERVAL style (default: at every event)")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write jobs.csv, summary.txt/json, report.json and index.html (one "
@@ -79,25 +80,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store-at", type=int, metavar="SECONDS",
                    help="with --store: the last cycle at most SECONDS after the first submission "
                         "instead of the end of the replay")
-
-
-MAX_OPTION = 10**12
-"""Largest count, seed or interval an option takes: far beyond any replay, and no 5000-digit int()."""
-
-
-def _at_least(lo: int):
-    """An argparse type: an ASCII integer in [lo, MAX_OPTION], else a usage error (exit 2), so
-    `--jobs -5` is refused instead of silently meaning something else."""
-    def parse(text: str) -> int:
-        digits = text.strip().removeprefix("-").removeprefix("+")
-        if not (digits.isascii() and digits.isdigit() and len(digits) <= 13):
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-        value = int(text)
-        if not lo <= value <= MAX_OPTION:
-            raise argparse.ArgumentTypeError(f"{value} is out of range ({lo}..{MAX_OPTION})")
-        return value
-    parse.__name__ = "integer"
-    return parse
 
 
 def _load_value(text: str) -> float:

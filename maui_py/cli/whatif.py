@@ -18,27 +18,11 @@ import time
 import warnings
 from pathlib import Path
 
+from .common import at_least
+
 FORMATS = ("sacct", "jobcomp", "torque", "swf")
 """Same as maui_py.sim.importers.FORMATS (checked by the tests); the simulator is imported
 only when a command runs, not for --help or a usage error."""
-MAX_OPTION = 10**12
-
-
-def _at_least(lo: int):
-    """An argparse type: an ASCII integer in [lo, MAX_OPTION], else a usage error."""
-    def parse(text: str) -> int:
-        t = text.strip()
-        digits = t.removeprefix("-").removeprefix("+")
-        if not (digits.isascii() and digits.isdigit() and len(digits) <= 13):
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-        value = int(t)
-        if not lo <= value <= MAX_OPTION:
-            raise argparse.ArgumentTypeError(f"{value} is out of range ({lo}..{MAX_OPTION})")
-        return value
-    parse.__name__ = "integer"
-    return parse
-
-
 HELP = "what-if: replay a site's accounting log under current and proposed configs, with error bars"
 
 
@@ -62,19 +46,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster", metavar="FILE", help="sinfo (--json or -N -o '%%N|%%c|%%m|%%f|%%G|%%P') "
                    "or pbsnodes -x output")
     p.add_argument("--nodes", metavar="SPEC", help="cluster spec or file, as for maui-sim")
-    p.add_argument("--shakes", type=_at_least(1), default=10, metavar="K",
+    p.add_argument("--shakes", type=at_least(1), default=10, metavar="K",
                    help="shaken copies of the input per config (default 10)")
-    p.add_argument("--seed", type=_at_least(0), default=1, help="seed of the shaking (default 1)")
-    p.add_argument("--submit-jitter", type=_at_least(0), default=60, metavar="SECONDS",
+    p.add_argument("--seed", type=at_least(0), default=1, help="seed of the shaking (default 1)")
+    p.add_argument("--submit-jitter", type=at_least(0), default=60, metavar="SECONDS",
                    help="arrivals move by up to this many seconds (default 60)")
     p.add_argument("--runtime-jitter", type=_jitter, default=0.05, metavar="FRACTION",
                    help="runtimes scale by up to this fraction (default 0.05)")
-    p.add_argument("--limit", type=_at_least(1), metavar="N", help="only the first N jobs")
+    p.add_argument("--limit", type=at_least(1), metavar="N", help="only the first N jobs")
     p.add_argument("--no-eligible", action="store_true",
                    help="arrive at submission, not at eligibility (dependencies, begin times)")
-    p.add_argument("--poll", type=_at_least(0), default=0, metavar="SECONDS",
+    p.add_argument("--poll", type=at_least(0), default=0, metavar="SECONDS",
                    help="schedule every SECONDS (default: at every event)")
-    p.add_argument("-j", "--jobs", type=_at_least(1), default=1, metavar="N",
+    p.add_argument("-j", "--jobs", type=at_least(1), default=1, metavar="N",
                    help="local processes for the runs (default 1)")
     p.add_argument("--slurm", metavar="DIR",
                    help="run as one Slurm job array; DIR (seen by every node) holds plan and results")

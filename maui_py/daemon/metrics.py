@@ -153,21 +153,11 @@ class DaemonMetrics:
             t = getattr(times, part)
             self.part_seconds.labels(part).observe(t)
             self.last_part.labels(part).set(t)
-        by_state = dict.fromkeys(JobState, 0)
-        for j in snapshot.jobs:
-            by_state[j.state] += 1
-        for state, n in by_state.items():
-            self.jobs.labels(state.value.lower()).set(n)
-        by_status = dict.fromkeys(STATUSES, 0)
-        for rep in result.reports.values():
-            by_status[rep.status] = by_status.get(rep.status, 0) + 1
-        for status, n in by_status.items():
-            self.queue.labels(status).set(n)
-        by_type = dict.fromkeys(ReservationKind, 0)
-        for res in result.held:
-            by_type[res.kind] += 1
-        for kind, n in by_type.items():
-            self.reservations.labels(kind.value.lower()).set(n)
+        _set_counts(self.jobs, JobState, (j.state for j in snapshot.jobs),
+                    lambda k: k.value.lower())
+        _set_counts(self.queue, STATUSES, (rep.status for rep in result.reports.values()), str)
+        _set_counts(self.reservations, ReservationKind, (res.kind for res in result.held),
+                    lambda k: k.value.lower())
         for d in decisions:
             if isinstance(d, Start):
                 self.starts.labels(d.kind.value.lower()).inc()
@@ -255,3 +245,13 @@ class Exporter:
     def close(self) -> None:
         self._stop_server()
         self.settings = ExportSettings()
+
+
+def _set_counts(gauge, keys, seen, label) -> None:
+    """One gauge per label: how many of `seen` have each key (every key of `keys` shown, at
+    zero when none)."""
+    counts = dict.fromkeys(keys, 0)
+    for k in seen:
+        counts[k] = counts.get(k, 0) + 1
+    for k, n in counts.items():
+        gauge.labels(label(k)).set(n)
