@@ -93,7 +93,7 @@ def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
     """Decide what starts now and what is reserved. `explain` adds one report line and a
     priority breakdown per job (the daemon wants them; a long simulation does not)."""
     return Cycle(snapshot, config, state if state is not None else SchedulerState(),
-                  explain).run()
+                 explain).run()
 
 
 def order_ids(order) -> list[str]:
@@ -430,7 +430,7 @@ class Cycle:
         if kind is StartKind.BACKFILL:
             self.bf_positions.append(pos)
         self.report(job.id, "started", f"started ({kind.value.lower()}) on "
-                     + _nodes_text(p.nodes), start=now, nodes=p.nodes)
+                    + _nodes_text(p.nodes), start=now, nodes=p.nodes)
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
         """Can the job start now, around every hold? Within a cycle resources only shrink
@@ -579,7 +579,7 @@ class Cycle:
                          if kr.retry_until and kr.retry_until > now else "")
                 where = _nodes_text(nodes) if nodes else f"any {job.procs} procs"
                 self.report(jid, "reserved", f"reserved at {kr.start} (in {duration(kr.start - now)})"
-                             f" on {where}{retry}", priority=prio,
+                            f" on {where}{retry}", priority=prio,
                              start=kr.start, nodes=nodes)
             else:
                 v = self.limits.active_violation(job, self.usage, HARD)
@@ -597,7 +597,7 @@ class Cycle:
                 else:
                     why.append(f"no backfill window of {duration(job.wallclock)} x {job.procs} procs")
                 self.report(jid, "blocked" if jid in self.blocked_soft else "waiting",
-                             "; ".join(why), priority=prio)
+                            "; ".join(why), priority=prio)
         freed = self.table.freed
         made = self.reserve_decisions = list(reuse) if reuse else []
         items = iter(st.reservations.items())
@@ -610,4 +610,4 @@ class Cycle:
         if self.explain:
             for j in running:
                 self.report(j.id, "running", "running on " + _nodes_text(j.nodes),
-                             start=j.start_time, nodes=j.nodes)
+                            start=j.start_time, nodes=j.nodes)

@@ -53,7 +53,7 @@ def start_failed(c, job: Job, p: PendingStart, reason: str) -> None:
             c.table.release(res_owner(job.id))
             try:
                 c.table.reserve(res_owner(job.id), c.now, c.now + job.wallclock,
-                                   p.allocation, kind="priority")
+                                p.allocation, kind="priority")
             except ValueError:
                 st.reservations.pop(job.id, None)
                 return

@@ -61,12 +61,11 @@ def reserved_jobs(c, order) -> None:
                 c.table.release(res_owner(jid))
                 if c.table.fits(kr.allocation, now, now + job.wallclock):
                     c.start(job, Placement(now, now + job.wallclock, kr.allocation),
-                                StartKind.RESERVED, k)
+                            StartKind.RESERVED, k)
                     continue
                 c.table.reserve(res_owner(jid), kr.start, kr.end, kr.allocation,
-                                   kind="priority", force=True)
+                                kind="priority", force=True)
             continue
-        c.table.release(res_owner(jid))
         if c.res_policy != "HIGHEST":
             del st.reservations[jid]
             continue

@@ -62,7 +62,7 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
         g = group if group is not None else -1
         if not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
             c.no_reservation[jid] = (f"RESERVATIONDEPTH[{g}] {c.groups.depth.get(g, 0)}"
-                                        f" reached at job {jid}")
+                                     f" reached at job {jid}")
             if not idle_found:
                 c.stop_reason = c.no_reservation[jid]
             idle_found = True
@@ -102,7 +102,7 @@ def can_reserve(c, job: Job) -> tuple[int | None, bool]:
 
 
 def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
-                      ) -> tuple[Placement | NoPlacement, Placement | None]:
+                     ) -> tuple[Placement | NoPlacement, Placement | None]:
     """_fits_now, and under the count planner, when the job would reserve next, its
     earliest start found by the same scan (the pass would ask again). A start now from
     the unbounded question is the one the bounded question gives."""
@@ -132,7 +132,7 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
 
 
 def reserve(c, job: Job, cr: Compiled, group: int,
-             plan: Placement | None = None) -> Placement | None:
+            plan: Placement | None = None) -> Placement | None:
     """A priority reservation at the job's earliest start (`plan`: already found on
     the table as it stands)."""
     ign = c.ignore(job)
@@ -147,5 +147,5 @@ def reserve(c, job: Job, cr: Compiled, group: int,
         return None
     c.table.reserve_placement(res_owner(job.id), p, kind="priority", inside=ign)
     c.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
-                                                      group, c.now)
+                                                   group, c.now)
     return p
