@@ -44,7 +44,7 @@ from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine
 from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
-from . import arrivals
+from . import changes
 from .state import PendingStart, SchedulerState
 
 
@@ -168,7 +168,7 @@ class Cycle:
         self.fail_stamp = -1
         self.failures: dict[tuple, list[tuple[int, int]]] = {}
         self.in_passes = False
-        """Past eligibility: a defer from here on changes the order's fate (arrivals.py)."""
+        """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
         self.pass_defers = False
         self.res_started = False
         self.pass_end: tuple | None = None
@@ -177,8 +177,8 @@ class Cycle:
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
         st = self.state
-        if st.arrivals is not None:
-            fast = arrivals.run(self)
+        if st.changes is not None:
+            fast = changes.run(self)
             if fast is not None:
                 return fast
         st.iteration += 1
@@ -233,7 +233,7 @@ class Cycle:
             self.policy.observe([by_id[j] for j in order_ids(order) if j in self.started],
                                 self._view())
         st.last_now = now
-        st.arrivals = arrivals.remember(self, order)
+        st.changes = changes.remember(self, order)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            [j.id for j, _cr, _p in order], self.priorities, self._held_view())
 
@@ -558,7 +558,7 @@ class Cycle:
     def finish(self, order, running: list[Job], reuse: list[Reserve] | None = None) -> None:
         """Bypass counts, reports, and one Reserve per reservation held. `reuse`: the
         Reserve decisions of the last cycle, for reservations it left unchanged and
-        listed first (arrivals.py)."""
+        listed first (changes.py)."""
         st, now = self.state, self.now
         bf = sorted(self.bf_positions)
         for k, (job, _cr, _p) in enumerate(order if bf or self.explain else ()):

@@ -79,8 +79,8 @@ class SchedulerState:
     nodecfg: tuple | None = None
     counting: list | None = None
     engine: Any = None
-    arrivals: Any = None
-    """What the last cycle leaves for an arrival-only cycle (core/arrivals.py)."""
+    changes: Any = None
+    """What the last cycle leaves for a cycle from what changed (core/changes.py)."""
 
     def note_failures(self, failures) -> None:
         """Record starts the adapter reports as failed, for the next cycle to act on."""

@@ -19,7 +19,7 @@ class SnapshotDelta:
 
     An adapter that fills `arrived` and `jobs` promises that the jobs not named in started,
     ended, changed or arrived are the very objects of snapshot `prev_seq`: then a cycle that
-    finds only arrivals may skip the jobs already queued (core/arrivals.py).
+    finds only arrivals may skip the jobs already queued (core/changes.py).
     """
 
     prev_seq: int

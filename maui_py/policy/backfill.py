@@ -52,7 +52,7 @@ def greedy_pick(cands: Sequence[tuple], procs: int, kind: str, max_schedules: in
 
 # ------------------------------------------------------------------ the pass
 def backfill(c, order, first: int = 0) -> None:
-    """Backfill over order[first:] (arrivals.py: the jobs before did not fit last cycle
+    """Backfill over order[first:] (core/changes.py: the jobs before did not fit last cycle
     and fit no better now)."""
     if c.bf_policy == "NONE" or c.table.free_now <= 0:
         return

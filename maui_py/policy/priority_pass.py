@@ -19,7 +19,7 @@ NO_ROOM = NoPlacement("fewer processors free now than the job needs")
 
 def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
     """`resume`: the state the last cycle's pass ended in, to go on from job `first`
-    (arrivals.py); the state this pass ends in is left in c.pass_end."""
+    (core/changes.py); the state this pass ends in is left in c.pass_end."""
     st, now = c.state, c.now
     if resume is None:
         counts: dict[int, int] = {}

@@ -43,7 +43,7 @@ _MIXED = object()
 
 
 @dataclass(slots=True)
-class ArrivalCache:
+class ChangeCache:
     """What a full (or arrival) cycle leaves for the next one to resume from. A cache: the
     store never writes it, and a cycle without it runs in full."""
 
@@ -72,7 +72,7 @@ def applies(c: Cycle) -> bool:
             and c.bf_depth == 0 and c.bf_policy in ("FIRSTFIT", "BESTFIT", "NONE"))
 
 
-def remember(c: Cycle, order: list, static=_MIXED) -> ArrivalCache | None:
+def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     another planner, reservations that are not the first jobs of the order, a retry hold, a
     job deferred or started at its reservation during the passes. O(queued)."""
@@ -96,7 +96,7 @@ def remember(c: Cycle, order: list, static=_MIXED) -> ArrivalCache | None:
     for job, _cr, _p in left[len(res):]:
         if job.system_priority:
             return None
-    return ArrivalCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
+    return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         [e[0].id for e in left], c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED
                         else _common_static(c.engine, left) if c.engine.is_linear and not st.queue_time
@@ -142,8 +142,8 @@ def run(c: Cycle) -> CycleResult | None:
     Nothing is changed before it is sure it applies, except the table's sync with the
     snapshot, which a full cycle repeats harmlessly."""
     st = c.state
-    cache: ArrivalCache | None = st.arrivals
-    st.arrivals = None
+    cache: ChangeCache | None = st.changes
+    st.changes = None
     snap = c.snap
     d = snap.delta
     if (cache is None or d is None or d.prev_seq != cache.seq or d.changed
@@ -241,6 +241,6 @@ def run(c: Cycle) -> CycleResult | None:
         c.finish(order, [])
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.arrivals = remember(c, order, static)
+    st.changes = remember(c, order, static)
     from .cycle import CycleResult
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [])
