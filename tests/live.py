@@ -1,13 +1,16 @@
 """What the live harnesses share (tests/adapters/slurm_cluster.py, torque_cluster.py,
-tests/daemon/harness.py): running a client command as root or as a user, and waiting for a
-condition with a deadline."""
+tests/daemon/harness.py): skipping only outside CI, running a client command as root or as a
+user, and waiting for a condition with a deadline."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
 from typing import Callable, Mapping, Sequence, TypeVar
+
+import pytest
 
 T = TypeVar("T")
 
@@ -36,3 +39,10 @@ def poll(cond: Callable[[], T], timeout: float, what: str, period: float = 0.2,
         if time.monotonic() > deadline:
             raise error(f"timed out after {timeout} s waiting for {what}")
         time.sleep(period)
+
+
+def skip_or_fail(reason: str, what: str) -> None:
+    """pytest.skip locally, pytest.fail when CI is set: `what` must run in CI."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: {what} must run)")
+    pytest.skip(reason)

@@ -33,6 +33,7 @@ from ..model import JobState, Reserve
 from ..planning.counts import CountTable, counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, kept, priority_pass
+from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
 
 if TYPE_CHECKING:
@@ -88,12 +89,12 @@ def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
     if len(res) > len(left):
         return None
     for (job, _cr, _p), jid in zip(left, res):
-        if job.id != jid or job.system_priority:
+        if job.id != jid:
             return None
     for kr in res.values():
         if kr.retry_until is not None and kr.retry_until > c.now:
             return None
-    for job, _cr, _p in left[len(res):]:
+    for job, _cr, _p in left:
         if job.system_priority:
             return None
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
@@ -124,17 +125,12 @@ def _common_static(engine, entries, start=_MIXED) -> float | None:
 def _forget(st, engine, ended) -> None:
     """What Cycle._forget_gone does for jobs that ended (none of them is queued, so none
     holds a reservation). O(ended)."""
-    for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
-              st.queue_time, st.pending, st.failed, st.compiled, st.system_priority):
+    for d in st.by_job():
         if d:
             for jid in ended:
                 d.pop(jid, None)
     for jid in ended:
         engine.forget(jid)
-
-
-def _key(job, prio: float) -> tuple:
-    return (-prio, job.submit_time, len(job.id), job.id)
 
 
 def run(c: Cycle) -> CycleResult | None:
@@ -198,13 +194,13 @@ def run(c: Cycle) -> CycleResult | None:
         for job, cr, _p in cache.order:
             jid = job.id
             p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
-            key = (-p, job.submit_time, len(jid), jid)
+            key = order_key(job, p)
             if reorder is False and prev is not None and not prev < key:
                 reorder = True
             prev = key
             fresh.append((job, cr, p))
         for job in new:
-            key = _key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
+            key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
             if prev is not None and not prev < key:
                 reorder = True
         if reorder and quiet:
@@ -228,7 +224,7 @@ def run(c: Cycle) -> CycleResult | None:
     c.in_passes = True
     order = fresh + added
     if reorder:
-        order.sort(key=lambda e: _key(e[0], e[2]))
+        order.sort(key=lambda e: order_key(e[0], e[2]))
     if quiet:
         k0 = len(fresh)
         priority_pass.priority_pass(c, order, k0, cache.pass_end)

@@ -42,7 +42,7 @@ from ..policy.limits import HARD, Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
-from ..priority.engine import Breakdown, JobContext, PriorityEngine
+from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
 from . import changes
 from .state import PendingStart, SchedulerState
@@ -280,8 +280,7 @@ class Cycle:
         if st.run_now:
             st.run_now &= by_id.keys()
         known = by_id.keys()
-        for d in (st.reservations, st.deferred, st.batch_holds, st.start_counts, st.bypass,
-                  st.queue_time, st.pending, st.failed, st.compiled, st.system_priority):
+        for d in st.by_job():
             if d:
                 for k in d.keys() - known:
                     if d is st.reservations:
@@ -352,7 +351,7 @@ class Cycle:
             else:
                 prio = self._priority(job)
             out.append((job, cr, prio))
-        out.sort(key=lambda x: (-x[2], x[0].submit_time, len(x[0].id), x[0].id))
+        out.sort(key=lambda x: order_key(x[0], x[2]))
         return out
 
     def _priority(self, job: Job) -> float:

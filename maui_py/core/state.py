@@ -82,6 +82,11 @@ class SchedulerState:
     changes: Any = None
     """What the last cycle leaves for a cycle from what changed (core/changes.py)."""
 
+    def by_job(self) -> tuple[dict, ...]:
+        """The persisted maps keyed by job id: what goes when a job leaves the system."""
+        return (self.reservations, self.deferred, self.batch_holds, self.start_counts, self.bypass,
+                self.queue_time, self.pending, self.failed, self.compiled, self.system_priority)
+
     def note_failures(self, failures) -> None:
         """Record starts the adapter reports as failed, for the next cycle to act on."""
         for f in failures:

@@ -77,6 +77,13 @@ class JobContext:
     user_jobs: int = 0
 
 
+
+def order_key(job: Job, priority: float) -> tuple:
+    """The queue's order: priority, then submit time, then job id, shorter ids first so that
+    numeric ids sort as numbers."""
+    return (-priority, job.submit_time, len(job.id), job.id)
+
+
 class PriorityEngine:
     """Weights and caps read once from a config; priority() per job and cycle."""
 

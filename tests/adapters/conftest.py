@@ -13,6 +13,8 @@ import subprocess
 
 import pytest
 
+from tests import live
+
 from .slurm_cluster import ClusterError, SlurmCluster, missing_binaries
 
 INSTALL_HINT = "Slurm not installed: apt-get install slurm-wlm munge"
@@ -20,9 +22,7 @@ INSTALL_HINT = "Slurm not installed: apt-get install slurm-wlm munge"
 
 def skip_or_fail(reason: str) -> None:
     """pytest.skip locally, pytest.fail when CI is set."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set: live Slurm tests must run)")
-    pytest.skip(reason)
+    live.skip_or_fail(reason, "live Slurm tests")
 
 
 @pytest.fixture(scope="session")
@@ -55,9 +55,7 @@ def slurm(slurm_cluster):
 
 def torque_skip_or_fail(reason: str) -> None:
     """pytest.skip locally, pytest.fail when CI is set."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set: live Torque tests must run)")
-    pytest.skip(reason)
+    live.skip_or_fail(reason, "live Torque tests")
 
 
 @pytest.fixture(scope="session")

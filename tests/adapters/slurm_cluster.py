@@ -139,9 +139,8 @@ class SlurmCluster:
                 raise ClusterError(f"{what} not ready after {timeout} s; logs in {self.base}/log")
             time.sleep(0.05)
 
-    def start(self, timeout: float = 30.0) -> "SlurmCluster":
-        t0 = time.monotonic()
-        self._write_config()
+    def _start_munge(self, timeout: float) -> None:
+        """munged with this cluster's own key and socket."""
         m = self.base / "munge"
         if not (m / "munge.key").exists():
             subprocess.run(["mungekey", "-c", "-k", str(m / "munge.key"), "-b", "1024"],
@@ -151,6 +150,11 @@ class SlurmCluster:
                       f"--pid-file={m}/munged.pid", f"--log-file={m}/munged.log",
                       f"--seed-file={m}/munged.seed"], "munged.out")
         self._wait("munged", sock.exists, timeout)
+
+    def start(self, timeout: float = 30.0) -> "SlurmCluster":
+        t0 = time.monotonic()
+        self._write_config()
+        self._start_munge(timeout)
         self._daemon(["slurmctld", "-D", "-c", "-i"], "slurmctld.out")
         for name in self.nodes:
             (self.base / "spool" / name).mkdir(exist_ok=True)

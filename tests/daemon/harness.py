@@ -29,9 +29,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def write_config(home: Path, cluster, extra: str = "") -> Path:
+    """maui.cfg for the test Slurm (tests/adapters/slurm_cluster.py)."""
+    return _mauid_config(home, f"RMCFG[slurm]       TYPE=SLURM CONFIGFILE={cluster.conf} TIMEOUT=20",
+                         extra)
+
+
+def _mauid_config(home: Path, rmcfg: str, extra: str) -> Path:
+    """A one-second poll, a local log and store, and the RMCFG line asked."""
     cfg = home / "maui.cfg"
     cfg.write_text(f"""\
-RMCFG[slurm]       TYPE=SLURM CONFIGFILE={cluster.conf} TIMEOUT=20
+{rmcfg}
 RMPOLLINTERVAL     00:00:01
 REQUESTPOLLINTERVAL 1
 LOGDIR             .
@@ -197,17 +204,7 @@ def check_reservation_kept(entries, started: float) -> None:
 def write_torque_config(home: Path, extra: str = "") -> Path:
     """maui.cfg for the test Torque (tests/adapters/torque_cluster.py); mauid needs the
     cluster's PATH (MauidProcess(..., env_extra={"PATH": cluster.env["PATH"]}))."""
-    cfg = home / "maui.cfg"
-    cfg.write_text(f"""\
-RMCFG[torque]      TYPE=PBS TIMEOUT=20
-RMPOLLINTERVAL     00:00:01
-REQUESTPOLLINTERVAL 1
-LOGDIR             .
-LOGFILE            mauid.log
-LOGLEVEL           4
-STOREFILE          maui-py.db
-{extra}""")
-    return cfg
+    return _mauid_config(home, "RMCFG[torque]      TYPE=PBS TIMEOUT=20", extra)
 
 
 class TorqueWatch(SlurmWatch):

@@ -87,14 +87,7 @@ class AccountingCluster(SlurmCluster):
     def start(self, timeout: float = 60.0) -> "AccountingCluster":
         t0 = time.monotonic()
         self._write_config()
-        m = self.base / "munge"
-        subprocess.run(["mungekey", "-c", "-k", str(m / "munge.key"), "-b", "1024"],
-                       check=True, capture_output=True)
-        sock = self.base / "munge-sock" / "munge.sock"
-        self._daemon(["munged", "--foreground", f"--key-file={m}/munge.key", f"--socket={sock}",
-                      f"--pid-file={m}/munged.pid", f"--log-file={m}/munged.log",
-                      f"--seed-file={m}/munged.seed"], "munged.out")
-        self._wait("munged", sock.exists, timeout)
+        self._start_munge(timeout)
         self._start_database(timeout)
         self._daemon(["slurmdbd", "-D"], "slurmdbd.out")
         self._wait("slurmdbd", lambda: _listening(self.dbd_port), timeout)
