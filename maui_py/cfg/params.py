@@ -259,6 +259,8 @@ def _cred_attrs(kind: str) -> dict[str, Attr]:
             _a("QTTARGET", TIME, "target queue time (TARG priority component); 3.3.1 reads plain seconds"),
             _a("QFLAGS", QOS_FLAGS, "QOS flags: NOBF, NORESERVATION, RESERVEALWAYS, PREEMPTOR, IGN* ...",
                active=True),
+            _a("PREDICTION", Enum("NONE", "USERAVERAGE"), "PREDICTIONPOLICY for jobs of this QOS (maui-py)",
+               active=True),
         ]
     return {row.name: row for row in rows}
 
@@ -535,7 +537,11 @@ TABLE: list[Param] = [
             "(FIRSTFIT)"),
         PAR("BFCHUNKSIZE", COUNT, 0, "minimum job size that may use chunked resources (0 = no chunking)"),
         PAR("BFPRIORITYPOLICY", Enum("RANDOM", "DURATION", "HWDURATION", "NONE"), "NONE",
-            "order in which PREEMPT backfill picks jobs"),
+            "order in which backfill picks jobs: NONE and RANDOM: priority order; DURATION: shortest "
+            "planned runtime first (SJBF; the prediction when PREDICTIONPOLICY is on, else the request); "
+            "HWDURATION: shortest request x the user's past runtime/request first (Maui's WCAccuracy). "
+            "Maui 3.3.1 applies it to PREEMPT only; maui-py to every backfill policy",
+            active=True),
     ),
     *_group("Priority weights and caps", *_weights(_PRIORITY_WEIGHTS)),
     *_group(
@@ -880,9 +886,9 @@ TABLE: list[Param] = [
 
 # maui-py's own parameters live in their own modules, one per subsystem, appended here so
 # that each subsystem's rows stay beside the code that reads them.
-from . import params_queues, params_runtime  # noqa: E402  (they use P, _group and the types)
+from . import params_predict, params_queues, params_runtime  # noqa: E402  (they use P, _group and the types)
 
-TABLE += params_queues.ROWS + params_runtime.ROWS
+TABLE += params_queues.ROWS + params_runtime.ROWS + params_predict.ROWS
 
 ALIASES: dict[str, Alias] = {alias.name: alias for alias in (
     Alias("SERVICEWCAP", "SERVICECAP", "the 3.3.1 spelling (sic) of SERVICECAP"),

@@ -79,6 +79,14 @@ def _reservation(view: View, job: Job) -> dict[str, int] | None:
     return None
 
 
+def _prediction(st, job: Job) -> dict[str, Any] | None:
+    """The runtime the scheduler plans the job with (PREDICTIONPOLICY) and where it came from."""
+    p = st.predictions.get(job.id)
+    if p is None:
+        return None
+    return {"estimate": p.estimate, "source": p.source}
+
+
 def _flags(job: Job, backfill: bool) -> list[str]:
     flags = ["BACKFILL"] if backfill else []
     if job.reservation:
@@ -129,6 +137,7 @@ def collect(view: View, job: Job, journal=(), verbose: bool = False) -> dict[str
         "report": encode(rep) if rep is not None else None,
         "breakdown": encode(breakdown) if breakdown is not None else None,
         "journal": [{"cycle": e.cycle, "at": e.at, "event": e.event, "reason": e.reason} for e in journal],
+        "prediction": _prediction(st, job),
     }
     if not active:
         data["analysis"] = _analysis(view, job, holds, rep)
@@ -224,6 +233,7 @@ def render(d: Mapping[str, Any]) -> str:
          "State: %s%s\n" % (d["state"], f"  EState: {d['estate']}" if d["estate"] != d["state"] else ""),
          _creds(d),
          "WallTime: %s of %s\n" % (tstr(d["walltime"]), tstr(d["wclimit"])),
+         _predicted(d),
          "SubmitTime: %s  (Time Queued  Total: %s  Eligible: %s)\n\n"
          % (dstr(d["submit"]), tstr(d["queued"]), tstr(d["eligible"]))]
     if d["start"] is not None:
@@ -282,6 +292,14 @@ def render(d: Mapping[str, Any]) -> str:
     if v:
         o.append(_render_extras(d))
     return "\n\n" + "".join(o) + "\n"
+
+
+def _predicted(d: Mapping[str, Any]) -> str:
+    """maui-py's line under WallTime when the job is planned with a runtime prediction."""
+    p = d.get("prediction")
+    if not p:
+        return ""
+    return "Predicted: %s  (%s)\n" % (tstr(p["estimate"]), p["source"])
 
 
 def _render_analysis(job_id: str, a: Mapping[str, Any]) -> str:

@@ -50,12 +50,14 @@ def collect(view: View, spec: str) -> dict[str, Any]:
             raise CommandError(f"ERROR:    cannot locate job '{spec}'", prefixed=False)
         how = "estimate"
     prio = {r.job_id or r.name: r for r in view.last.reservations.get(PRIORITY, ())}
+    predicted = view.state.predictions.get(job.id)
+    span = predicted.estimate if predicted is not None else job.wallclock
     if job.state.active:
         start, how = job.start_time if job.start_time is not None else view.now, "running"
     elif job.id in prio:
         start, how = prio[job.id].start, "reservation"
     else:
-        p = view.table().earliest_start(job.request, job.wallclock, view.now,
+        p = view.table().earliest_start(job.request, span, view.now,
                                         ignore=view.usable_by(job),
                                         policy=view.cfg.get("NODEALLOCATIONPOLICY"),
                                         job_class=job.class_)
@@ -64,7 +66,7 @@ def collect(view: View, spec: str) -> dict[str, Any]:
                                f" ({p.reason})", prefixed=False)
         start = p.start
     return {"command": "showstart", "now": view.now, "job": job.id, "procs": job.procs,
-            "wclimit": job.wallclock, "start": start, "end": start + job.wallclock,
+            "wclimit": job.wallclock, "start": start, "end": start + span,
             "partition": PARTITION, "from": how}
 
 

@@ -31,7 +31,7 @@ from ..sim.engine import SimOptions, Simulation
 from .. import __version__
 from .common import at_least
 from ..sim.report import ReportInfo, cluster_text, compare_text, summary_text, write_report
-from ..sim.swf import ESTIMATE_RULES, SwfRecord, clean, read_swf, to_sim_jobs
+from ..sim.swf import ESTIMATE_RULES, PROCESSOR_RULES, SwfRecord, clean, read_swf, to_sim_jobs
 from ..sim.timefmt import TraceClock, clock_from_header, human_duration
 from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
@@ -65,8 +65,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="estimate of a job that ran past its request: the requested time "
                         "(default) or the recorded runtime, as the simulator behind the "
                         "published EASY figures did ('max')")
+    p.add_argument("--processors", choices=PROCESSOR_RULES, default="allocated",
+                   help="a job's processors: allocated when known, else requested (default), or "
+                        "requested when known, as the simulator behind the published EASY++ "
+                        "figures read its traces ('requested')")
     p.add_argument("--poll", type=at_least(0), default=0, metavar="SECONDS",
                    help="schedule every SECONDS, RMPOLLINTERVAL style (default: at every event)")
+    p.add_argument("--per-event", action="store_true",
+                   help="a cycle after each submission and each job end, submissions first at "
+                        "one time, as event-driven simulators (pyss, behind the published "
+                        "EASY-SJBF and EASY++ figures) do; default: one cycle per time, as "
+                        "Maui's iteration sees every change since the last")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write jobs.csv, summary.txt/json, report.json and index.html (one "
                         "self-contained page with plots) to DIR, e.g. sim-report/")
@@ -200,7 +209,7 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
         title = f"synthetic Lublin-Feitelson workload ({args.synthetic} jobs, seed {args.seed})"
     cleaning = "none (--no-clean)"
     if not args.no_clean:
-        records, rep = clean(records, machine, estimates=args.estimates)
+        records, rep = clean(records, machine, estimates=args.estimates, processors=args.processors)
         cleaning = rep.summary()
         if rep.dropped or rep.clipped:
             print(f"{title}: {rep.summary()}", file=sys.stderr)
@@ -264,6 +273,7 @@ def run(args: argparse.Namespace) -> int:
     for name, cfg in configs:
         progress = None if args.quiet else Progress(jobs, f"maui-sim {name}", w.clock)
         sim = Simulation(nodes, jobs, cfg, SimOptions(poll_interval=args.poll,
+                                                      per_event=args.per_event,
                                                       check_table=args.check,
                                                       on_cycle=progress and progress.on_cycle), name)
         results.append((name, sim.run()))

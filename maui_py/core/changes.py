@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..model import JobState, Reserve
 from ..planning.counts import CountTable, counts_request
 from ..planning.sync import sync_table
-from ..policy import backfill, deferral, kept, priority_pass
+from ..policy import backfill, deferral, kept, prediction, priority_pass
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
 
@@ -210,13 +210,16 @@ def run(c: Cycle) -> CycleResult | None:
                     return None
     c.by_id = jobs
     c.running = []
-    c.table = sync_table(st, snap, (), jobs, c.overrun, True)
+    c.table = sync_table(st, snap, (), jobs, c.overrun, True,
+                         **({"span": c._running_span} if c.predicting.on else {}))
     if c.table is not table or (quiet and table.freed != cache.freed):
         return None
     st.iteration += 1
     c.held, c.access, c._ign_cache = {}, {}, {}
     c.policy = st.queue_policy
     c.passive_policy = True
+    if c.predicting.on:
+        prediction.observe(c, now, ended, [jobs[j] for j in sorted(d.started) if j in jobs], new)
     if ended:
         _forget(st, c.engine, ended)
     deferral.settle_starts(c)

@@ -37,7 +37,7 @@ from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning.sync import job_owner, res_owner, sync_table
 from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
-from ..policy import backfill, deferral, kept, priority_pass, standing
+from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
 from ..policy.limits import HARD, Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM
@@ -130,6 +130,8 @@ class _Settings:
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
         self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
         self.nodecfg = bool(cfg.objects("NODECFG"))
+        self.predicting = prediction.Predicting(cfg)
+        self.bf_order = cfg.get("BFPRIORITYPOLICY")
         self.count_policy = (not self.has_standing and not self.nodecfg
                              and self.bf_policy != "GREEDY")
 
@@ -202,12 +204,18 @@ class Cycle:
             by_id.update((j.id, j) for j in queued)
         self.by_id = by_id
         self.running = running
+        sync_span = None
+        if self.predicting.on:
+            prediction.observe(self, now, [k for k in st.predictions if k not in by_id],
+                               running, queued)
+            sync_span = self._running_span
         if self.nodecfg:
             cached = st.nodecfg
             if cached is None or cached[0] is not snap.nodes or cached[1] is not self.cfg:
                 cached = st.nodecfg = (snap.nodes, self.cfg, apply_nodecfg(self.cfg, snap.nodes))
             snap = self.snap = replace(snap, nodes=cached[2])
-        self.table = sync_table(st, snap, running, by_id, self.overrun, self._counting(queued))
+        self.table = sync_table(st, snap, running, by_id, self.overrun, self._counting(queued),
+                                **({"span": sync_span} if sync_span else {}))
         self.held = self._sync_reservations()
         self.access = {o: a for o, (_r, a, _n) in self.held.items()}
         self._ign_cache: dict[str, tuple[str, ...]] = {}
@@ -414,12 +422,16 @@ class Cycle:
         self.table.release(res_owner(job.id))
         st.reservations.pop(job.id, None)
         ign = self.ignore(job)
-        if p.start == now and p.end == now + max(job.wallclock, 1):
+        w = max(self.span(job), 1)
+        if p.start == now and p.end == now + w:
             self.table.reserve_placement(job_owner(job.id), p, kind="job", inside=ign)
         else:
-            self.table.reserve(job_owner(job.id), now, now + max(job.wallclock, 1), p.allocation,
-                               kind="job", inside=ign)
-        st.running[job.id] = (now, job.wallclock, p.allocation)
+            self.table.reserve(job_owner(job.id), now, now + w, p.allocation, kind="job", inside=ign)
+        st.running[job.id] = (now, w, p.allocation)
+        if st.predictions:
+            pred = st.predictions.get(job.id)
+            if pred is not None:
+                prediction.note_start(st.predictions, job, pred, now)
         if self.limits.any_active:
             self.usage.add(job, job_amounts(job))
         self.decisions.append(Start(job.id, p.allocation, kind))
@@ -445,7 +457,7 @@ class Cycle:
         ign = self.ignore(job)
         shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         seen = self.failures.get(shape)
-        w, n = job.wallclock, cr.tasks
+        w, n = self.span(job), cr.tasks
         if seen:
             for fn, fw in seen:
                 if n >= fn and w >= fw:
@@ -499,7 +511,7 @@ class Cycle:
                 hit.append(name)
         if not hit:
             return None
-        q = self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap,
+        q = self.table.earliest_start(cr, self.span(job), self.now, policy=self.nap,
                                       ignore=ign + tuple(blockers))
         if not q or q.start >= p.start:
             return None
@@ -529,7 +541,7 @@ class Cycle:
         """Why a job can never be placed: name the reservations it may not use when it
         would fit without them."""
         blockers = [o for o in self.access if o not in self.ignore(job)]
-        if blockers and self.table.earliest_start(cr, job.wallclock, self.now, policy=self.nap,
+        if blockers and self.table.earliest_start(cr, self.span(job), self.now, policy=self.nap,
                                                   ignore=tuple(self.access)):
             names = ", ".join(sorted(self.held[o][0].name for o in blockers))
             return f"can only run inside reservation(s) {names}, which it may not use"
@@ -543,6 +555,14 @@ class Cycle:
             out.append(Reservation(jid, ReservationKind.JOB, kr.start, kr.end, kr.allocation,
                                    job_id=jid))
         return out
+
+    def span(self, job: Job) -> int:
+        """The seconds the planner gives a queued job: its prediction, else its request. O(1)."""
+        p = self.state.predictions.get(job.id)
+        return p.estimate if p is not None else job.wallclock
+
+    def _running_span(self, job: Job, start: int, now: int) -> int:
+        return prediction.running_span(self, job, start, now)
 
     def flags_of(self, job: Job) -> frozenset[str]:
         return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS
@@ -594,7 +614,7 @@ class Cycle:
                 if self.bf_policy == "NONE" or "NOBF" in self.flags_of(job):
                     why.append(f"waiting in priority order ({self.stop_reason or 'no backfill'})")
                 else:
-                    why.append(f"no backfill window of {duration(job.wallclock)} x {job.procs} procs")
+                    why.append(f"no backfill window of {duration(self.span(job))} x {job.procs} procs")
                 self.report(jid, "blocked" if jid in self.blocked_soft else "waiting",
                             "; ".join(why), priority=prio)
         freed = self.table.freed

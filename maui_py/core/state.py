@@ -14,6 +14,7 @@ from typing import Any
 
 from ..model import Allocation, Node, StartKind
 from ..planning.table import ReservationTable
+from ..predict.predictors import Prediction
 
 
 @dataclass(slots=True)
@@ -68,6 +69,10 @@ class SchedulerState:
     """runjob: jobs to start at the first chance, ahead of all, past throttling limits."""
     queue_policy: Any = None
     """The queue policy object (maui_py.priority.policy); its dump() is what lasts."""
+    predictions: dict[str, Prediction] = field(default_factory=dict)
+    """Runtime predictions (PREDICTIONPOLICY): job id -> what plans its end."""
+    history: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    """user -> (runtime, request) of their last completed jobs, oldest first (predictions)."""
     # caches (not persisted)
     table: ReservationTable | None = None
     table_seq: int = -1
@@ -85,7 +90,8 @@ class SchedulerState:
     def by_job(self) -> tuple[dict, ...]:
         """The persisted maps keyed by job id: what goes when a job leaves the system."""
         return (self.reservations, self.deferred, self.batch_holds, self.start_counts, self.bypass,
-                self.queue_time, self.pending, self.failed, self.compiled, self.system_priority)
+                self.queue_time, self.pending, self.failed, self.compiled, self.system_priority,
+                self.predictions)
 
     def note_failures(self, failures) -> None:
         """Record starts the adapter reports as failed, for the next cycle to act on."""

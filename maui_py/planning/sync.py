@@ -1,6 +1,8 @@
 """Bring the cached reservation table in step with a new snapshot.
 
-A running job holds its nodes from its start until start + wallclock. A job past its limit
+A running job holds its nodes from its start until start + its span: the wallclock limit, or
+what the caller's `span(job, start, now)` gives (a runtime prediction, corrected once the job
+outlives it: policy/prediction.py). A job past its limit
 is assumed to end at the end of its allowed overrun (JOBMAXOVERRUN), or at the next second
 once that has passed too, as Maui does. Non-job reservations are kept by
 planning/reservations.py (rebuilding the table drops them, so they are placed again).
@@ -14,7 +16,7 @@ full diff; a new node set rebuilds it in O(holds).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..model import ClusterSnapshot, Job
 from .counts import CountTable
@@ -37,10 +39,18 @@ def res_owner(job_id: str) -> str:
     return f"res:{job_id}"
 
 
-def running_hold(job: Job, now: int, overrun: int) -> tuple[int, int]:
+Span = Callable[[Job, int, int], int]
+"""(job, start, now) -> the seconds a running job is planned to run from its start."""
+
+
+def _limit(job: Job, _start: int, _now: int) -> int:
+    return job.wallclock
+
+
+def running_hold(job: Job, now: int, overrun: int, span: Span = _limit) -> tuple[int, int]:
     """(start, expected end) of an active job as the planner sees it."""
     start = job.start_time if job.start_time is not None else now
-    end = start + max(job.wallclock, 1)
+    end = start + max(span(job, start, now), 1)
     if end <= now:
         end = end + max(overrun, 0)
         if end <= now:
@@ -49,7 +59,8 @@ def running_hold(job: Job, now: int, overrun: int) -> tuple[int, int]:
 
 
 def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
-               overrun: int, counting: bool = False) -> ReservationTable | CountTable:
+               overrun: int, counting: bool = False,
+               span: Span = _limit) -> ReservationTable | CountTable:
     """The table for `snap`, reusing state.table when the nodes are the same and the
     planner is the one asked for: the count planner when `counting` (the caller checked
     planning/counts.counting_applies and the requests), else the node table."""
@@ -71,9 +82,9 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
         for j in running:
             if not j.allocation:
                 continue
-            s, e = running_hold(j, now, overrun)
+            s, e = running_hold(j, now, overrun, span)
             holds.append((job_owner(j.id), s, e, j.allocation, "job"))
-            state.running[j.id] = (s, j.wallclock, j.allocation)
+            state.running[j.id] = (s, e - s, j.allocation)
         state.external = {}
         table.load(holds)
         state.table, state.table_nodes = table, snap.nodes
@@ -89,33 +100,34 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
         redo = set(delta.started) | set(delta.changed)
         redo.update(o[4:] for o in expired if o.startswith("job:") and o[4:] in by_id)
         for jid in sorted(redo):
-            _place(table, state, by_id.get(jid), now, overrun)
+            _place(table, state, by_id.get(jid), now, overrun, span)
     else:
         current = {j.id: j for j in running}
         for jid in [k for k in state.running if k not in current]:
             table.release(job_owner(jid))
             del state.running[jid]
         for jid, j in current.items():
-            s, _e = running_hold(j, now, overrun)
-            if state.running.get(jid) != (s, j.wallclock, j.allocation) or \
+            s, e = running_hold(j, now, overrun, span)
+            if state.running.get(jid) != (s, e - s, j.allocation) or \
                     job_owner(jid) not in table.holds:
-                _place(table, state, j, now, overrun)
+                _place(table, state, j, now, overrun, span)
     state.table_seq = snap.seq
     return table
 
 
-def _place(table: ReservationTable, state, job: Job | None, now: int, overrun: int) -> None:
+def _place(table: ReservationTable, state, job: Job | None, now: int, overrun: int,
+           span: Span = _limit) -> None:
     if job is None:
         return
     owner = job_owner(job.id)
     if job.state.active and job.allocation and owner in table.holds:
-        s, _e = running_hold(job, now, overrun)
-        if state.running.get(job.id) == (s, job.wallclock, job.allocation):
+        s, e = running_hold(job, now, overrun, span)
+        if state.running.get(job.id) == (s, e - s, job.allocation):
             return
     table.release(owner)
     if not job.state.active or not job.allocation:
         state.running.pop(job.id, None)
         return
-    s, e = running_hold(job, now, overrun)
+    s, e = running_hold(job, now, overrun, span)
     table.reserve(owner, s, e, job.allocation, kind="job", force=True)
-    state.running[job.id] = (s, job.wallclock, job.allocation)
+    state.running[job.id] = (s, e - s, job.allocation)

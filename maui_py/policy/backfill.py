@@ -1,5 +1,6 @@
 """Backfill, a pass over the cycle context (core/cycle.Cycle), with BACKFILLPOLICY's helpers:
-the metric BESTFIT and GREEDY maximise, and GREEDY's search.
+the metric BESTFIT and GREEDY maximise, GREEDY's search, and BFPRIORITYPOLICY's candidate
+order (shortest first: SJBF).
 
 BESTFIT needs no search of its own: within one backfill pass resources only shrink, so
 "start the fitting job with the largest metric, repeat" is first-fit over the candidates
@@ -11,7 +12,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..model import Job, StartKind
+from ..predict.predictors import accuracy
 from .limits import HARD, SOFT
+from .priority_pass import SHORTEST_FIRST
 
 
 def metric(job: Job, kind: str) -> float:
@@ -50,6 +53,18 @@ def greedy_pick(cands: Sequence[tuple], procs: int, kind: str, max_schedules: in
     return [cands[i] for i in sorted(best_set)]
 
 
+def duration_key(c):
+    """BFPRIORITYPOLICY's order (Maui's MJobGetBackfillPriority), as a sort key over
+    (pos, job, compiled): DURATION, shortest planned runtime first (SJBF: the prediction when
+    one is made, else the request); HWDURATION, shortest request x the user's past accuracy
+    (runtime / request, Maui's WCAccuracy) first. Sorting is stable: ties keep priority order."""
+    if c.bf_order == "HWDURATION":
+        history = c.state.history
+        return lambda e: e[1].wallclock * accuracy(history, e[1].user)
+    span = c.span
+    return lambda e: span(e[1])
+
+
 # ------------------------------------------------------------------ the pass
 def backfill(c, order, first: int = 0) -> None:
     """Backfill over order[first:] (core/changes.py: the jobs before did not fit last cycle
@@ -70,6 +85,8 @@ def backfill(c, order, first: int = 0) -> None:
         if c.bf_policy == "GREEDY":
             greedy(c, cands, level)
             continue
+        if c.bf_order in SHORTEST_FIRST:
+            cands.sort(key=duration_key(c))
         if c.bf_policy == "BESTFIT":
             cands.sort(key=lambda e: -metric(e[1], c.bf_metric))
         table = c.table
@@ -102,7 +119,7 @@ def greedy(c, cands, level) -> None:
             return
         progress = False
         for w in c.table.windows():
-            fit = [e for e in left if e[1].procs <= w.procs and e[1].wallclock <= w.duration]
+            fit = [e for e in left if e[1].procs <= w.procs and c.span(e[1]) <= w.duration]
             if not fit:
                 continue
             for k, job, cr in greedy_pick(fit, w.procs, c.bf_metric, c.bf_max):

@@ -52,13 +52,13 @@ def start_failed(c, job: Job, p: PendingStart, reason: str) -> None:
                 c.table.release(res_owner(jid))
             c.table.release(res_owner(job.id))
             try:
-                c.table.reserve(res_owner(job.id), c.now, c.now + job.wallclock,
+                c.table.reserve(res_owner(job.id), c.now, c.now + c.span(job),
                                 p.allocation, kind="priority")
             except ValueError:
                 st.reservations.pop(job.id, None)
                 return
             st.reservations[job.id] = KeptReservation(
-                job.id, c.now, c.now + job.wallclock, p.allocation,
+                job.id, c.now, c.now + c.span(job), p.allocation,
                 c.groups.group(job.qos) or 0, c.now, until)
 
 

@@ -59,8 +59,8 @@ def reserved_jobs(c, order) -> None:
         if kr.retry_until is not None and kr.retry_until > now:
             if kr.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
                 c.table.release(res_owner(jid))
-                if c.table.fits(kr.allocation, now, now + job.wallclock):
-                    c.start(job, Placement(now, now + job.wallclock, kr.allocation),
+                if c.table.fits(kr.allocation, now, now + c.span(job)):
+                    c.start(job, Placement(now, now + c.span(job), kr.allocation),
                             StartKind.RESERVED, k)
                     continue
                 c.table.reserve(res_owner(jid), kr.start, kr.end, kr.allocation,
@@ -70,7 +70,7 @@ def reserved_jobs(c, order) -> None:
             del st.reservations[jid]
             continue
         ign = c.ignore(job)
-        p = c.table.earliest_start(cr, job.wallclock, now, policy=c.nap, ignore=ign)
+        p = c.table.earliest_start(cr, c.span(job), now, policy=c.nap, ignore=ign)
         if not p:
             del st.reservations[jid]
             deferral.defer(c, job, "insufficient resources to start reserved job: "

@@ -1,7 +1,8 @@
 """The priority pass over the cycle context (core/cycle.Cycle): Maui's MQueueScheduleIJobs
 (spec §3.5.2). In priority order each job starts now if it fits without touching any
 reservation, else gets a priority reservation while its RESERVATIONDEPTH group has room; the
-first job that can do neither ends the pass.
+first job that can do neither ends the pass, and so does the last reservation when backfill
+takes the shortest jobs first (BFPRIORITYPOLICY).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from . import deferral
 from .limits import SOFT
 
 NO_ROOM = NoPlacement("fewer processors free now than the job needs")
+SHORTEST_FIRST = ("DURATION", "HWDURATION")
+"""BFPRIORITYPOLICY values that order backfill shortest first: with them the priority pass
+ends once every reservation it may make is made (EASY-SJBF: the queue's head starts while it
+fits, the first blocked job reserves, the rest are backfill candidates)."""
 
 
 def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
@@ -79,6 +84,12 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
         if p.start <= now:
             c.res_started = True
             c.start(job, p, StartKind.BACKFILL, k)
+        elif c.bf_order in SHORTEST_FIRST and not c.reserve_always and all(
+                counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0):
+            # every reservation is made: the jobs after it are backfill's, shortest first
+            c.stop_reason = f"reservations made; BFPRIORITYPOLICY {c.bf_order} backfills the rest"
+            idle_found = True
+            broke = not c.explain
     c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
 
 
@@ -117,7 +128,7 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
         c.fail_stamp = c.table.freed
         c.failures = {}
     shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
-    w, n = job.wallclock, cr.tasks
+    w, n = c.span(job), cr.tasks
     for fn, fw in c.failures.get(shape) or ():
         if n >= fn and w >= fw:
             return NO_ROOM, None
@@ -137,7 +148,7 @@ def reserve(c, job: Job, cr: Compiled, group: int,
     the table as it stands)."""
     ign = c.ignore(job)
     p = plan if plan is not None else c.table.earliest_start(
-        cr, job.wallclock, c.now, policy=c.nap, ignore=ign)
+        cr, c.span(job), c.now, policy=c.nap, ignore=ign)
     if not p:
         deferral.defer(c, job, f"cannot create reservation: {c.blocked_by(job, cr, p)}")
         return None

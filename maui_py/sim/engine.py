@@ -7,6 +7,11 @@ before arrivals before wake-ups, then by submission order, so a replay is reprod
 With a poll interval (RMPOLLINTERVAL style) cycles run only on the interval's ticks.
 Cost: O(E log E) for E events plus one cycle per distinct event time.
 
+With runtime prediction (PREDICTIONPOLICY) a running job's planned end can come before its
+real end. No cycle runs there, as in the simulator behind the published EASY++ figures: the
+next event's cycle finds the plan run out and corrects it (policy/prediction.py), to the end
+the corrections in between would have reached.
+
 A reservation's start is a wake-up only on the node table. Under the count planner
 (planning/counts.py: only job reservations) a reservation starts where running jobs or
 earlier reservations end, as planned; a job ends at its limit at the latest, and that end is
@@ -24,6 +29,7 @@ from ..cfg import SchedulerConfig
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
 from ..planning.counts import CountTable
+from ..predict.correctors import CorrectionPolicy, corrected_span, corrections_needed
 from ..model import Defer, Node, Reserve, Start
 from .rm import ScheduleCheck, SimRecord, SimulatedRM
 from .swf import SimJob
@@ -58,6 +64,17 @@ class SimOptions:
     progress: Callable[[int, int, int], None] | None = None
     on_cycle: Callable[[int, object], None] | None = None
     stop_time: int | None = None
+    per_event: bool = False
+    """A cycle after each submission and each job end (submissions first at one time, a job
+    planned to end then counted free before them), as event-driven simulators such as pyss
+    do; by default one cycle per time sees every change, as Maui's iteration does."""
+    per_event: bool = False
+    """A cycle after each submission and each job end (submissions first at one time, a job
+    planned to end then counted free before them), as event-driven simulators such as pyss
+    do; by default one cycle per time sees every change, as Maui's iteration does."""
+    state: SchedulerState | None = None
+    """The state to start from (e.g. users' runtime history for predictions); a fresh one
+    when None. The replay updates it in place."""
     stall_limit: int = 30 * 86400
     """End the replay once every job has arrived, none runs and none has started for this
     long (simulated seconds): what still waits then never runs (a reservation it may not
@@ -83,7 +100,7 @@ class Simulation:
         heap: list[tuple[int, int, int, str]] = []
         wakes: set[int] = set()
         seq = 0
-        state = SchedulerState()
+        state = opt.state if opt.state is not None else SchedulerState()
         jobs = self.jobs
         nxt = 0
         total = len(jobs)
@@ -93,29 +110,12 @@ class Simulation:
         active = 0
         progress = self.now
         stalled = None
-        while nxt < total or heap:
-            t = jobs[nxt].job.submit_time if nxt < total else heap[0][0]
-            if heap and heap[0][0] < t:
-                t = heap[0][0]
-            if opt.stop_time is not None and t > opt.stop_time:
-                break
-            self.now = t
-            while heap and heap[0][0] == t:
-                _t, kind, _s, jid = heapq.heappop(heap)
-                if kind == END:
-                    rm.finish(jid, t)
-                    active -= 1
-                    progress = t
-                elif kind == WAKE:
-                    wakes.discard(t)
-            while nxt < total and jobs[nxt].job.submit_time == t:
-                sj = jobs[nxt]
-                rm.submit(sj.job, sj.runtime)
-                nxt += 1
-            if interval:
-                if t < next_tick:
-                    continue
-                next_tick = t + interval - ((t - next_tick) % interval)
+        correction = CorrectionPolicy(self.config.get("PREDICTIONCORRECTION") or "REQUEST")
+        per_event = opt.per_event and not interval
+
+        def cycle(t: int) -> None:
+            """One scheduling cycle at t; its starts become end events."""
+            nonlocal state, cycles, active, progress, seq
             result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
             state = result.state
             cycles += 1
@@ -123,6 +123,7 @@ class Simulation:
                 state.table._check()
             state.note_failures(rm.apply(result.decisions))
             wake_at_reservations = not isinstance(state.table, CountTable)
+            predictions = state.predictions
             for d in result.decisions:
                 if isinstance(d, Start):
                     rec = rm.records[d.job_id]
@@ -133,21 +134,78 @@ class Simulation:
                         rec.killed = rec.runtime > rec.job.wallclock
                         seq += 1
                         heapq.heappush(heap, (t + max(run, 0), END, seq, d.job_id))
+                        if predictions:
+                            p = predictions.get(d.job_id)
+                            if p is not None:
+                                rec.estimate = p.estimate
+                                rec.corrections = corrections_needed(
+                                    correction, p.estimate, rec.job.wallclock, run)
                 elif isinstance(d, Defer) or (isinstance(d, Reserve) and wake_at_reservations):
                     at = d.until if isinstance(d, Defer) else d.start
                     if at > t and at not in wakes:
                         wakes.add(at)
                         seq += 1
                         heapq.heappush(heap, (at, WAKE, seq, ""))
+            if opt.on_cycle is not None:
+                opt.on_cycle(t, result)
+            if opt.progress is not None and cycles % 2000 == 0:
+                opt.progress(nxt, total, t)
+
+        while nxt < total or heap:
+            t = jobs[nxt].job.submit_time if nxt < total else heap[0][0]
+            if heap and heap[0][0] < t:
+                t = heap[0][0]
+            if opt.stop_time is not None and t > opt.stop_time:
+                break
+            self.now = t
+            ends: list[tuple[str, bool]] = []
+            while heap and heap[0][0] == t:
+                _t, kind, _s, jid = heapq.heappop(heap)
+                if kind == END:
+                    late = per_event and not self._planned_by(state, rm.records[jid], t, correction)
+                    ends.append((jid, late))
+                    if late:
+                        continue
+                    rm.finish(jid, t)
+                    active -= 1
+                    progress = t
+                elif kind == WAKE:
+                    wakes.discard(t)
+            if per_event:
+                # pyss's order: each submission, then each end (in start order), runs a
+                # pass; a job planned to end now is free from the first of them on
+                ran = False
+                while nxt < total and jobs[nxt].job.submit_time == t:
+                    sj = jobs[nxt]
+                    rm.submit(sj.job, sj.runtime)
+                    nxt += 1
+                    cycle(t)
+                    ran = True
+                for jid, late in ends:
+                    if late:
+                        rm.finish(jid, t)
+                        active -= 1
+                        progress = t
+                    if late or not ran:
+                        cycle(t)
+                        ran = True
+                if not ran:
+                    cycle(t)
+            else:
+                while nxt < total and jobs[nxt].job.submit_time == t:
+                    sj = jobs[nxt]
+                    rm.submit(sj.job, sj.runtime)
+                    nxt += 1
+                if interval:
+                    if t < next_tick:
+                        continue
+                    next_tick = t + interval - ((t - next_tick) % interval)
+                cycle(t)
             if interval and (nxt < total or rm.running() or rm.queued()):
                 if next_tick not in wakes:
                     wakes.add(next_tick)
                     seq += 1
                     heapq.heappush(heap, (next_tick, WAKE, seq, ""))
-            if opt.on_cycle is not None:
-                opt.on_cycle(t, result)
-            if opt.progress is not None and cycles % 2000 == 0:
-                opt.progress(nxt, total, t)
             if not heap and nxt >= total:
                 break
             if nxt >= total and not active and t - progress > opt.stall_limit:
@@ -159,3 +217,17 @@ class Simulation:
             opt.progress(nxt, total, self.now)
         return SimResult(self.nodes, rm.records, rm.check, cycles, _time.perf_counter() - t0,
                          self.config_name, state, rm.holds_seen, stalled)
+
+    @staticmethod
+    def _planned_by(state: SchedulerState, rec: SimRecord, t: int, correction: CorrectionPolicy) -> bool:
+        """Was the job, ending at t, planned to end by t (its prediction, corrected as of the
+        second before, or its limit)? Per-event replays free such a job before the
+        submissions at t, as event-driven simulators (pyss) count it free then. O(1)."""
+        held = state.running.get(rec.job.id)
+        start = rec.start if rec.start is not None else t
+        p = state.predictions.get(rec.job.id)
+        if p is not None:
+            span = corrected_span(correction, p.estimate, rec.job.wallclock, t - start - 1)
+        else:
+            span = held[1] if held is not None else rec.job.wallclock
+        return start + span <= t

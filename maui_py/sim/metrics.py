@@ -42,6 +42,14 @@ class Figures:
     killed: int = 0
     work: int = 0
     """Processor-seconds delivered (finished jobs)."""
+    predicted: int = 0
+    """Finished jobs planned with a runtime prediction (PREDICTIONPOLICY); the pred_* figures
+    are over them: mean absolute error (s), the shares under-predicted (ran longer) and
+    over-predicted (ran shorter), and the corrections made when one outlived its plan."""
+    pred_mae: float = 0.0
+    pred_under: float = 0.0
+    pred_over: float = 0.0
+    corrections: int = 0
 
     def as_row(self) -> dict[str, float]:
         return dict(self.__dict__)
@@ -80,7 +88,20 @@ def figures(records: Iterable[SimRecord], machine_procs: int, span: tuple[int, i
     f.backfill_share = sum(1 for r in done if r.kind is StartKind.BACKFILL) / len(done)
     f.killed = sum(1 for r in done if r.killed)
     f.work = work
+    _prediction_figures(f, [r for r in done if r.estimate is not None])
     return f
+
+
+def _prediction_figures(f: Figures, recs: list[SimRecord]) -> None:
+    """The pred_* figures of `f` over finished jobs that had a prediction. O(n)."""
+    f.predicted = len(recs)
+    if not recs:
+        return
+    errors = [(r.end - r.start) - r.estimate for r in recs]
+    f.pred_mae = sum(abs(e) for e in errors) / len(errors)
+    f.pred_under = sum(1 for e in errors if e > 0) / len(errors)
+    f.pred_over = sum(1 for e in errors if e < 0) / len(errors)
+    f.corrections = sum(r.corrections for r in recs)
 
 
 def size_bucket(procs: int) -> tuple[int, str]:

@@ -36,7 +36,21 @@ ROWS = (
     ("bsld_max", "bounded slowdown max", "{:.1f}"),
     ("backfill_share", "backfill share", "{:.3f}"),
     ("killed", "killed at wallclock", "{:d}"),
+    ("predicted", "jobs with a prediction", "{:d}"),
+    ("pred_mae", "prediction error mean", _D),
+    ("pred_under", "under-predicted share", "{:.3f}"),
+    ("pred_over", "over-predicted share", "{:.3f}"),
+    ("corrections", "corrections", "{:d}"),
 )
+PREDICTION_KEYS = ("predicted", "pred_mae", "pred_under", "pred_over", "corrections")
+"""Rows shown only when some run predicted runtimes (PREDICTIONPOLICY)."""
+
+
+def shown_rows(totals: Sequence[Figures]) -> tuple:
+    """ROWS without the prediction rows when no run made predictions."""
+    if any(f.predicted for f in totals):
+        return ROWS
+    return tuple(r for r in ROWS if r[0] not in PREDICTION_KEYS)
 BETTER = {"makespan": -1, "utilization": 1, "wait_mean": -1, "wait_p50": -1, "wait_p90": -1,
           "wait_p99": -1, "wait_max": -1, "bsld_mean": -1, "bsld_max": -1, "killed": -1,
           "finished": 1}
@@ -98,7 +112,7 @@ def summary_text(result: SimResult, summary: Summary | None = None, title: str =
     period = period_line(result, clock)
     if period:
         lines += [period, ""]
-    rows = [[label, cell(key, getattr(s.total, key))] for key, label, _f in ROWS]
+    rows = [[label, cell(key, getattr(s.total, key))] for key, label, _f in shown_rows([s.total])]
     rows += [["cycles", str(result.cycles)],
              ["wall time (s)", f"{result.wall_seconds:.2f}"],
              ["schedule check", "passed" if result.check.ok else "FAILED"]]
@@ -124,7 +138,8 @@ def summary_text(result: SimResult, summary: Summary | None = None, title: str =
 def compare_text(results: Sequence[tuple[str, SimResult]], clock: TraceClock | None = None) -> str:
     """One table, one column per configuration."""
     sums = [summarize(r.records, machine_procs(r)) for _n, r in results]
-    rows = [[label] + [cell(key, getattr(s.total, key)) for s in sums] for key, label, _f in ROWS]
+    rows = [[label] + [cell(key, getattr(s.total, key)) for s in sums]
+            for key, label, _f in shown_rows([s.total for s in sums])]
     rows.append(["wall time (s)"] + [f"{r.wall_seconds:.2f}" for _n, r in results])
     rows.append(["schedule check"] + ["passed" if r.check.ok else "FAILED" for _n, r in results])
     text = table(["metric"] + [n for n, _r in results], rows)
@@ -419,7 +434,9 @@ def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -
                                             ("schedule check", ok)))
                      + "</div>")
     parts.append("<section><h2>At a glance</h2>" + "".join(cards) + "</section>")
-    rows = [(k, label, [r["total"][k] for r in runs], _fmt(k)) for k, label, _f in ROWS]
+    predicted = any(r["total"].get("predicted") for r in runs)
+    rows = [(k, label, [r["total"][k] for r in runs], _fmt(k)) for k, label, _f in ROWS
+            if predicted or k not in PREDICTION_KEYS]
     rows += [("cycles", "cycles", [r["cycles"] for r in runs], str),
              ("wall_seconds", "wall time (s)", [r["wall_seconds"] for r in runs], lambda v: f"{v:.2f}")]
     legend = (' <span class="note">Cells that differ from the first configuration are marked: '

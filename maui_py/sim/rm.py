@@ -33,6 +33,10 @@ class SimRecord:
     killed: bool = False
     cluster: tuple[str, ...] = ()
     """Every node name, shared by all records."""
+    estimate: int | None = None
+    """The runtime predicted for it when it started (PREDICTIONPOLICY), else None."""
+    corrections: int = 0
+    """How often its planned end passed while it still ran (predict.correctors.corrections_needed)."""
 
     @property
     def nodes(self) -> tuple[str, ...]:

@@ -328,11 +328,12 @@ class CleaningReport:
 
 
 ESTIMATE_RULES = ("requested", "max")
+PROCESSOR_RULES = ("allocated", "requested")
 
 
 def clean(records: Iterable[SwfRecord], machine_procs: int, *,
-          keep_no_estimate: bool = False, estimates: str = "requested"
-          ) -> tuple[list[SwfRecord], CleaningReport]:
+          keep_no_estimate: bool = False, estimates: str = "requested",
+          processors: str = "allocated") -> tuple[list[SwfRecord], CleaningReport]:
     """The usual cleaning; kept records sorted by (submit, job_id).
 
     processors = allocated if > 0 else requested (written back into alloc_procs); drop
@@ -343,11 +344,17 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     the runtime the log recorded, as the simulator behind the published EASY figures
     (pyss, Gaussier et al. SC'15) does: with it the replays match those figures
     (docs/simulator.md). The job still runs only its requested time.
+    processors: "allocated" (the usual rule above) or "requested": the requested processors
+    when > 0, else the allocated ones, as the simulator behind the published EASY, SJBF and
+    EASY++ figures read its traces (Gaussier et al. SC'15; docs/simulator.md).
     keep_no_estimate: keep jobs without a requested time and use their runtime as the
     estimate (for synthetic logs that have none, e.g. lublin_256). O(n log n).
     """
     if estimates not in ESTIMATE_RULES:
         raise ValueError(f"estimates must be one of {', '.join(ESTIMATE_RULES)}")
+    if processors not in PROCESSOR_RULES:
+        raise ValueError(f"processors must be one of {', '.join(PROCESSOR_RULES)}")
+    requested_first = processors == "requested"
     kept: list[SwfRecord] = []
     counts = dict.fromkeys(("no_procs", "too_wide", "no_runtime", "no_estimate", "clipped",
                             "estimate_from_runtime"), 0)
@@ -355,7 +362,10 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     with _gc_paused():
         for r in records:
             total += 1
-            procs = r.alloc_procs if r.alloc_procs > 0 else r.req_procs
+            if requested_first and r.req_procs > 0:
+                procs = r.req_procs
+            else:
+                procs = r.alloc_procs if r.alloc_procs > 0 else r.req_procs
             req_time = r.req_time
             if procs <= 0:
                 counts["no_procs"] += 1

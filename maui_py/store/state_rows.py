@@ -4,7 +4,8 @@
     state = build_state(rows)        # a SchedulerState with empty caches
 
 Per job (table job_state): queue_time, bypass, start_count, deferred, batch_hold,
-pending, failed, system_priority (setspri) and run_now (runjob, kept as `true`). Kept
+pending, failed, system_priority (setspri), predictions (PREDICTIONPOLICY) and run_now
+(runjob, kept as `true`). The users' runtime history (predictions) is one kv value. Kept
 reservations (table reservations) without `stamp`: the stamp refers to one in-memory
 reservation table (its `freed` counter) and would be wrong for
 the fresh table a restarted daemon builds, so a loaded reservation is always re-checked.
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.state import DeferRecord, KeptReservation, PendingStart, SchedulerState
+from ..predict.predictors import Prediction
 from .codec import decode, dump_data, encode
 
 
@@ -47,9 +49,10 @@ class StateRows:
 
 
 _PER_JOB = ("queue_time", "bypass", "start_counts", "deferred", "batch_holds", "pending", "failed",
-            "system_priority")
+            "system_priority", "predictions")
 _TYPES = {"deferred": DeferRecord, "pending": PendingStart, "queue_time": int, "bypass": int,
-          "start_counts": int, "batch_holds": str, "failed": str, "system_priority": int}
+          "start_counts": int, "batch_holds": str, "failed": str, "system_priority": int,
+          "predictions": Prediction}
 
 
 def state_rows(state: SchedulerState) -> StateRows:
@@ -69,6 +72,8 @@ def state_rows(state: SchedulerState) -> StateRows:
     rows.kv = {"iteration": dump_data(state.iteration), "last_now": dump_data(state.last_now),
                "queue_policy": dump_data(None if policy is None else
                                          {"name": policy.name, "data": policy.dump()})}
+    if state.history:
+        rows.kv["runtime_history"] = dump_data(state.history)
     return rows
 
 
@@ -84,6 +89,8 @@ def build_state(jobs: dict[str, Any], reservations: dict[str, Any], kv: dict[str
                 state.run_now.add(jid)
     for jid, data in reservations.items():
         state.reservations[jid] = decode(KeptReservation, data)
+    for user, pairs in (kv.get("runtime_history") or {}).items():
+        state.history[str(user)] = tuple((int(r), int(q)) for r, q in pairs)
     policy = kv.get("queue_policy")
     if policy:
         state.queue_policy = SavedQueuePolicy(policy["name"], policy["data"])

@@ -127,3 +127,16 @@ def brute_earliest(table: ReservationTable, req: JobRequest, w: int, after: int,
         if ok:
             return t
     return None
+
+
+def assert_no_start_after_its_reservation(log, records) -> None:
+    """Every job starts no later than the earliest reservation a cycle promised it. `log`:
+    (time, decisions) per cycle; `records`: the replay's SimRecords by job id."""
+    from maui_py.model import Reserve
+    promised: dict[str, int] = {}
+    for _t, decisions in log:
+        for d in decisions:
+            if isinstance(d, Reserve):
+                promised[d.job_id] = min(promised.get(d.job_id, d.start), d.start)
+    for jid, start in promised.items():
+        assert records[jid].start <= start, (jid, records[jid].start, start)

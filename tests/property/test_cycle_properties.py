@@ -7,10 +7,12 @@ from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
-from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node, Reserve,
+from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node,
                            Resources, StartKind)
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
+
+from .strategies import assert_no_start_after_its_reservation
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -56,13 +58,7 @@ def test_with_exact_runtimes_no_job_starts_after_its_reservation(wl, text):
     res, log = simulate(nodes, jobs, text)
     assert res.check.ok, res.check.violations          # no node over-allocated, ever
     assert not res.unfinished                            # every job ran and ended
-    promised: dict[str, int] = {}
-    for t, decisions in log:
-        for d in decisions:
-            if isinstance(d, Reserve):
-                promised[d.job_id] = min(promised.get(d.job_id, d.start), d.start)
-    for jid, start in promised.items():
-        assert res.records[jid].start <= start, (jid, res.records[jid].start, start)
+    assert_no_start_after_its_reservation(log, res.records)
     for r in res.records.values():
         assert r.start >= r.job.submit_time
 

@@ -64,7 +64,12 @@ def scenarios(draw):
             "QUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\n"
             "RESERVATIONRETRYTIME 30\n"
             + draw(st.sampled_from(["", "XFACTORWEIGHT 100\n", "BYPASSWEIGHT 50\n",
-                                    "PROCWEIGHT 3\nSERVICEWEIGHT 2\n"])))
+                                    "PROCWEIGHT 3\nSERVICEWEIGHT 2\n"]))
+            + draw(st.sampled_from(["", "", "BFPRIORITYPOLICY DURATION\n",
+                                    "PREDICTIONPOLICY USERAVERAGE\nPREDICTIONHISTORY 1\n",
+                                    "PREDICTIONPOLICY USERAVERAGE\nBFPRIORITYPOLICY DURATION\n"
+                                    "PREDICTIONCORRECTION INCREMENT\n",
+                                    "PREDICTIONPOLICY USERAVERAGE\nPREDICTIONCORRECTION DOUBLE\n"])))
     steps = []
     for k in range(draw(st.integers(3, 25))):
         kind = draw(st.sampled_from(["arrive", "arrive", "arrive", "burst", "end", "refuse",

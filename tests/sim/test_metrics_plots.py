@@ -20,7 +20,8 @@ def replay(tmp_path_factory):
     import argparse
     trace = write_trace(tmp_path_factory.mktemp("trace") / "small.swf")
     args = argparse.Namespace(machine_procs=32, synthetic=0, seed=1, no_clean=False,
-                              estimates="requested", load=None, jobs=None, nodes=None)
+                              estimates="requested", processors="allocated", load=None, jobs=None,
+                              nodes=None)
     w = load_workload(args, str(trace))
     return Simulation(w.nodes, w.jobs, SchedulerConfig.default()).run()
 
