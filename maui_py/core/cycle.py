@@ -35,7 +35,8 @@ from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, N
 from ..model.times import duration
 from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning.sync import job_owner, res_owner, sync_table
+from ..planning import owners
+from ..planning.sync import sync_table
 from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
 from ..policy import backfill, deferral, kept, priority_pass, standing
 from ..policy.limits import HARD, Limits, Usage, job_amounts
@@ -284,7 +285,7 @@ class Cycle:
             if d:
                 for k in d.keys() - known:
                     if d is st.reservations:
-                        self.table.release(res_owner(k))
+                        self.table.release(owners.priority(k))
                     del d[k]
         if len(self.engine._static) > 2 * len(known) + 64:
             for k in self.engine._static.keys() - known:
@@ -411,13 +412,13 @@ class Cycle:
     # ------------------------------------------------------------------ starts
     def start(self, job: Job, p: Placement, kind: StartKind, pos: int) -> None:
         st, now = self.state, self.now
-        self.table.release(res_owner(job.id))
+        self.table.release(owners.priority(job.id))
         st.reservations.pop(job.id, None)
         ign = self.ignore(job)
         if p.start == now and p.end == now + max(job.wallclock, 1):
-            self.table.reserve_placement(job_owner(job.id), p, kind="job", inside=ign)
+            self.table.reserve_placement(owners.job(job.id), p, kind="job", inside=ign)
         else:
-            self.table.reserve(job_owner(job.id), now, now + max(job.wallclock, 1), p.allocation,
+            self.table.reserve(owners.job(job.id), now, now + max(job.wallclock, 1), p.allocation,
                                kind="job", inside=ign)
         st.running[job.id] = (now, job.wallclock, p.allocation)
         if self.limits.any_active:

@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 from sortedcontainers import SortedList
 
 from ..model import JobRequest, Node, Resources
+from . import owners
 from .bitset import OrQueue, mask_of, members
 from .points import PointIndex
 from .nodechoice import select
@@ -601,7 +602,7 @@ class ReservationTable:
                 else:
                     runs.append([x, y, items])
             for n, (s, e, items) in enumerate(runs):
-                credit = f"credit:{owner}:{r_owner}" if n == 0 else f"credit:{owner}@{s}:{r_owner}"
+                credit = owners.credit(owner, r_owner, s if n else None)
                 self._register(credit, "credit", s, e, items)
                 self.holds[credit].inside = (r_owner,)
                 self._splice(items, s, e, 1)
@@ -1176,7 +1177,7 @@ class ReservationTable:
         for r_owner, credits in self.credits_against.items():
             assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
             for c in credits:
-                assert self.holds[c].kind == "credit" and c.endswith(":" + r_owner), c
+                assert self.holds[c].kind == "credit" and owners.parse_credit(c).reservation == r_owner, c
             # credits against a reservation never take back more than it holds, where it
             # holds it (else outsiders would see less in use than the members hold)
             r = self.holds[r_owner]

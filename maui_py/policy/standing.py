@@ -23,28 +23,14 @@ every matching node).
 from __future__ import annotations
 
 import time as _time
-from dataclasses import dataclass
 from typing import Sequence
 
-from ..model import Acl, Node, Reservation, ReservationKind, Resources, hostlist
+from ..model import Access, Acl, Node, Reservation, ReservationKind, Resources, hostlist
 
 DAY = 86400
 WEEK = 7 * DAY
 _DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
 _FOREVER = 1 << 62
-
-
-@dataclass(frozen=True, slots=True)
-class Access:
-    """A reservation's access list plus its time-based rule (TIMELIMIT, -1: none)."""
-
-    acl: Acl
-    timelimit: int = -1
-
-    def admits(self, job) -> bool:
-        if self.acl.admits(job):
-            return True
-        return 0 <= self.timelimit and job.wallclock <= self.timelimit
 
 
 def _local_midnight(t: int) -> int:
