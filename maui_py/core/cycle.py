@@ -467,7 +467,7 @@ class Cycle:
         if (cache is None or cache[0] is not self.cfg or cache[1] is not self.snap.nodes
                 or now >= cache[2]):
             items = standing.instances(self.cfg, self.snap.nodes, now)
-            until = min([standing._day_start(now, 1)] + [r.end for r, _a in items])
+            until = min([standing.day_start(now, 1, self.cfg.zone)] + [r.end for r, _a in items])
             cache = st.standing = (self.cfg, self.snap.nodes, until, items)
         return cache[3]
 
