@@ -44,7 +44,8 @@ from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
-from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
+from ..priority.policy import Arrangement, MauiOrder, PolicyView
+from ..priority.queues import make_queue_policy
 from . import changes
 from .state import PendingStart, SchedulerState
 

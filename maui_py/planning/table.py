@@ -86,7 +86,7 @@ class Window:
 
 
 @dataclass(slots=True)
-class Hold:
+class TableHold:
     """Resources held by one owner over [start, end): alloc is (node index, vector)."""
 
     owner: str
@@ -181,7 +181,7 @@ class ReservationTable:
         self._pts = PointIndex()
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
-        self.holds: dict[str, Hold] = {}
+        self.holds: dict[str, TableHold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
         self._compiled: dict[tuple, Compiled | NoPlacement] = {}
@@ -191,7 +191,7 @@ class ReservationTable:
         self.credits_against: dict[str, set[str]] = {}
         """Reservation owner -> the credit holds jobs inside it have taken from it."""
         self.members_of: dict[str, set[str]] = {}
-        """Reservation owner -> the holds placed inside it (see Hold.inside)."""
+        """Reservation owner -> the holds placed inside it (see TableHold.inside)."""
         self.version = 0
         """Bumped by every change of the table (a Placement remembers the one it saw)."""
         """Bumped whenever resources come free earlier than planned (a hold released before
@@ -442,7 +442,7 @@ class ReservationTable:
 
     def _register(self, owner: str, kind: str, start: int, end: int,
                   items: tuple[tuple[int, tuple[int, ...]], ...]) -> None:
-        self.holds[owner] = Hold(owner, kind, start, end, items,
+        self.holds[owner] = TableHold(owner, kind, start, end, items,
                                  mask_of([i for i, _ in items], len(self.nodes)), dict(items))
         self._ends.add((end, owner))
 
@@ -1139,7 +1139,7 @@ class ReservationTable:
             lines.append(f"node {nd.name} cap {self.resources(self.cap[i])} {steps}")
         return "\n".join(lines)
 
-    def _check_credits_within(self, h: Hold, credits: list[Hold], what: str) -> None:
+    def _check_credits_within(self, h: TableHold, credits: list[TableHold], what: str) -> None:
         """Assert that at every instant and on every node the credits add up to at most what
         hold `h` has there (credit holds carry negative vectors)."""
         per_node: dict[int, list] = {}
