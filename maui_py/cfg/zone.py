@@ -29,8 +29,9 @@ class Zone(String):
         name = unquote(text).strip()
         try:
             return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise BadValue(f"unknown time zone {name!r} (an IANA name such as "
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            shown = name if len(name) <= 64 else name[:64] + "..."
+            raise BadValue(f"unknown time zone {shown!r} (an IANA name such as "
                            f"Europe/Stockholm or UTC)") from None
 
     def check(self, value: Any) -> ZoneInfo:
@@ -55,13 +56,13 @@ def host_zone() -> tzinfo:
     if name:
         try:
             return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             pass
     target = os.path.realpath(LOCALTIME)
     if "/zoneinfo/" in target:
         try:
             return ZoneInfo(target.split("/zoneinfo/", 1)[1])
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             pass
     try:
         with open(LOCALTIME, "rb") as f:

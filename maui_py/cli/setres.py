@@ -5,10 +5,11 @@ RESOURCES is `ALL`, `TASKS==N` (N processors, placed by the scheduler), or nodes
 Slurm hostlists (`node[01-04,7]`, `n01,n02`, several arguments), or Maui regular expressions
 searched in the node names when clearly one (`^gpu`, `node0[1-4]$`; model/hostlist.py, as
 SRCFG HOSTLIST reads them; stderr warns when one matches more nodes than its hostlist reading).
-START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (local time, today by
-default), `+[[DD:]HH:]MM:SS` from now, or NOW (the default); DURATION is
-`[[DD:]HH:]MM:SS`; without -d or -e the reservation has no end (Maui: 100000000 s). The
-access lists are `:` or `,` separated; a reservation without one shuts everybody out.
+START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (in the configuration's TIMEZONE,
+the host's zone unless set; today by default), `+[[DD:]HH:]MM:SS` from now, or NOW (the
+default); DURATION is `[[DD:]HH:]MM:SS`; without -d or -e the reservation has no end (Maui:
+100000000 s). The access lists are `:` or `,` separated; a reservation without one shuts
+everybody out.
 The reservation is made at the daemon's next cycle (request.py) and named NAME, else after
 the first name of its access list (SYSTEM without one) and the request number.
 """

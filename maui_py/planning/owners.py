@@ -25,13 +25,7 @@ CREDIT = "credit"
 RESERVATION_KINDS = {ReservationKind.USER: "user", ReservationKind.STANDING: "standing",
                      ReservationKind.SYSTEM: "system"}
 """Non-job reservations (standing, administrative, the resource manager's) by their kind."""
-
-
-class Owner(NamedTuple):
-    """An owner key read back: its kind and name."""
-
-    kind: str
-    name: str
+_JOB, _PRIORITY = JOB + ":", PRIORITY + ":"
 
 
 class Credit(NamedTuple):
@@ -45,12 +39,12 @@ class Credit(NamedTuple):
 
 def job(job_id: str) -> str:
     """The hold of a running (or starting) job."""
-    return "job:" + job_id
+    return _JOB + job_id
 
 
 def priority(job_id: str) -> str:
     """The priority reservation of a queued job."""
-    return "res:" + job_id
+    return _PRIORITY + job_id
 
 
 def reservation(r: Reservation) -> str:
@@ -63,18 +57,12 @@ def reservation(r: Reservation) -> str:
 
 def credit(member: str, inside: str, start: int | None = None) -> str:
     """The credit of `member` inside reservation `inside`; `start` names a later piece."""
-    return f"credit:{len(member)}:{member}:{'' if start is None else start}:{inside}"
-
-
-def parse(owner: str) -> Owner:
-    """Kind and name of any owner key."""
-    kind, _, name = owner.partition(":")
-    return Owner(kind, name)
+    return f"{CREDIT}:{len(member)}:{member}:{'' if start is None else start}:{inside}"
 
 
 def job_of(owner: str) -> str | None:
     """The job id of a job hold's key, None for any other owner."""
-    return owner[4:] if owner.startswith("job:") else None
+    return owner[len(_JOB):] if owner.startswith(_JOB) else None
 
 
 def parse_credit(owner: str) -> Credit:

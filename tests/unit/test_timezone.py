@@ -70,6 +70,9 @@ def test_the_cycle_reads_the_zone_from_its_configuration_not_from_tz(monkeypatch
 def test_an_unknown_zone_is_an_error_with_its_place():
     with pytest.raises(ConfigError, match=r"t\.cfg:2:\d+: error: .*unknown time zone 'Mars/Olympus'"):
         parse_config("RESERVATIONDEPTH 2\nTIMEZONE Mars/Olympus\n", "t.cfg")
+    with pytest.raises(ConfigError) as got:
+        parse_config("TIMEZONE " + "a" * 5000 + "\n", "t.cfg")
+    assert len(str(got.value)) < 300
 
 
 def test_without_timezone_the_configuration_takes_the_host_zone_read_once(monkeypatch):
