@@ -22,6 +22,7 @@ from .params import (
     ACCEPTED, GLOBAL, INDEXED, OBJECT, PARAMS, PARTITION, STACK, Attr, Param, lookup, lookup_attr, suggest,
 )
 from .values import ValueType, nearest
+from .zone import host_zone
 
 DEFAULT = "default"
 OVERRIDE = "override"
@@ -93,7 +94,7 @@ class SchedulerConfig:
     (name, "<index>") for the legacy indexed forms.
     """
 
-    __slots__ = ("_settings", "_set_names", "_objects", "_warnings")
+    __slots__ = ("_settings", "_set_names", "_objects", "_warnings", "zone")
 
     def __init__(self, settings: Mapping[tuple[str, Any], _Setting] | None = None,
                  objects: Mapping[str, Mapping[str, CredConfig]] | None = None,
@@ -102,6 +103,8 @@ class SchedulerConfig:
         self._set_names = frozenset(name for name, _ in self._settings)
         self._objects = MappingProxyType({kind: MappingProxyType(dict(objs)) for kind, objs in (objects or {}).items()})
         self._warnings = tuple(warnings)
+        self.zone = self.get("TIMEZONE") or host_zone()
+        """Where SRCFG windows are read (cfg/zone.py): fixed when the configuration is made."""
 
     @classmethod
     def default(cls) -> SchedulerConfig:

@@ -30,6 +30,7 @@ from .values import (
     Integer, LimitType, Name, PolicyList, Resources, RmType, String, StringList, Time, ValueType,
     MAX_WEIGHT, nearest,
 )
+from .zone import ZONE
 
 GLOBAL, PARTITION, STACK, OBJECT, INDEXED = "global", "partition", "stack", "object", "indexed"
 ACTIVE, ACCEPTED = "active", "accepted"
@@ -598,6 +599,9 @@ TABLE: list[Param] = [
         OBJ("NODECFG", NODE_ATTRS, "per-node attributes; NODECFG[DEFAULT] applies to every node", active=True),
         OBJ("SRCFG", SR_ATTRS, "standing reservation <name>; its attributes may be spread over several lines",
             active=True),
+        P("TIMEZONE", ZONE, None, "zone of SRCFG windows and setres times (an IANA name: UTC, "
+          "Europe/Stockholm); unset: the host's zone, which Maui always uses", active=True,
+          origin="maui-py"),
     ),
     *_group(
         "Throttling",

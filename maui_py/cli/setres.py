@@ -5,10 +5,11 @@ RESOURCES is `ALL`, `TASKS==N` (N processors, placed by the scheduler), or nodes
 Slurm hostlists (`node[01-04,7]`, `n01,n02`, several arguments), or Maui regular expressions
 searched in the node names when clearly one (`^gpu`, `node0[1-4]$`; model/hostlist.py, as
 SRCFG HOSTLIST reads them; stderr warns when one matches more nodes than its hostlist reading).
-START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (local time, today by
-default), `+[[DD:]HH:]MM:SS` from now, or NOW (the default); DURATION is
-`[[DD:]HH:]MM:SS`; without -d or -e the reservation has no end (Maui: 100000000 s). The
-access lists are `:` or `,` separated; a reservation without one shuts everybody out.
+START and END are Maui times: `HH:MM[:SS][_MO/DD[/YY]]` (in the configuration's TIMEZONE,
+the host's zone unless set; today by default), `+[[DD:]HH:]MM:SS` from now, or NOW (the
+default); DURATION is `[[DD:]HH:]MM:SS`; without -d or -e the reservation has no end (Maui:
+100000000 s). The access lists are `:` or `,` separated; a reservation without one shuts
+everybody out.
 The reservation is made at the daemon's next cycle (request.py) and named NAME, else after
 the first name of its access list (SYSTEM without one) and the request number.
 """
@@ -18,7 +19,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import time
+from datetime import datetime, timedelta, tzinfo
 from typing import Any, TextIO
 
 from .common import CommandError, date, duration, parse_duration
@@ -43,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_request_arguments(parser)
 
 
-def parse_time(text: str, now: float) -> int:
-    """A Maui absolute or relative time (MUStringToE) -> epoch seconds."""
+def parse_time(text: str, now: float, zone: tzinfo) -> int:
+    """A Maui absolute or relative time (MUStringToE) -> epoch seconds; clock times are
+    read in `zone` (the configuration's TIMEZONE, cfg/zone.py)."""
     t = text.strip()
     if t.upper() == "NOW":
         return int(now)
@@ -56,11 +58,14 @@ def parse_time(text: str, now: float) -> int:
     if not m:
         raise CommandError(f"ERROR:    invalid time specified, '{text}'", 2, prefixed=False)
     hh, mm, ss, mo, dd, yy = m.groups()
-    lt = time.localtime(now)
-    year = lt.tm_year if yy is None else (int(yy) + 2000 if len(yy) == 2 else int(yy))
-    fields = (year, int(mo) if mo else lt.tm_mon, int(dd) if dd else lt.tm_mday, int(hh), int(mm),
-              int(ss or 0), 0, 0, -1)
-    return int(time.mktime(fields))
+    today = datetime.fromtimestamp(now, zone)
+    year = today.year if yy is None else (int(yy) + 2000 if len(yy) == 2 else int(yy))
+    try:
+        at = datetime(year, int(mo) if mo else today.month, int(dd) if dd else today.day,
+                      tzinfo=zone) + timedelta(hours=int(hh), minutes=int(mm), seconds=int(ss or 0))
+    except ValueError:
+        raise CommandError(f"ERROR:    invalid time specified, '{text}'", 2, prefixed=False) from None
+    return int(at.timestamp())
 
 
 def _names(text: str) -> list[str]:
@@ -93,9 +98,10 @@ def resources(words: list[str], nodes: list[str]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     def build(ctx: Context):
-        start = parse_time(args.start, ctx.wall)
+        zone = ctx.view.cfg.zone
+        start = parse_time(args.start, ctx.wall, zone)
         if args.end:
-            end = parse_time(args.end, ctx.wall)
+            end = parse_time(args.end, ctx.wall, zone)
         elif args.duration:
             end = start + parse_duration(args.duration)
         else:

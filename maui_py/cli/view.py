@@ -22,13 +22,13 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..cfg import SchedulerConfig
-from ..core.cycle import JobReport, res_owner
+from ..core.cycle import JobReport
 from ..core.state import SchedulerState
-from ..model import HoldType, Job, JobState, NodeState, Reservation, ReservationKind
-from ..planning.reservations import owner_of
-from ..planning.sync import job_owner, running_hold
+from ..model import Access, HoldType, Job, JobState, NodeState, Reservation, ReservationKind
+from ..planning import owners
+from ..planning.sync import build_table
+from ..policy.prediction import planned_span
 from ..planning.table import ReservationTable
-from ..policy.standing import Access
 from ..store import LastCycle
 from ..store.reader import ADMIN, PRIORITY, RM, STANDING
 
@@ -226,7 +226,7 @@ class View:
         for source in (STANDING, ADMIN, RM):
             for r in self.last.reservations.get(source, ()):
                 if r.kind is not ReservationKind.JOB and r.end > self.now and r.allocation:
-                    out[owner_of(r)] = (r, Access(r.acl))
+                    out[owners.reservation(r)] = (r, Access(r.acl))
         return out
 
     def usable_by(self, job: Job) -> tuple[str, ...]:
@@ -234,20 +234,15 @@ class View:
         return tuple(o for o, (_r, a) in self.access.items() if a.admits(job))
 
     def table(self) -> ReservationTable:
-        """A fresh reservation table: non-job reservations, active jobs (inside the
-        reservations they may use), then the kept priority reservations. O(holds)."""
-        table = ReservationTable(self.snapshot.nodes, self.now)
-        for owner, (r, _a) in self.access.items():
-            table.reserve(owner, r.start, r.end, r.allocation, kind=r.kind.value.lower(), force=True)
-        overrun = int(self.cfg.get("JOBMAXOVERRUN") or 0)
-        for j in self.active:
-            if j.allocation:
-                s, e = running_hold(j, self.now, overrun)
-                table.reserve(job_owner(j.id), s, e, j.allocation, kind="job", force=True,
-                              inside=self.usable_by(j))
+        """The reservation table as the cycle builds it (planning.sync.build_table): active
+        jobs, the non-job reservations in force, then the kept priority reservations (inside
+        the reservations their jobs may use). O(holds)."""
+        reserved = []
         for r in self.last.reservations.get(PRIORITY, ()):
             j = self.jobs.get(r.job_id or r.name)
             if j is not None and not j.state.active and r.end > self.now and r.allocation:
-                table.reserve(res_owner(j.id), r.start, r.end, r.allocation, kind="priority",
-                              force=True, inside=self.usable_by(j))
-        return table
+                reserved.append((j, r.start, r.end, r.allocation, self.usable_by(j)))
+        return build_table(SchedulerState(), self.snapshot.nodes, self.now, self.active,
+                           int(self.cfg.get("JOBMAXOVERRUN") or 0),
+                           wanted=list(self.access.values()), reserved=reserved,
+                           span=planned_span(self.cfg, self.state.predictions))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..model import JobState, Reserve
+from ..planning import owners
 from ..planning.counts import CountTable, counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, kept, prediction, priority_pass
@@ -152,7 +153,7 @@ def run(c: Cycle) -> CycleResult | None:
     ended = d.ended
     quiet = not ended and table.freed == cache.freed and table.next_change() > now
     for owner in table.ending_by(now) if not quiet else ():
-        if not owner.startswith("job:") or owner[4:] not in ended:
+        if owners.job_of(owner) not in ended:
             return None             # a hold that ends without its job's end: sync redoes it
     jobs = d.jobs
     for jid in st.pending:
@@ -206,12 +207,13 @@ def run(c: Cycle) -> CycleResult | None:
         if reorder and quiet:
             quiet = False
             for owner in table.ending_by(now):
-                if not owner.startswith("job:") or owner[4:] not in ended:
+                if owners.job_of(owner) not in ended:
                     return None
     c.by_id = jobs
     c.running = []
     c.table = sync_table(st, snap, (), jobs, c.overrun, True,
-                         **({"span": c._running_span} if c.predicting.on else {}))
+                         **({"span": prediction.planned_span(c.cfg, st.predictions)}
+                            if c.predicting.on else {}))
     if c.table is not table or (quiet and table.freed != cache.freed):
         return None
     st.iteration += 1

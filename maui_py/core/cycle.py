@@ -35,7 +35,8 @@ from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, N
 from ..model.times import duration
 from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning.sync import job_owner, res_owner, sync_table
+from ..planning import owners
+from ..planning.sync import sync_table
 from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
 from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
 from ..policy.limits import HARD, Limits, Usage, job_amounts
@@ -43,7 +44,8 @@ from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
-from ..priority.policy import Arrangement, MauiOrder, PolicyView, make_queue_policy
+from ..priority.policy import Arrangement, MauiOrder, PolicyView
+from ..priority.queues import make_queue_policy
 from . import changes
 from .state import PendingStart, SchedulerState
 
@@ -208,7 +210,7 @@ class Cycle:
         if self.predicting.on:
             prediction.observe(self, now, [k for k in st.predictions if k not in by_id],
                                running, queued)
-            sync_span = self._running_span
+            sync_span = prediction.planned_span(self.cfg, st.predictions)
         if self.nodecfg:
             cached = st.nodecfg
             if cached is None or cached[0] is not snap.nodes or cached[1] is not self.cfg:
@@ -292,7 +294,7 @@ class Cycle:
             if d:
                 for k in d.keys() - known:
                     if d is st.reservations:
-                        self.table.release(res_owner(k))
+                        self.table.release(owners.priority(k))
                     del d[k]
         if len(self.engine._static) > 2 * len(known) + 64:
             for k in self.engine._static.keys() - known:
@@ -419,14 +421,14 @@ class Cycle:
     # ------------------------------------------------------------------ starts
     def start(self, job: Job, p: Placement, kind: StartKind, pos: int) -> None:
         st, now = self.state, self.now
-        self.table.release(res_owner(job.id))
+        self.table.release(owners.priority(job.id))
         st.reservations.pop(job.id, None)
         ign = self.ignore(job)
         w = max(self.span(job), 1)
         if p.start == now and p.end == now + w:
-            self.table.reserve_placement(job_owner(job.id), p, kind="job", inside=ign)
+            self.table.reserve_placement(owners.job(job.id), p, kind="job", inside=ign)
         else:
-            self.table.reserve(job_owner(job.id), now, now + w, p.allocation, kind="job", inside=ign)
+            self.table.reserve(owners.job(job.id), now, now + w, p.allocation, kind="job", inside=ign)
         st.running[job.id] = (now, w, p.allocation)
         if st.predictions:
             pred = st.predictions.get(job.id)
@@ -478,7 +480,7 @@ class Cycle:
         if (cache is None or cache[0] is not self.cfg or cache[1] is not self.snap.nodes
                 or now >= cache[2]):
             items = standing.instances(self.cfg, self.snap.nodes, now)
-            until = min([standing._day_start(now, 1)] + [r.end for r, _a in items])
+            until = min([standing.day_start(now, 1, self.cfg.zone)] + [r.end for r, _a in items])
             cache = st.standing = (self.cfg, self.snap.nodes, until, items)
         return cache[3]
 
@@ -560,9 +562,6 @@ class Cycle:
         """The seconds the planner gives a queued job: its prediction, else its request. O(1)."""
         p = self.state.predictions.get(job.id)
         return p.estimate if p is not None else job.wallclock
-
-    def _running_span(self, job: Job, start: int, now: int) -> int:
-        return prediction.running_span(self, job, start, now)
 
     def flags_of(self, job: Job) -> frozenset[str]:
         return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS

@@ -44,7 +44,7 @@ from typing import Any, Callable
 from ..cfg import ConfigError, SchedulerConfig, load_config
 from ..core.cycle import run_cycle
 from ..model import Start
-from ..priority.policy import make_queue_policy
+from ..priority.queues import make_queue_policy
 from ..rm import registry
 from ..rm.check import check_snapshot
 from ..rm.protocol import ResourceManager, RMError

@@ -34,9 +34,18 @@ class Acl:
                 or job.account in self.accounts or job.class_ in self.classes
                 or job.qos in self.qos or "ALL" in self.users)
 
-    def is_empty(self) -> bool:
-        return not (self.users or self.groups or self.accounts or self.classes or self.qos
-                    or self.jobs)
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """A reservation's access list plus its time-based rule (TIMELIMIT, -1: none)."""
+
+    acl: Acl
+    timelimit: int = -1
+
+    def admits(self, job) -> bool:
+        if self.acl.admits(job):
+            return True
+        return 0 <= self.timelimit and job.wallclock <= self.timelimit
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,9 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..model import JobRequest, Reservation, ReservationKind, Resources
-from ..policy.standing import Access
+from ..model import Access, JobRequest, Reservation, ReservationKind, Resources
+from . import owners
 from .table import FOREVER, ReservationTable
-
-
-def owner_of(r: Reservation) -> str:
-    return f"{r.kind.value.lower()}:{r.name}"
 
 
 def _signature(r: Reservation) -> tuple:
@@ -70,7 +66,7 @@ def sync_reservations(table: ReservationTable, state, wanted: Iterable[tuple[Res
     want: dict[str, tuple[Reservation, Access]] = {}
     for r, access in wanted:
         if r.end > table.origin:
-            want[owner_of(r)] = (r, access)
+            want[owners.reservation(r)] = (r, access)
     for owner in [o for o in state.external if o not in want]:
         table.release(owner)
         del state.external[owner]
@@ -98,5 +94,5 @@ def as_reservations(held: dict[str, tuple[Reservation, Access, tuple]]) -> list[
     return out
 
 
-__all__ = ["Access", "ReservationKind", "as_reservations", "owner_of", "place",
+__all__ = ["Access", "ReservationKind", "as_reservations", "place",
            "sync_reservations"]

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ..model import ClusterSnapshot, Job
+from ..model import Access, ClusterSnapshot, Job, Reservation
+from . import owners
 from .counts import CountTable
+from .reservations import sync_reservations
 from .table import ReservationTable
 
 
@@ -27,16 +29,6 @@ def _shape(nodes) -> tuple:
     """What the table is built from: names, resources, usable or not, features, partitions.
     CPU load, node priority and idle/busy come and go without rebuilding it. O(N)."""
     return tuple((n.name, n.resources, n.state.usable, n.features, n.partitions) for n in nodes)
-
-
-def job_owner(job_id: str) -> str:
-    """The table owner of a running (or starting) job's hold."""
-    return f"job:{job_id}"
-
-
-def res_owner(job_id: str) -> str:
-    """The table owner of a queued job's priority reservation."""
-    return f"res:{job_id}"
 
 
 Span = Callable[[Job, int, int], int]
@@ -74,19 +66,9 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
         state.table_nodes = snap.nodes
     if not same_nodes:
         old = table
-        table = (CountTable if counting else ReservationTable)(snap.nodes, now)
+        table = build_table(state, snap.nodes, now, running, overrun, counting, span=span)
         if old is not None:
             table.freed = old.freed + 1     # no kept reservation survives into a new table
-        holds = []
-        state.running = {}
-        for j in running:
-            if not j.allocation:
-                continue
-            s, e = running_hold(j, now, overrun, span)
-            holds.append((job_owner(j.id), s, e, j.allocation, "job"))
-            state.running[j.id] = (s, e - s, j.allocation)
-        state.external = {}
-        table.load(holds)
         state.table, state.table_nodes = table, snap.nodes
         state.table_seq = snap.seq
         return table
@@ -95,23 +77,54 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
     delta = snap.delta
     if delta is not None and delta.prev_seq == state.table_seq and not delta.nodes_changed:
         for jid in delta.ended:
-            table.release(job_owner(jid))
+            table.release(owners.job(jid))
             state.running.pop(jid, None)
         redo = set(delta.started) | set(delta.changed)
-        redo.update(o[4:] for o in expired if o.startswith("job:") and o[4:] in by_id)
+        redo.update(j for j in map(owners.job_of, expired) if j is not None and j in by_id)
         for jid in sorted(redo):
             _place(table, state, by_id.get(jid), now, overrun, span)
     else:
         current = {j.id: j for j in running}
         for jid in [k for k in state.running if k not in current]:
-            table.release(job_owner(jid))
+            table.release(owners.job(jid))
             del state.running[jid]
         for jid, j in current.items():
             s, e = running_hold(j, now, overrun, span)
             if state.running.get(jid) != (s, e - s, j.allocation) or \
-                    job_owner(jid) not in table.holds:
+                    owners.job(jid) not in table.holds:
                 _place(table, state, j, now, overrun, span)
     state.table_seq = snap.seq
+    return table
+
+
+def build_table(state, nodes, now: int, running: Iterable[Job], overrun: int,
+                counting: bool = False, wanted: Iterable[tuple[Reservation, Access]] = (),
+                reserved: Iterable[tuple[Job, int, int, tuple, tuple[str, ...]]] = (),
+                span: Span = _limit) -> ReservationTable | CountTable:
+    """A table built from scratch, the one way both the cycle (on its first snapshot and
+    when the nodes change) and the commands (showbf, showstart: from the stored last
+    cycle) build it, so what they show is what the cycle planned on. Running jobs hold
+    their nodes (running_hold), then the non-job reservations `wanted` are held
+    (sync_reservations), then the queued jobs' priority reservations `reserved` (job,
+    start, end, allocation, the reservations it may use). `state` records the running
+    holds and the reservations held, as sync_table and sync_reservations keep them.
+    O(holds)."""
+    table = (CountTable if counting else ReservationTable)(nodes, now)
+    holds = []
+    state.running = {}
+    for j in running:
+        if not j.allocation:
+            continue
+        s, e = running_hold(j, now, overrun, span)
+        holds.append((owners.job(j.id), s, e, j.allocation, "job"))
+        state.running[j.id] = (s, e - s, j.allocation)
+    state.external = {}
+    table.load(holds)
+    if wanted:
+        sync_reservations(table, state, wanted)
+    for job, s, e, alloc, inside in reserved:
+        table.reserve(owners.priority(job.id), s, e, alloc, kind="priority", force=True,
+                      inside=inside)
     return table
 
 
@@ -119,7 +132,7 @@ def _place(table: ReservationTable, state, job: Job | None, now: int, overrun: i
            span: Span = _limit) -> None:
     if job is None:
         return
-    owner = job_owner(job.id)
+    owner = owners.job(job.id)
     if job.state.active and job.allocation and owner in table.holds:
         s, e = running_hold(job, now, overrun, span)
         if state.running.get(job.id) == (s, e - s, job.allocation):

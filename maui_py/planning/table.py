@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 from sortedcontainers import SortedList
 
 from ..model import JobRequest, Node, Resources
+from . import owners
 from .bitset import OrQueue, mask_of, members
 from .points import PointIndex
 from .nodechoice import select
@@ -85,7 +86,7 @@ class Window:
 
 
 @dataclass(slots=True)
-class Hold:
+class TableHold:
     """Resources held by one owner over [start, end): alloc is (node index, vector)."""
 
     owner: str
@@ -180,7 +181,7 @@ class ReservationTable:
         self._pts = PointIndex()
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
-        self.holds: dict[str, Hold] = {}
+        self.holds: dict[str, TableHold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
         self._compiled: dict[tuple, Compiled | NoPlacement] = {}
@@ -190,7 +191,7 @@ class ReservationTable:
         self.credits_against: dict[str, set[str]] = {}
         """Reservation owner -> the credit holds jobs inside it have taken from it."""
         self.members_of: dict[str, set[str]] = {}
-        """Reservation owner -> the holds placed inside it (see Hold.inside)."""
+        """Reservation owner -> the holds placed inside it (see TableHold.inside)."""
         self.version = 0
         """Bumped by every change of the table (a Placement remembers the one it saw)."""
         """Bumped whenever resources come free earlier than planned (a hold released before
@@ -441,7 +442,7 @@ class ReservationTable:
 
     def _register(self, owner: str, kind: str, start: int, end: int,
                   items: tuple[tuple[int, tuple[int, ...]], ...]) -> None:
-        self.holds[owner] = Hold(owner, kind, start, end, items,
+        self.holds[owner] = TableHold(owner, kind, start, end, items,
                                  mask_of([i for i, _ in items], len(self.nodes)), dict(items))
         self._ends.add((end, owner))
 
@@ -601,7 +602,7 @@ class ReservationTable:
                 else:
                     runs.append([x, y, items])
             for n, (s, e, items) in enumerate(runs):
-                credit = f"credit:{owner}:{r_owner}" if n == 0 else f"credit:{owner}@{s}:{r_owner}"
+                credit = owners.credit(owner, r_owner, s if n else None)
                 self._register(credit, "credit", s, e, items)
                 self.holds[credit].inside = (r_owner,)
                 self._splice(items, s, e, 1)
@@ -1138,7 +1139,7 @@ class ReservationTable:
             lines.append(f"node {nd.name} cap {self.resources(self.cap[i])} {steps}")
         return "\n".join(lines)
 
-    def _check_credits_within(self, h: Hold, credits: list[Hold], what: str) -> None:
+    def _check_credits_within(self, h: TableHold, credits: list[TableHold], what: str) -> None:
         """Assert that at every instant and on every node the credits add up to at most what
         hold `h` has there (credit holds carry negative vectors)."""
         per_node: dict[int, list] = {}
@@ -1176,7 +1177,7 @@ class ReservationTable:
         for r_owner, credits in self.credits_against.items():
             assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
             for c in credits:
-                assert self.holds[c].kind == "credit" and c.endswith(":" + r_owner), c
+                assert self.holds[c].kind == "credit" and owners.parse_credit(c).reservation == r_owner, c
             # credits against a reservation never take back more than it holds, where it
             # holds it (else outsiders would see less in use than the members hold)
             r = self.holds[r_owner]

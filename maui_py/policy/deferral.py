@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..core.state import DeferRecord, KeptReservation, PendingStart
 from ..model import Defer, Hold, HoldType, Job, ReleaseHold
-from ..planning.sync import job_owner, res_owner
+from ..planning import owners
 
 
 def reset_accrual(c, job_id: str, why: str) -> None:
@@ -29,7 +29,7 @@ def settle_starts(c) -> None:
         reason = st.failed.pop(jid, None)
         if job is None or job.state.active:
             continue
-        c.table.release(job_owner(jid))
+        c.table.release(owners.job(jid))
         st.running.pop(jid, None)
         start_failed(c, job, p, reason or "still idle after the start was pushed")
     st.failed.clear()
@@ -49,10 +49,10 @@ def start_failed(c, job: Job, p: PendingStart, reason: str) -> None:
             # placed around running jobs only, as a cycle with no table would place it:
             # the other reservations are re-made after (_reserved_jobs)
             for jid in st.reservations:
-                c.table.release(res_owner(jid))
-            c.table.release(res_owner(job.id))
+                c.table.release(owners.priority(jid))
+            c.table.release(owners.priority(job.id))
             try:
-                c.table.reserve(res_owner(job.id), c.now, c.now + c.span(job),
+                c.table.reserve(owners.priority(job.id), c.now, c.now + c.span(job),
                                 p.allocation, kind="priority")
             except ValueError:
                 st.reservations.pop(job.id, None)
@@ -67,7 +67,7 @@ def defer(c, job: Job, reason: str) -> None:
     st = c.state
     c.pass_defers = c.pass_defers or c.in_passes
     st.reservations.pop(job.id, None)
-    c.table.release(res_owner(job.id))
+    c.table.release(owners.priority(job.id))
     if c.defer_time <= 0:
         c.report(job.id, "blocked", reason)
         return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..model import StartKind
 from ..planning.counts import CountTable
-from ..planning.sync import res_owner
+from ..planning import owners
 from ..planning.table import Placement
 from . import deferral
 from .limits import SOFT
@@ -40,30 +40,30 @@ def reserved_jobs(c, order) -> None:
         kr = st.reservations.get(job.id)
         if (kr is None or next(made) != job.id
                 or kr.stamp != c.table.freed or kr.start <= now
-                or res_owner(job.id) not in c.table.holds
+                or owners.priority(job.id) not in c.table.holds
                 or (kr.retry_until is not None and kr.retry_until > now)):
             break
         keep.add(job.id)
     for jid in [j for j in st.reservations if j not in index]:
-        c.table.release(res_owner(jid))
+        c.table.release(owners.priority(jid))
         del st.reservations[jid]
     redo = sorted((j for j in st.reservations if j not in keep), key=index.__getitem__)
     for jid in redo:
         kr = st.reservations[jid]
         if kr.retry_until is None or kr.retry_until <= now:
-            c.table.release(res_owner(jid))
+            c.table.release(owners.priority(jid))
     for jid in redo:
         kr = st.reservations[jid]
         k = index[jid]
         job, cr, _prio = order[k]
         if kr.retry_until is not None and kr.retry_until > now:
             if kr.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
-                c.table.release(res_owner(jid))
+                c.table.release(owners.priority(jid))
                 if c.table.fits(kr.allocation, now, now + c.span(job)):
                     c.start(job, Placement(now, now + c.span(job), kr.allocation),
                             StartKind.RESERVED, k)
                     continue
-                c.table.reserve(res_owner(jid), kr.start, kr.end, kr.allocation,
+                c.table.reserve(owners.priority(jid), kr.start, kr.end, kr.allocation,
                                 kind="priority", force=True)
             continue
         if c.res_policy != "HIGHEST":
@@ -84,5 +84,5 @@ def reserved_jobs(c, order) -> None:
         if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
             c.start(job, p, StartKind.RESERVED, k)
             continue
-        c.table.reserve_placement(res_owner(jid), p, kind="priority", inside=ign)
+        c.table.reserve_placement(owners.priority(jid), p, kind="priority", inside=ign)
         kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation

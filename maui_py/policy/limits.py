@@ -136,7 +136,7 @@ class Limits:
             return f"exceeds system max job walltime ({job.wallclock} > {self.sys_wallclock} s)"
         return None
 
-    def _check(self, job: Job, usage: Usage, amounts: dict[str, int], prefix: str,
+    def _first_violation(self, job: Job, usage: Usage, amounts: dict[str, int], prefix: str,
                counters: Iterable[str], level: str) -> Violation | None:
         for counter in counters:
             override = self._limit("QOSCFG", job.qos, f"O{prefix}{counter}") if job.qos else None
@@ -160,10 +160,10 @@ class Limits:
         """Would starting `job` now exceed an active-job limit at `level`?"""
         if not self.any_active:
             return None
-        return self._check(job, usage, job_amounts(job), "MAX", ACTIVE, level)
+        return self._first_violation(job, usage, job_amounts(job), "MAX", ACTIVE, level)
 
     def idle_violation(self, job: Job, usage: Usage) -> Violation | None:
         """Would admitting `job` to the eligible queue exceed an idle limit (hard only)?"""
         if not self.any_idle:
             return None
-        return self._check(job, usage, job_amounts(job), "MAXI", IDLE, HARD)
+        return self._first_violation(job, usage, job_amounts(job), "MAXI", IDLE, HARD)

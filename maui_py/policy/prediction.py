@@ -70,10 +70,16 @@ def note_start(preds: dict, job: Job, p: Prediction, at: int) -> None:
     preds[job.id] = Prediction(p.estimate, p.source, p.user or job.user, p.request or job.wallclock, at)
 
 
-def running_span(c, job: Job, start: int, now: int) -> int:
-    """The seconds the planner gives a job running since `start`: its prediction while it
-    has not run out, then the correction; the request at most. O(1)."""
-    p = c.state.predictions.get(job.id)
-    if p is None:
-        return job.wallclock
-    return corrected_span(c.predicting.correction, p.estimate, job.wallclock, now - start)
+def planned_span(cfg, predictions: dict):
+    """(job, start, now) -> the seconds the planner gives a job running since `start`: its
+    prediction while it has not run out, then the correction; the request at most, and the
+    request for a job without a prediction. For the cycle and for the commands' view of the
+    stored state alike. O(1) per job."""
+    correction = CorrectionPolicy(cfg.get("PREDICTIONCORRECTION") or "REQUEST")
+
+    def span(job: Job, start: int, now: int) -> int:
+        p = predictions.get(job.id)
+        if p is None:
+            return job.wallclock
+        return corrected_span(correction, p.estimate, job.wallclock, now - start)
+    return span

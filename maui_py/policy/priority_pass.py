@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..core.state import KeptReservation
 from ..model import Job, StartKind
 from ..planning.counts import CountTable
-from ..planning.sync import res_owner
+from ..planning import owners
 from ..planning.table import Compiled, NoPlacement, Placement
 from . import deferral
 from .limits import SOFT
@@ -156,7 +156,7 @@ def reserve(c, job: Job, cr: Compiled, group: int,
     if why:
         deferral.defer(c, job, why)
         return None
-    c.table.reserve_placement(res_owner(job.id), p, kind="priority", inside=ign)
+    c.table.reserve_placement(owners.priority(job.id), p, kind="priority", inside=ign)
     c.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
                                                    group, c.now)
     return p

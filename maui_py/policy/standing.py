@@ -2,7 +2,8 @@
 
 Each SRCFG object becomes, at any moment, the list of its instances from the current period
 on, DEPTH periods deep, each a Reservation with its own stable name (`office.20261123`) so the
-cycle places it once and keeps it. Windows are computed in local time (the TZ of the process):
+cycle places it once and keeps it. Windows are computed in the configuration's zone
+(TIMEZONE, cfg/zone.py: the host's unless set), with calendar days (DST-correct):
 
   PERIOD INFINITY     one instance from now on, without end;
   PERIOD DAY          [day + STARTTIME, day + ENDTIME) on every day of DAYS (ENDTIME <=
@@ -22,11 +23,10 @@ every matching node).
 
 from __future__ import annotations
 
-import time as _time
-from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Sequence
 
-from ..model import Acl, Node, Reservation, ReservationKind, Resources, hostlist
+from ..model import Access, Acl, Node, Reservation, ReservationKind, Resources, hostlist
 
 DAY = 86400
 WEEK = 7 * DAY
@@ -34,37 +34,25 @@ _DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
 _FOREVER = 1 << 62
 
 
-@dataclass(frozen=True, slots=True)
-class Access:
-    """A reservation's access list plus its time-based rule (TIMELIMIT, -1: none)."""
-
-    acl: Acl
-    timelimit: int = -1
-
-    def admits(self, job) -> bool:
-        if self.acl.admits(job):
-            return True
-        return 0 <= self.timelimit and job.wallclock <= self.timelimit
+def _at(d: date, offset: int, zone: tzinfo) -> int:
+    """`offset` ([DD:]HH:MM:SS) after the start of local day d, on the wall clock: 09:00 is
+    09:00 on a day of 23 or 25 hours (a DST change) too, and a day ends at the next midnight."""
+    return int((datetime(d.year, d.month, d.day, tzinfo=zone) + timedelta(seconds=offset)).timestamp())
 
 
-def _local_midnight(t: int) -> int:
-    lt = _time.localtime(t)
-    return int(_time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday, 0, 0, 0, 0, 0, -1)))
+def day_start(t: int, days_ahead: int, zone: tzinfo) -> int:
+    """Local midnight `days_ahead` days after the day holding t."""
+    return _at(datetime.fromtimestamp(t, zone).date() + timedelta(days=days_ahead), 0, zone)
 
 
-def _day_start(t: int, days_ahead: int) -> int:
-    """Local midnight `days_ahead` days after the day holding t (DST-safe)."""
-    lt = _time.localtime(t)
-    return int(_time.mktime((lt.tm_year, lt.tm_mon, lt.tm_mday + days_ahead, 0, 0, 0, 0, 0, -1)))
+def _weekday(d: date) -> str:
+    """SUN..SAT of a date."""
+    return _DAYS[(d.weekday() + 1) % 7]
 
 
-def _weekday(midnight: int) -> str:
-    """SUN..SAT of a local midnight."""
-    return _DAYS[(_time.localtime(midnight).tm_wday + 1) % 7]
-
-
-def windows(attrs, now: int) -> list[tuple[str, int, int]]:
-    """(instance suffix, start, end) of one SRCFG object, current period first. O(DEPTH x 7)."""
+def windows(attrs, now: int, zone: tzinfo) -> list[tuple[str, int, int]]:
+    """(instance suffix, start, end) of one SRCFG object in `zone`, current period first.
+    O(DEPTH x 7)."""
     period = str(attrs.get("PERIOD") or "DAY").upper()
     depth = max(1, int(attrs.get("DEPTH") or 2))
     days = tuple(d.upper()[:3] for d in (attrs.get("DAYS") or ("ALL",)))
@@ -72,6 +60,7 @@ def windows(attrs, now: int) -> list[tuple[str, int, int]]:
     wstart, wend = attrs.get("WSTARTTIME"), attrs.get("WENDTIME")
     start = int(attrs.get("STARTTIME") or 0)
     end = attrs.get("ENDTIME")
+    today = datetime.fromtimestamp(now, zone).date()
     out = []
     if period == "INFINITY":
         return [("0", now, _FOREVER)]
@@ -79,31 +68,28 @@ def windows(attrs, now: int) -> list[tuple[str, int, int]]:
         ws = int(wstart or 0)
         we = int(wend) if wend is not None else ws + (DAY if not all_days else WEEK)
         if not all_days:
-            base = _local_midnight(now)
             for k in range(-1, 7 * depth):
-                d = _day_start(base, k)
+                d = today + timedelta(days=k)
                 if _weekday(d) in days:
-                    s, e = d + ws, d + we if we > ws else d + we + DAY
-                    out.append((_time.strftime("%Y%m%d", _time.localtime(d)), s, e))
+                    out.append((d.strftime("%Y%m%d"), _at(d, ws, zone),
+                                _at(d, we if we > ws else we + DAY, zone)))
             return [w for w in out if w[2] > now][: depth * max(1, len(days))]
         period = "WEEK"
         start, end = ws, we
     if period == "WEEK":
-        base = _local_midnight(now)
-        week = _day_start(base, -((_time.localtime(base).tm_wday + 1) % 7))
+        sunday = today - timedelta(days=(today.weekday() + 1) % 7)
         e_off = int(end) if end is not None else WEEK
         for k in range(-1, depth):
-            w = _day_start(week, 7 * k)
-            s, e = w + start, w + e_off if e_off > start else w + e_off + WEEK
-            out.append((_time.strftime("%Y%m%d", _time.localtime(w)), s, e))
+            w = sunday + timedelta(weeks=k)
+            out.append((w.strftime("%Y%m%d"), _at(w, start, zone),
+                        _at(w, e_off if e_off > start else e_off + WEEK, zone)))
         return [x for x in out if x[2] > now][:depth]
     e_off = int(end) if end is not None else DAY
-    base = _local_midnight(now)
     for k in range(-1, depth):
-        d = _day_start(base, k)
+        d = today + timedelta(days=k)
         if all_days or _weekday(d) in days:
-            s, e = d + start, d + e_off if e_off > start else d + e_off + DAY
-            out.append((_time.strftime("%Y%m%d", _time.localtime(d)), s, e))
+            out.append((d.strftime("%Y%m%d"), _at(d, start, zone),
+                        _at(d, e_off if e_off > start else e_off + DAY, zone)))
     return [x for x in out if x[2] > now]
 
 
@@ -159,7 +145,7 @@ def instances(cfg, nodes: Sequence[Node], now: int) -> list[tuple[Reservation, A
             continue        # a HOSTLIST (or features, partition) naming no node reserves nothing
         access = _acl(attrs)
         flags = frozenset(attrs.get("FLAGS") or ()) | {"STANDINGRES"}
-        for suffix, start, end in windows(attrs, now):
+        for suffix, start, end in windows(attrs, now, cfg.zone):
             r = Reservation(f"{name}.{suffix}", ReservationKind.STANDING, start, end,
                             hosts=hosts, tasks=int(attrs.get("TASKCOUNT") or 0),
                             per_task=per_task(attrs), acl=access.acl,

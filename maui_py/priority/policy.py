@@ -11,7 +11,7 @@ The cycle asks its queue policy, in this order:
                             cycle (with a reason: FBSNG's thresholds, Armada's slices);
   observe(started, view)    after the cycle, the jobs that started, in the order arranged, so
                             the policy can update its own priorities (FBSNG's QPD/QPI/SPG).
-QUEUEPOLICY picks one of POLICIES: MAUI (the default) keeps Maui's priority order and holds
+QUEUEPOLICY picks one of queues.POLICIES: MAUI (the default) keeps Maui's priority order and holds
 nothing back; ARMADA (armada.py) and FBSNG (fbsng.py) share the cluster between queues, a queue
 being the jobs with one value of the QUEUECREDENTIAL credential. Maui fair share (fairshare.py,
 FSPOLICY) is composed into every policy through `FairShareHost`, so it works under any of them.
@@ -173,31 +173,3 @@ class MauiFairShare(FairShareHost):
     the cycle calls it (caps, starts) because it is not exactly MauiOrder."""
 
     name = "MAUI"
-
-
-def _maui(cfg) -> FairShareHost:
-    fs_on = cfg.get("FSPOLICY") != "NONE"
-    return MauiFairShare(cfg) if fs_on else MauiOrder(cfg)
-
-
-def make_queue_policy(cfg) -> QueuePolicy:
-    """The policy the configuration asks for (QUEUEPOLICY; MAUI when unset)."""
-    name = str(cfg.get("QUEUEPOLICY")).upper()
-    factory = POLICIES.get(name)
-    if factory is None:
-        raise ValueError(f"QUEUEPOLICY {name}: unknown (known: {', '.join(sorted(POLICIES))})")
-    return factory(cfg)
-
-
-def _armada(cfg) -> FairShareHost:
-    from .armada import ArmadaPolicy     # armada.py and fbsng.py build on this module
-    return ArmadaPolicy(cfg)
-
-
-def _fbsng(cfg) -> FairShareHost:
-    from .fbsng import FbsngPolicy
-    return FbsngPolicy(cfg)
-
-
-POLICIES: dict[str, Any] = {"MAUI": _maui, "ARMADA": _armada, "FBSNG": _fbsng}
-"""QUEUEPOLICY name -> factory(cfg)."""

@@ -63,11 +63,9 @@ class SimulatedRM:
 
     name = "sim"
 
-    def __init__(self, nodes: Sequence[Node], clock: Callable[[], int],
-                 on_start: Callable[[SimRecord], None] | None = None):
+    def __init__(self, nodes: Sequence[Node], clock: Callable[[], int]):
         self.nodes = tuple(nodes)
         self.clock = clock
-        self.on_start = on_start
         self._free = {n.name: n.resources for n in self.nodes}
         self._names = tuple(n.name for n in self.nodes)
         self._index = {name: i for i, name in enumerate(self._names)}
@@ -158,8 +156,6 @@ class SimulatedRM:
         rec.start, rec.kind = now, d.kind
         rec.runs, rec.cluster = self._runs(d.allocation), self._names
         self._started.add(d.job_id)
-        if self.on_start is not None:
-            self.on_start(rec)
         return None
 
     def _runs(self, allocation) -> tuple[int, ...]:

@@ -130,9 +130,6 @@ class LastCycle:
     reservations: dict[str, list[Reservation]] = field(default_factory=dict)
     """By source: priority, rm, admin."""
 
-    def all_reservations(self) -> list[Reservation]:
-        return [r for src in (PRIORITY, STANDING, ADMIN, RM) for r in self.reservations.get(src, ())]
-
 
 def _uri(path: str | Path, **params: str) -> str:
     query = urllib.parse.urlencode(params)

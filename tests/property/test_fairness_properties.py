@@ -10,7 +10,8 @@ from maui_py.cfg import FsTarget, parse_config
 from maui_py.priority.armada import as_usage, resource_scarcity, slice_resource
 from maui_py.priority.fairshare import SYSTEM, FairShare, decayed, fs_subfactor
 from maui_py.priority.fbsng import FbsngPolicy
-from maui_py.priority.policy import PolicyView, make_queue_policy
+from maui_py.priority.policy import PolicyView
+from maui_py.priority.queues import make_queue_policy
 from tests.scenarios.build import job
 
 pct = st.floats(0, 100)

@@ -4,7 +4,9 @@ decides on the same snapshot, and `explain` does not change any decision.
 Random sequences of arrivals, job ends, refused starts and node changes drive the simulated
 resource manager; at every step the same snapshot goes to three cycles: the incremental one
 (its table, compiled requests and engine carried over), one whose state keeps only what the
-store persists (every cache dropped), and the incremental one with explain on.
+store persists (every cache dropped), and the incremental one with explain on. The table
+the commands build from what the cycle decided (planning.sync.build_table, as showbf and
+showstart build it) holds what the cycle's own table holds.
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ from hypothesis import strategies as st
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
 from maui_py.core.state import SchedulerState
-from maui_py.model import Job, JobRequest, Node, NodeState, Resources, Start
+from maui_py.model import Job, JobRequest, JobState, Node, NodeState, Reserve, Resources, Start
+from maui_py.planning.counts import CountTable
+from maui_py.planning.sync import build_table
+from maui_py.policy.prediction import planned_span
 from maui_py.rm.protocol import StartFailure
 from maui_py.sim.rm import SimulatedRM
 
@@ -47,6 +52,39 @@ def persisted(state: SchedulerState) -> dict:
     out["reservations"] = {j: (kr.start, kr.end, kr.allocation, kr.retry_until)
                            for j, kr in state.reservations.items()}
     return out
+
+
+def held(table) -> dict:
+    """Owner -> (kind, start from the origin on, end, (node index, procs) ...) of every hold
+    that names nodes, on either planner (a count planner's future reservation names none)."""
+    out = {}
+    for owner, h in table.holds.items():
+        if isinstance(table, CountTable):
+            per: dict[int, int] = {}
+            for name, r in h.allocation:
+                per[table.index[name]] = per.get(table.index[name], 0) + r.procs
+        else:
+            per = {i: v[0] for i, v in h.alloc}
+        if per and h.kind != "credit":
+            out[owner] = (h.kind, max(h.start, table.origin), h.end, tuple(sorted(per.items())))
+    return out
+
+
+def as_commands_build(snap, result, cfg):
+    """The table built from scratch from the snapshot and the cycle's decisions: jobs it
+    started run from now, its Reserve decisions are the priority reservations."""
+    now = snap.now
+    started = {d.job_id: d for d in result.decisions if isinstance(d, Start)}
+    active = [replace(j, state=JobState.STARTING, start_time=now,
+                      allocation=started[j.id].allocation) if j.id in started else j
+              for j in snap.jobs if j.state.active or j.id in started]
+    by_id = {j.id: j for j in snap.jobs}
+    reserved = [(by_id[d.job_id], d.start, d.end, d.allocation, ())
+                for d in result.decisions if isinstance(d, Reserve) and d.allocation]
+    return build_table(SchedulerState(), snap.nodes, now, active,
+                       int(cfg.get("JOBMAXOVERRUN") or 0),
+                       isinstance(result.state.table, CountTable), reserved=reserved,
+                       span=planned_span(cfg, result.state.predictions))
 
 
 @st.composite
@@ -117,6 +155,9 @@ def test_incremental_cycles_decide_as_cycles_built_from_scratch(sc):
         assert persisted(got.state) == persisted(want.state), f"step {k} ({kind})"
         state = got.state
         state.table._check()
+        built = as_commands_build(snap, got, cfg)
+        built._check()
+        assert held(built) == held(state.table), f"step {k} ({kind}): commands' table"
         decisions = got.decisions
         refused = []
         if kind == "refuse":

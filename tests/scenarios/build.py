@@ -29,7 +29,8 @@ def snapshot(now: int, nodes, jobs, seq: int = 0) -> ClusterSnapshot:
 
 
 def config(text: str = ""):
-    return parse_config(text, "test.cfg")
+    """The configuration `text` in UTC (TIMEZONE; a line of `text` may set another zone)."""
+    return parse_config("TIMEZONE UTC\n" + text, "test.cfg")
 
 
 def replay(nodes, jobs, cfg_text: str = "", runtimes: dict[str, int] | None = None,

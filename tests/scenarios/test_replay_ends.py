@@ -2,8 +2,6 @@
 deferred, then held with its reason, and the jobs behind it run; a HOSTLIST that names no
 node reserves nothing."""
 
-import pytest
-
 from maui_py.sim.report import summary_text
 
 from .build import cluster, job, replay
@@ -11,9 +9,6 @@ from .build import cluster, job, replay
 MONDAY_0800 = 1795420800  # Mon 2026-11-23 08:00:00 UTC
 DAILY_HOUR = ("DEFERTIME 00:30:00\nDEFERCOUNT 2\nRESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n"
               "SRCFG[maint] STARTTIME=02:00:00 ENDTIME=03:00:00 PERIOD=DAY USERLIST=root\n")
-
-
-pytestmark = pytest.mark.usefixtures("utc")
 
 
 def test_a_job_longer_than_the_gap_between_daily_instances_is_held_and_the_rest_run():

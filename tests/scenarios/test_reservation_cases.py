@@ -1,6 +1,7 @@
 """Standing and administrative reservations with access control (issue 9)."""
 
 import time
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -11,9 +12,7 @@ from maui_py.policy.standing import windows
 from .build import cluster, config, job, replay, snapshot
 
 MONDAY_0800 = 1795420800  # Mon 2026-11-23 08:00:00 UTC
-
-
-pytestmark = pytest.mark.usefixtures("utc")
+UTC = ZoneInfo("UTC")
 
 
 def held(result, name_prefix):
@@ -23,7 +22,7 @@ def held(result, name_prefix):
 def test_period_day_office_hours_on_weekdays_only():
     attrs = {"PERIOD": "DAY", "DAYS": ("MON", "TUE", "WED", "THU", "FRI"),
              "STARTTIME": 9 * 3600, "ENDTIME": 17 * 3600, "DEPTH": 7}
-    got = windows(attrs, MONDAY_0800)
+    got = windows(attrs, MONDAY_0800, UTC)
     assert [time.strftime("%a %H:%M", time.gmtime(s)) for _n, s, _e in got] == [
         "Mon 09:00", "Tue 09:00", "Wed 09:00", "Thu 09:00", "Fri 09:00"]
     assert all(e - s == 8 * 3600 for _n, s, e in got)
@@ -31,10 +30,10 @@ def test_period_day_office_hours_on_weekdays_only():
 
 def test_period_week_and_week_offsets_with_days():
     week = windows({"PERIOD": "WEEK", "STARTTIME": 86400 + 3600, "ENDTIME": 86400 + 7200,
-                    "DEPTH": 2}, MONDAY_0800)
+                    "DEPTH": 2}, MONDAY_0800, UTC)
     assert [time.strftime("%a %d %H:%M", time.gmtime(s)) for _n, s, _e in week] == ["Mon 30 01:00"]
     night = windows({"DAYS": ("MON",), "WSTARTTIME": 22 * 3600, "WENDTIME": 86400 + 6 * 3600},
-                    MONDAY_0800)
+                    MONDAY_0800, UTC)
     s, e = night[0][1], night[0][2]
     assert time.strftime("%a %H:%M", time.gmtime(s)) == "Mon 22:00"
     assert time.strftime("%a %H:%M", time.gmtime(e)) == "Tue 06:00"

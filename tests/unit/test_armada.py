@@ -9,7 +9,8 @@ from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
 from maui_py.priority.armada import (ArmadaPolicy, QueueInfo, _Pending, as_usage, lease, pick_queue,
                                      resource_scarcity, slice_resource)
-from maui_py.priority.policy import PolicyView, make_queue_policy
+from maui_py.priority.policy import PolicyView
+from maui_py.priority.queues import make_queue_policy
 from tests.scenarios.build import cluster, job, snapshot
 
 

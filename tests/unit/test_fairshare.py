@@ -7,7 +7,8 @@ import pytest
 from maui_py.cfg import FsTarget, parse_config
 from maui_py.core.cycle import run_cycle
 from maui_py.priority.fairshare import SYSTEM, FairShare, decayed, fs_subfactor
-from maui_py.priority.policy import MauiFairShare, MauiOrder, make_queue_policy
+from maui_py.priority.policy import MauiFairShare, MauiOrder
+from maui_py.priority.queues import make_queue_policy
 from tests.scenarios.build import cluster, job, snapshot
 
 H12 = 43200

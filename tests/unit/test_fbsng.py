@@ -5,7 +5,8 @@ import json
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
 from maui_py.priority.fbsng import FbsngPolicy, Round
-from maui_py.priority.policy import PolicyView, make_queue_policy
+from maui_py.priority.policy import PolicyView
+from maui_py.priority.queues import make_queue_policy
 from tests.scenarios.build import cluster, job, snapshot
 
 

@@ -26,6 +26,7 @@ from maui_py.model import (Acl, ClusterSnapshot, Defer, Hold, HoldType, Job, Job
                            NodeState, ReleaseHold, Reservation, ReservationKind, Reserve, Resources,
                            SnapshotDelta, Start, StartKind)
 from maui_py.priority import policy as queue_policies
+from maui_py.priority import queues
 from maui_py.priority.engine import Breakdown
 from maui_py.store import Store, StoreError, StoreReader, schema
 from maui_py.store.codec import decode_decision, dumps, encode_decision, loads
@@ -336,7 +337,7 @@ def test_a_restarted_daemon_decides_what_the_running_one_would(tmp_path, monkeyp
     queue policy's lasting data (here a usage count) carries on from where it was. The state
     holds priority reservations, start counts of refused starts (whose nodes another job
     took meanwhile) and pending starts."""
-    monkeypatch.setitem(queue_policies.POLICIES, "MAUI", lambda cfg: CountingPolicy())
+    monkeypatch.setitem(queues.POLICIES, "MAUI", lambda cfg: CountingPolicy())
     cfg = parse_config(f"RESERVATIONDEPTH 2\nRESERVATIONPOLICY {policy}\nDEFERSTARTCOUNT 2\n"
                        "RESERVATIONRETRYTIME 100\n")
     store = Store.open(tmp_path / "s.db")

@@ -3,6 +3,7 @@
 import pytest
 
 from maui_py.model import JobRequest, Node, NodeState, Resources
+from maui_py.planning import owners
 from maui_py.planning.table import FOREVER, OverAllocation, ReservationTable, Window
 
 R = Resources.of
@@ -198,4 +199,4 @@ def test_a_job_inside_a_reservation_is_counted_once():
     t.reserve("job:m2", 0, 2000, [("n0", R(2))], inside=("sr:x",))
     t.release("sr:x")                               # the reservation goes: its credit too
     t._check()
-    assert t.free_at("n0", 0) == R(6, 8000) and "credit:job:m2:sr:x" not in t.holds
+    assert t.free_at("n0", 0) == R(6, 8000) and owners.credit("job:m2", "sr:x") not in t.holds

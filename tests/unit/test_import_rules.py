@@ -1,0 +1,189 @@
+"""What each room (package) may import, read from the table in docs/architecture.md and
+checked against the imports of every module (ast, no import is run); and no import circle
+between modules.
+
+The table in the doc is the one source: a room's row lists the rooms (or single modules,
+`core.state`) of maui_py it may import besides itself. Circles are looked for over the
+imports a module runs when it is loaded: module level, TYPE_CHECKING blocks left out, and
+a package's __init__ counted as imported with any of its submodules.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "architecture.md"
+MARKER = "<!-- import rules: read by tests/unit/test_import_rules.py -->"
+KNOWN_CIRCLES = {frozenset({"maui_py.cfg.params", "maui_py.cfg.params_queues",
+                            "maui_py.cfg.params_runtime", "maui_py.cfg.params_predict"})}
+"""Circles another change removes (issue 15, the parameter table's split); a circle listed
+here must still exist, so the entry goes when it does."""
+
+
+def module_files() -> dict[str, Path]:
+    """maui_py.x.y -> file, adapters/ mapped into maui_py.adapters as pyproject.toml does."""
+    out = {}
+    for base, prefix in ((ROOT / "maui_py", ("maui_py",)), (ROOT / "adapters", ("maui_py", "adapters"))):
+        for path in base.rglob("*.py"):
+            parts = prefix + path.relative_to(base).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+FILES = module_files()
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
+            or isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _module_level(body: list[ast.stmt]):
+    """Import statements run when the module loads (not in functions or TYPE_CHECKING)."""
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                yield from _module_level(node.body)
+            yield from _module_level(node.orelse)
+        elif isinstance(node, ast.Try):
+            for part in (node.body, *(h.body for h in node.handlers), node.orelse, node.finalbody):
+                yield from _module_level(part)
+
+
+def _resolve(name: str) -> str | None:
+    while name and name not in FILES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def imports_of(module: str) -> set[str]:
+    """The maui_py modules `module` imports at module level, each the deepest module named."""
+    path = FILES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = set()
+    for node in _module_level(ast.parse(path.read_text(), str(path)).body):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        else:
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in FILES else base for a in node.names]
+        for t in targets:
+            got = _resolve(t) if t.startswith("maui_py") else None
+            if got and got != module:
+                out.add(got)
+    return out
+
+
+def room_of(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def read_rules() -> dict[str, set[str]]:
+    """room -> what it may import, from the table after MARKER in docs/architecture.md."""
+    lines = DOC.read_text().split(MARKER, 1)[1].strip().splitlines()
+    rules = {}
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        room, allowed = (c.strip() for c in line.strip("|").split("|")[:2])
+        rules[room.strip("`")] = set(re.findall(r"`([a-z_.]+)`", allowed))
+    return rules
+
+
+def allowed(target: str, rule: set[str]) -> bool:
+    rest = target.split(".", 1)[1]
+    return any(rest == r or rest.startswith(r + ".") or r.startswith(rest + ".") for r in rule)
+
+
+def test_the_doc_has_a_rule_for_every_room():
+    rooms = {p.parent.name for p in (ROOT / "maui_py").glob("*/__init__.py")} | {"adapters"}
+    assert set(read_rules()) == rooms
+
+
+def test_every_module_imports_only_what_its_room_may():
+    rules = read_rules()
+    bad = []
+    for module in sorted(FILES):
+        room = room_of(module)
+        if room not in rules:
+            continue
+        for target in sorted(imports_of(module)):
+            if room_of(target) not in ("", room) and not allowed(target, rules[room]):
+                bad.append(f"{module} imports {target}")
+    assert not bad, "\n".join(bad)
+
+
+def _loaded_with(module: str) -> set[str]:
+    """What loading `module` loads first: its imports and their packages' __init__ (not
+    its own packages', which Python has started loading already)."""
+    own = {module.rsplit(".", k)[0] for k in range(1, module.count(".") + 1)}
+    out = set()
+    for target in imports_of(module):
+        parts = target.split(".")
+        out.update(".".join(parts[:i]) for i in range(2, len(parts) + 1))
+    return {m for m in out if m in FILES} - own - {module}
+
+
+def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            w = next(it, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, ())))))
+                elif w in on:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = set()
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.add(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    found.append(frozenset(comp))
+    return found
+
+
+def test_no_import_circles():
+    found = set(circles({m: _loaded_with(m) for m in FILES}))
+    assert found - KNOWN_CIRCLES == set(), sorted(map(sorted, found - KNOWN_CIRCLES))
+    assert KNOWN_CIRCLES <= found, "a known circle is gone: drop it from KNOWN_CIRCLES"
+
+
+def test_the_checks_see_a_rule_broken_and_a_circle():
+    assert "maui_py.core.state" in imports_of("maui_py.policy.deferral")
+    assert not allowed("maui_py.core.cycle", read_rules()["policy"])
+    assert allowed("maui_py.core.state", read_rules()["policy"])
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
