@@ -201,7 +201,8 @@ def main() -> int:
                     "(e.g. 5544x16); the reference gets its processor count")
     ap.add_argument("--estimates", choices=("max", "requested"), default="max",
                     help="max: a job that ran past its request gets its runtime as estimate "
-                    "(the published figures); requested: the README's rule")
+                    "(issue 12's figures); requested: the README's rule, and the published "
+                    "figures' (benchmarks/prediction.py reproduces those)")
     args = ap.parse_args()
     if args.maui_child:
         print(json.dumps(maui_child(args.maui_child[0], args.maui_config or "",

@@ -26,9 +26,9 @@ POLICIES = {
     "conservative": "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 100000\nBACKFILLPOLICY FIRSTFIT\n",
 }
 ESTIMATES = "max"
-"""The published figures were made with estimates raised to the recorded runtime for jobs
-that ran past their request (pyss; docs/simulator.md); --estimates requested for the
-README's rule."""
+"""The estimate rule of the issue-12 figures (docs/simulator.md, Figures). The published
+figures were made with the request as estimate and one pass per event: those are reproduced
+by benchmarks/prediction.py (issue 17), not here."""
 PUBLISHED = {"KTH-SP2-1996-2.1-cln.swf.gz": 92.58, "CTC-SP2-1996-3.1-cln.swf.gz": 49.57,
              "SDSC-SP2-1998-4.2-cln.swf.gz": 87.87}
 
