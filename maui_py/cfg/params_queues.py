@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .params import ACTIVE, BOOL, INT, OBJ, TIME, Attr, P, _group
-from .values import MAX_DOUBLE, Double, Enum, Integer
+from .choices import QueueCredential, QueuePolicyName
+from .rows import ACTIVE, BOOL, INT, OBJ, TIME, Attr, P, _group
+from .values import MAX_DOUBLE, Choice, Double, Integer
 
 
 class _Bounded(Double):
@@ -57,10 +58,10 @@ def _p(name: str, vtype, default: Any, doc: str) -> Any:
 
 ROWS: list = _group(
     "Queue policies",
-    _p("QUEUEPOLICY", Enum("MAUI", "ARMADA", "FBSNG"), "MAUI", "how the priority-ordered queue is arranged "
+    _p("QUEUEPOLICY", Choice.of(QueuePolicyName), "MAUI", "how the priority-ordered queue is arranged "
        "before reservations and backfill: MAUI (as is), ARMADA (queue slices), FBSNG (queue and section "
        "priority gaps)"),
-    _p("QUEUECREDENTIAL", Enum("CLASS", "ACCOUNT", "USER", "QOS"), "CLASS", "the job credential that names "
+    _p("QUEUECREDENTIAL", Choice.of(QueueCredential), "CLASS", "the job credential that names "
        "a job's queue under ARMADA and FBSNG (a job without one is in queue DEFAULT)"),
     replace(OBJ("QUEUECFG", QUEUE_ATTRS, "per-queue ARMADA and FBSNG settings; QUEUECFG[DEFAULT] applies "
                 "to queues not listed", active=True, origin="maui-py"), default_source="maui-py"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .params import STRING, TIME, P, _group
+from .rows import STRING, TIME, P, _group
 from .values import Integer
 
 
