@@ -25,6 +25,7 @@ from ..cfg import SchedulerConfig
 from ..core.cycle import JobReport, res_owner
 from ..core.state import SchedulerState
 from ..model import HoldType, Job, JobState, NodeState, Reservation, ReservationKind
+from ..model.report import ReportStatus
 from ..planning.reservations import owner_of
 from ..planning.sync import job_owner, running_hold
 from ..planning.table import ReservationTable
@@ -32,7 +33,7 @@ from ..policy.standing import Access
 from ..store import LastCycle
 from ..store.reader import ADMIN, PRIORITY, RM, STANDING
 
-WAITING_BLOCKED = ("blocked", "deferred", "held")
+WAITING_BLOCKED = (ReportStatus.BLOCKED, ReportStatus.DEFERRED, ReportStatus.HELD)
 """Report statuses that keep a job out of the idle list (Maui: not in MUIQ)."""
 UP_STATES = (NodeState.IDLE, NodeState.RUNNING, NodeState.BUSY, NodeState.DRAINING)
 
@@ -89,7 +90,7 @@ class View:
     # -------------------------------------------------------------------- jobs
     def started(self, job_id: str) -> bool:
         rep = self.reports.get(job_id)
-        return rep is not None and rep.status == "started"
+        return rep is not None and rep.status == ReportStatus.STARTED
 
     @cached_property
     def jobs(self) -> dict[str, Job]:

@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 
 from sortedcontainers import SortedList
 
+from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
 from .bitset import OrQueue, mask_of, members
 from .points import PointIndex
@@ -1014,7 +1015,7 @@ class ReservationTable:
 
     def earliest_start(self, request: JobRequest, wallclock: int, after: int | None = None,
                        *, until: int | None = None, ignore: Iterable[str] = (),
-                       policy: str = "FIRSTAVAILABLE", job_class: str = "",
+                       policy: NodeAllocation = NodeAllocation.FIRSTAVAILABLE, job_class: str = "",
                        exclusive: bool | None = None) -> Placement | NoPlacement:
         """The earliest start at or after `after` (default: now) and the nodes to use.
 

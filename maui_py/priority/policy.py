@@ -29,12 +29,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
+from ..cfg.choices import FairSharePolicy, QueueCredential, QueuePolicyName
 from ..cfg.params import PARAMS
 from ..model import Job
 from .fairshare import FairShare
 
 DEFAULT_QUEUE = "DEFAULT"
-_CRED_ATTR = {"CLASS": "class_", "ACCOUNT": "account", "USER": "user", "QOS": "qos"}
+CRED_ATTR: dict[QueueCredential, str] = {
+    QueueCredential.CLASS: "class_", QueueCredential.ACCOUNT: "account", QueueCredential.USER: "user",
+    QueueCredential.QOS: "qos",
+}
+"""QUEUECREDENTIAL -> the Job attribute that names a job's queue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,7 @@ class QueueSettings:
     QUEUECFG[DEFAULT], else the attribute's default), read once per configuration."""
 
     def __init__(self, cfg):
-        self.attr = _CRED_ATTR[cfg.get("QUEUECREDENTIAL")]
+        self.attr = CRED_ATTR[cfg.get("QUEUECREDENTIAL")]
         self._objects = cfg.objects("QUEUECFG")
         self._defaults = {a: row.default for a, row in PARAMS["QUEUECFG"].attrs.items()}
         self._cache: dict[tuple[str, str], Any] = {}
@@ -176,17 +181,13 @@ class MauiFairShare(FairShareHost):
 
 
 def _maui(cfg) -> FairShareHost:
-    fs_on = cfg.get("FSPOLICY") != "NONE"
+    fs_on = cfg.get("FSPOLICY") != FairSharePolicy.NONE
     return MauiFairShare(cfg) if fs_on else MauiOrder(cfg)
 
 
 def make_queue_policy(cfg) -> QueuePolicy:
     """The policy the configuration asks for (QUEUEPOLICY; MAUI when unset)."""
-    name = str(cfg.get("QUEUEPOLICY")).upper()
-    factory = POLICIES.get(name)
-    if factory is None:
-        raise ValueError(f"QUEUEPOLICY {name}: unknown (known: {', '.join(sorted(POLICIES))})")
-    return factory(cfg)
+    return POLICIES[cfg.get("QUEUEPOLICY")](cfg)
 
 
 def _armada(cfg) -> FairShareHost:
@@ -199,5 +200,6 @@ def _fbsng(cfg) -> FairShareHost:
     return FbsngPolicy(cfg)
 
 
-POLICIES: dict[str, Any] = {"MAUI": _maui, "ARMADA": _armada, "FBSNG": _fbsng}
-"""QUEUEPOLICY name -> factory(cfg)."""
+POLICIES: dict[QueuePolicyName, Any] = {QueuePolicyName.MAUI: _maui, QueuePolicyName.ARMADA: _armada,
+                                        QueuePolicyName.FBSNG: _fbsng}
+"""QUEUEPOLICY -> factory(cfg)."""
