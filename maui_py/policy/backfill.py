@@ -33,8 +33,9 @@ def greedy_pick(cands: Sequence[tuple], procs: int, kind: BackfillMetric, max_sc
     processors fit in `procs`: depth-first search with backtracking over at most
     `max_schedules` partial schedules (BACKFILLMAXSCHEDULES), best bound first.
     Returns the chosen candidates in priority (input) order. O(max_schedules)."""
-    items = sorted(range(len(cands)), key=lambda i: -metric(cands[i][1], kind))
-    values = [metric(cands[i][1], kind) for i in items]
+    value = METRICS[kind]
+    items = sorted(range(len(cands)), key=lambda i: -value(cands[i][1]))
+    values = [value(cands[i][1]) for i in items]
     sizes = [cands[i][1].procs for i in items]
     suffix = [0.0] * (len(items) + 1)
     for k in range(len(items) - 1, -1, -1):
@@ -131,7 +132,8 @@ def greedy(c, cands, level) -> None:
 def best_fit(c, cands, level) -> None:
     """BESTFIT: first fit over the candidates by BACKFILLMETRIC, largest first (ties keep
     priority order)."""
-    first_fit(c, sorted(cands, key=lambda e: -metric(e[1], c.bf_metric)), level)
+    value = METRICS[c.bf_metric]
+    first_fit(c, sorted(cands, key=lambda e: -value(e[1])), level)
 
 
 PASSES: dict[BackfillPolicy, Callable | None] = {
