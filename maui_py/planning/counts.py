@@ -403,9 +403,8 @@ class CountTable:
                 return None
 
     def earliest_start(self, request: JobRequest | Compiled, wallclock: int,
-                       after: int | None = None, *, until: int | None = None,
-                       ignore: Iterable[str] = (), policy: NodeAllocation = NodeAllocation.FIRSTAVAILABLE,
-                       job_class: str = "", exclusive: bool | None = None
+                       after: int | None = None, *, policy: NodeAllocation, until: int | None = None,
+                       ignore: Iterable[str] = (), job_class: str = "", exclusive: bool | None = None
                        ) -> Placement | NoPlacement:
         """The earliest start at or after `after` (default: now). A start now comes with
         the nodes to use (free processors in node order: on identical nodes any choice is as
