@@ -31,6 +31,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Hashable, Sequence
 
+from maui_py.cfg import PARAMS
 from maui_py.model import (
     ClusterSnapshot, Decision, Defer, HoldType, Job, JobState, Node, ReleaseHold, Reservation,
     Reserve, Start,
@@ -58,6 +59,16 @@ GATE_REASONS = frozenset({"JobHeldUser", "JobHeldAdmin"})
 """Reasons of a job Slurm keeps held (the gate, or an admin hold): not released."""
 
 
+def _setting(given: Any, cfg: Any, rm_name: str, attr: str) -> Any:
+    """A constructor keyword when given, else RMCFG[rm_name] <attr> (its table default when the
+    file does not set it, or when there is no configuration)."""
+    if given is not None:
+        return given
+    if cfg is not None:
+        return cfg.object("RMCFG", rm_name).value(attr)
+    return PARAMS["RMCFG"].attrs[attr].default
+
+
 def parse_partition_max_times(text: str) -> dict[str, int]:
     """`scontrol show partition -o` -> {partition: MaxTime in seconds}; partitions without
     a limit (UNLIMITED) are left out, and so is a line that cannot be read (logged).
@@ -81,18 +92,19 @@ def parse_partition_max_times(text: str) -> dict[str, int]:
 class SlurmAdapter:
     """The ResourceManager protocol over Slurm's command-line tools.
 
-    cfg, rm_name: RMCFG[rm_name] gives TIMEOUT (seconds per command, default 30) and
-    CONFIGFILE (passed to every command as SLURM_CONF; else the environment's).
-    hold_all: jobs enter held by our job_submit.lua (JobHeldUser is the gate, not a hold).
-    verify_timeout: seconds to wait after releasing for the jobs to run (0: don't wait).
-    mirror_reservations: mirror Reserve decisions as Slurm reservations `maui.<job>`.
-    read_reservations: put Slurm's own reservations into the snapshot.
+    cfg, rm_name: RMCFG[rm_name] gives TIMEOUT (seconds per command, default 30),
+    CONFIGFILE (passed to every command as SLURM_CONF; else the environment's) and the four
+    settings below, each of which a keyword given here overrides:
+    hold_all (HOLDALL): jobs enter held by our job_submit.lua (JobHeldUser is the gate, not a hold).
+    verify_timeout (VERIFYTIMEOUT): seconds to wait after releasing for the jobs to run (0: don't wait).
+    mirror_reservations (MIRRORRESERVATIONS): mirror Reserve decisions as Slurm reservations `maui.<job>`.
+    read_reservations (READRESERVATIONS): put Slurm's own reservations into the snapshot.
     """
 
     def __init__(self, cfg: Any, rm_name: str, *, runner: Runner = run,
                  clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep,
-                 hold_all: bool = True, verify_timeout: float = 0.0,
-                 mirror_reservations: bool = False, read_reservations: bool = True,
+                 hold_all: bool | None = None, verify_timeout: float | None = None,
+                 mirror_reservations: bool | None = None, read_reservations: bool | None = None,
                  slurm_conf: str | None = None, poll_interval: float = 0.2,
                  partition_refresh: float = 60.0):
         attrs = cfg.object("RMCFG", rm_name) if cfg is not None else {}
@@ -102,8 +114,10 @@ class SlurmAdapter:
         conf = slurm_conf or attrs.get("CONFIGFILE")
         self._env = {**os.environ, "SLURM_CONF": str(conf)} if conf else None
         self._runner, self._clock, self._sleep = runner, clock, sleep
-        self.hold_all, self.verify_timeout = hold_all, float(verify_timeout)
-        self.mirror_reservations, self.read_reservations = mirror_reservations, read_reservations
+        self.hold_all = _setting(hold_all, cfg, rm_name, "HOLDALL")
+        self.verify_timeout = float(_setting(verify_timeout, cfg, rm_name, "VERIFYTIMEOUT"))
+        self.mirror_reservations = _setting(mirror_reservations, cfg, rm_name, "MIRRORRESERVATIONS")
+        self.read_reservations = _setting(read_reservations, cfg, rm_name, "READRESERVATIONS")
         self.poll_interval = poll_interval
         self.json: bool | None = None          # None until the first snapshot finds out
         self.bad_constraints: frozenset[str] = frozenset()

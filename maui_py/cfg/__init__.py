@@ -1,7 +1,7 @@
 """maui.cfg for maui-py: one declarative parameter table, a pyparsing grammar, a typed frozen config.
 
     cfg = load_config("maui.cfg")          # or parse_config(text, "maui.cfg"); raises ConfigError
-    cfg.get("BACKFILLPOLICY")              # "FIRSTFIT"
+    cfg.get("BACKFILLPOLICY")              # BackfillPolicy.FIRSTFIT (cfg/choices.py; == "FIRSTFIT")
     cfg.indexed("RESERVATIONDEPTH")        # {0: 1}
     cfg.object("USERCFG", "john")          # CredConfig: {"PRIORITY": 100, "FSTARGET": FsTarget(10.0, "ceiling")}
 

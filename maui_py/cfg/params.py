@@ -18,71 +18,29 @@ Columns:
   origin          "src" (in 3.3.1), "doc" (documented only), "maui-py" (our addition).
   maps_to         legacy per-attribute forms (SRSTARTTIME[x], RMTYPE[x], QOSPRIORITY[x]) are
                   stored as that attribute of that object (SRCFG[x] STARTTIME=...).
+  acts_in         the module that acts on an active row or attribute (ACTS_IN, ATTR_ACTS_IN below).
+
+The row types and builders are in rows.py, policy values in choices.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
-from .values import (
-    INFINITY, AclTime, Boolean, ComponentWeight, Days, Double, Enum, EnumList, Flags, FsPolicy, FsTargetType, HostList,
-    Integer, LimitType, Name, PolicyList, Resources, RmType, String, StringList, Time, ValueType,
-    MAX_WEIGHT, nearest,
+from . import params_predict, params_queues, params_runtime
+from .choices import (AccrualPolicy, BackfillMetric, BackfillOrder, BackfillPolicy, FairSharePolicy, NodeAllocation,
+                      PredictionPolicy, ReservationPolicy)
+from .rows import (  # the scopes, statuses and row types are also read from here (loader.py, cli/)
+    ACCEPTED, ACTIVE, BOOL, CAP, COMPONENT_WEIGHT, COUNT, DOUBLE, FSTARGET, GLOBAL, HOSTS, INDEXED, INT, LIMIT, NAME,
+    NAMES, OBJ, OBJECT, P, PAR, PARTITION, QLIST, SCOPES, STACK, STRING, TIME, TIME_LIMIT, USERS, WEIGHT, Attr, Param,
+    _a, _group,
 )
 from .zone import ZONE
-
-GLOBAL, PARTITION, STACK, OBJECT, INDEXED = "global", "partition", "stack", "object", "indexed"
-ACTIVE, ACCEPTED = "active", "accepted"
-SCOPES = (GLOBAL, PARTITION, STACK, OBJECT, INDEXED)
-
-
-@dataclass(frozen=True)
-class Attr:
-    """One attribute of a `*CFG` parameter (`USERCFG[john] FSTARGET=10.0-`)."""
-
-    name: str
-    type: ValueType
-    default: Any = None
-    doc: str = ""
-    default_source: str = "same"
-    status: str = ACCEPTED
-    multidim: bool = False
-    """Accepts a credential index, as throttling limits do: `MAXPROC[USER:steve]=50`."""
-    other_default: str = ""
-
-
-@dataclass(frozen=True)
-class Param:
-    """One row of the table; see the module docstring for the columns."""
-
-    name: str
-    type: ValueType | None
-    default: Any
-    scope: str
-    doc: str
-    default_source: str = "same"
-    status: str = ACCEPTED
-    origin: str = "src"
-    group: str = ""
-    other_default: str = ""
-    stack_default: Any = None
-    maps_to: tuple[str, str] | None = None
-    attrs: Mapping[str, Attr] = field(default_factory=dict)
-    attr_aliases: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def form(self) -> str:
-        if self.scope == OBJECT:
-            return "<ATTR>=<VALUE> ..."
-        return self.type.form if self.type else ""
-
-    def default_at(self, index: Any) -> Any:
-        """Default of one stack level: level 0 has `default`, deeper levels `stack_default`."""
-        if self.scope == STACK and index not in (0, None) and self.stack_default is not None:
-            return self.stack_default
-        return self.default
-
+from .values import (
+    INFINITY, AclTime, Choice, Days, Double, EnumList, Flags, FsPolicy, Integer, PolicyList, ResourceSpec, RmType,
+    StringList, nearest,
+)
 
 @dataclass(frozen=True)
 class Alias:
@@ -94,29 +52,6 @@ class Alias:
     warn: bool = False
 
 
-# ----------------------------------------------------------------------------------------------
-# value types shared by many rows
-
-INT = Integer()
-COUNT = Integer(lo=0)
-DOUBLE = Double()
-BOOL = Boolean()
-TIME = Time()
-STRING = String()
-NAME = Name()
-NAMES = StringList()
-USERS = StringList("<USER>")
-HOSTS = HostList("<HOSTS>")
-"""Host expressions: a node name, a Slurm hostlist (node[01-04,7]) or a ^regular expression."""
-WEIGHT = Integer(-MAX_WEIGHT, MAX_WEIGHT)
-COMPONENT_WEIGHT = ComponentWeight()
-CAP = Double()
-LIMIT = LimitType(Integer())
-TIME_LIMIT = LimitType(Time())
-FSTARGET = FsTargetType()
-QLIST = StringList("<QOS>", markers=True)
-
-
 def _bool_aliases(true: str, false: str, why: str = "") -> dict[str, tuple[str, str]]:
     """Boolean spellings of an enumeration (BACKFILLPOLICY ON), with the warning each gets."""
     aliases = {w: (true, f"a true boolean is read as {true}{why}") for w in ("TRUE", "ON", "YES", "1")}
@@ -125,39 +60,41 @@ def _bool_aliases(true: str, false: str, why: str = "") -> dict[str, tuple[str, 
 
 
 _BESTTIMEFIT = "is not implemented in Maui 3.3.1, which logs an error and runs FIRSTFIT; maui-py runs FIRSTFIT"
-BACKFILL_POLICY = Enum("FIRSTFIT", "BESTFIT", "GREEDY", "PREEMPT", "NONE", aliases={
+BACKFILL_POLICY = Choice.of(BackfillPolicy, aliases={
     "BESTTIMEFIT": ("FIRSTFIT", "BESTTIMEFIT " + _BESTTIMEFIT),
     "LAZY": ("FIRSTFIT", "LAZY " + _BESTTIMEFIT),
     **_bool_aliases("FIRSTFIT", "NONE"),
 })
-BACKFILL_METRIC = Enum("PROCS", "PROCSECONDS", "SECONDS", aliases={
+BACKFILL_METRIC = Choice.of(BackfillMetric, aliases={
     "NODES": ("PROCS", "NODES falls through to PROCS in Maui 3.3.1; read as PROCS"),
     "PE": ("PROCS", "PE is documented but not recognised by Maui 3.3.1, which keeps PROCS; read as PROCS"),
     "PESECONDS": ("PROCS", "PESECONDS is documented but not recognised by Maui 3.3.1, which keeps PROCS; "
                            "read as PROCS"),
 })
-RESERVATION_POLICY = Enum("CURRENTHIGHEST", "HIGHEST", "NEVER", aliases={
+RESERVATION_POLICY = Choice.of(ReservationPolicy, aliases={
     "DEFAULT": ("CURRENTHIGHEST", "DEFAULT is 3.3.1's name for the default policy; read as CURRENTHIGHEST"),
 })
-FS_POLICY = FsPolicy("DEDICATEDPS", "DEDICATEDPES", "UTILIZEDPS", "NONE", aliases={
+FS_POLICY = FsPolicy(FairSharePolicy, aliases={
     "PSDEDICATED": ("DEDICATEDPS", "PSDEDICATED (from a maui.cfg.dist comment) is not a Maui value; "
                                    "read as DEDICATEDPS"),
     "PSUTILIZED": ("UTILIZEDPS", "PSUTILIZED is not a Maui value; read as UTILIZEDPS"),
     **_bool_aliases("DEDICATEDPS", "NONE", " (as Maui 3.3.1 does)"),
 })
-NODE_ALLOCATION = Enum("FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "CPULOAD", "PRIORITY", "LOCAL",
-                       "CONTIGUOUS", "MAXBALANCE", "FASTEST", "MINLOCAL", "MINGLOBAL", "FIRSTSET")
-NODE_ACCESS = Enum("SHARED", "SINGLEJOB", "SINGLETASK", "SINGLEUSER")
-POLICY_MODE = Enum("DEFAULT", "OFF", "ON", "SOFT", "HARD", "EXEMPT", aliases=_bool_aliases("ON", "OFF"))
-RM_TYPE = RmType(Enum("PBS", "SLURM", "WIKI", "LL", "SGE", "SSS", "RMS", "LSF", "NATIVE", "OTHER", aliases={
+NODE_ALLOCATION = Choice.of(NodeAllocation, aliases={
+    name: ("LASTAVAILABLE", f"{name} is a Maui policy maui-py does not implement; read as LASTAVAILABLE")
+    for name in ("LOCAL", "CONTIGUOUS", "MAXBALANCE", "MINLOCAL", "MINGLOBAL", "FIRSTSET")
+})
+NODE_ACCESS = Choice("SHARED", "SINGLEJOB", "SINGLETASK", "SINGLEUSER")
+POLICY_MODE = Choice("DEFAULT", "OFF", "ON", "SOFT", "HARD", "EXEMPT", aliases=_bool_aliases("ON", "OFF"))
+RM_TYPE = RmType(Choice("PBS", "SLURM", "WIKI", "LL", "SGE", "SSS", "RMS", "LSF", "NATIVE", "OTHER", aliases={
     "TORQUE": ("PBS", "TORQUE is read as PBS (the 3.3.1 type for OpenPBS, TORQUE and PBSPro)"),
     "OPENPBS": ("PBS", "OPENPBS is read as PBS"),
     "PBSPRO": ("PBS", "PBSPRO is read as PBS"),
 }), ("RMS",))
-RM_AUTH = Enum("CHECKSUM", "PKI", "SECUREPORT", "NONE")
-SR_ACCESS = Enum("DEDICATED", "SHARED")
-SR_PERIOD = Enum("DAY", "WEEK", "INFINITY")
-SERVER_MODE = Enum("NORMAL", "TEST", "SIMULATION", "PROFILE", "SINGLESTEP")
+RM_AUTH = Choice("CHECKSUM", "PKI", "SECUREPORT", "NONE")
+SR_ACCESS = Choice("DEDICATED", "SHARED")
+SR_PERIOD = Choice("DAY", "WEEK", "INFINITY")
+SERVER_MODE = Choice("NORMAL", "TEST", "SIMULATION", "PROFILE", "SINGLESTEP")
 
 JOB_FLAGS = Flags("BENCHMARK", "BACKFILL", "SPAN", "ADVRES", "NOQUEUE", "HOSTLIST", "RESMAP",
                   "SHAREDRESOURCES", "BYNAME", "BESTEFFORT", "RESTARTABLE", "PREEMPTEE", "PREEMPTOR",
@@ -170,18 +107,13 @@ QOS_FLAGS = Flags("IGNJOBPERUSER", "IGNPROCPERUSER", "IGNNODEPERUSER", "IGNPSPER
 RES_FLAGS = Flags("STANDINGRES", "SINGLEUSE", "BYNAME", "META", "PREEMPTEE", "TIMEFLEX", "SPACEFLEX",
                   "DEDICATEDNODE", "DEDICATEDRESOURCE", "ADVRES", "FORCE", "OWNERPREEMPT")
 SIM_FLAGS = Flags("IGNHOSTLIST", "IGNCLASS", "IGNQOS", "IGNMODE", "IGNFEATURES", "IGNFRAME", "IGNALL")
-LOG_FACILITY = EnumList(Enum("fCORE", "fSCHED", "fSOCK", "fUI", "fLL", "fSDR", "fCONFIG", "fSTAT", "fSIM",
+LOG_FACILITY = EnumList(Choice("fCORE", "fSCHED", "fSOCK", "fUI", "fLL", "fSDR", "fCONFIG", "fSTAT", "fSIM",
                              "fSTRUCT", "fFS", "fCKPT", "fBANK", "fAM", "fRM", "fPBS", "fWIKI", "fSGE", "fSSS",
                              "fLSF", "fNAT", "fALL"))
 
 
 # ----------------------------------------------------------------------------------------------
 # attribute tables
-
-def _a(name: str, vtype: ValueType, doc: str, default: Any = None, *, active: bool = False,
-       multidim: bool = False, src: str = "same", other: str = "") -> Attr:
-    return Attr(name, vtype, default, doc, src, ACTIVE if active else ACCEPTED, multidim, other)
-
 
 def _limits(override: bool) -> list[Attr]:
     """The throttling limits of MCredAttr: MAX*, idle MAXI*, and (QOS) override OMAX* forms."""
@@ -203,7 +135,7 @@ def _limits(override: bool) -> list[Attr]:
             if prefix == "OMAXJ" and key == "JOB":
                 continue
             rows.append(_a(f"{prefix}{key}", vtype, f"override limit on {scope} {what} (supersedes other credentials)",
-                           active=override))
+                           active=override and prefix != "OMAXJ" and key != "PE"))
     return rows
 
 
@@ -215,14 +147,13 @@ def _cred_attrs(kind: str) -> dict[str, Attr]:
         _a("MINPROC", COUNT, "minimum processors a job must request"),
         _a("FSTARGET", FSTARGET, "fair-share target in percent; suffix + floor, - ceiling, ^ absolute cap, % relative cap",
            active=True),
-        _a("QLIST", QLIST, "QOSes jobs of this credential may use", active=True),
-        _a("QDEF", NAME, "default QOS of jobs of this credential", active=True),
+        _a("QLIST", QLIST, "QOSes jobs of this credential may use"),
+        _a("QDEF", NAME, "default QOS of jobs of this credential"),
         _a("PLIST", NAMES, "partitions jobs of this credential may use"),
         _a("PDEF", NAME, "default partition"),
         _a("ALIST", NAMES, "accounts this credential may use"),
         _a("ADEF", NAME, "default account"),
-        _a("JOBFLAGS", JOB_FLAGS, "flags set on every job of this credential (the docs call it FLAGS)",
-           active=True),
+        _a("JOBFLAGS", JOB_FLAGS, "flags set on every job of this credential (the docs call it FLAGS)"),
         _a("MAXJOBPERUSER", LIMIT, "per-user active job limit within this credential"),
         _a("MAXNODEPERUSER", LIMIT, "per-user node limit within this credential"),
         _a("MAXPROCPERUSER", LIMIT, "per-user processor limit within this credential"),
@@ -260,7 +191,7 @@ def _cred_attrs(kind: str) -> dict[str, Attr]:
             _a("QTTARGET", TIME, "target queue time (TARG priority component); 3.3.1 reads plain seconds"),
             _a("QFLAGS", QOS_FLAGS, "QOS flags: NOBF, NORESERVATION, RESERVEALWAYS, PREEMPTOR, IGN* ...",
                active=True),
-            _a("PREDICTION", Enum("NONE", "USERAVERAGE"), "PREDICTIONPOLICY for jobs of this QOS (maui-py)",
+            _a("PREDICTION", Choice.of(PredictionPolicy), "PREDICTIONPOLICY for jobs of this QOS (maui-py)",
                active=True),
         ]
     return {row.name: row for row in rows}
@@ -271,7 +202,10 @@ def _attrs(*rows: Attr) -> dict[str, Attr]:
 
 
 _ACL = StringList("<NAME>", seps=" \t,:|")
-SR_ATTRS = _attrs(*(replace(row, status=ACTIVE) for row in (
+_SR_NOT_ACTED = frozenset({"CHARGEACCOUNT", "IDLETIME", "JOBATTRLIST", "MAXTIME", "NAME", "PROCLIMIT", "STIDLETIME",
+                           "STTOTALTIME", "TASKLIMIT", "TPN"})
+"""SRCFG attributes maui-py parses but does not act on (maui_py.policy.standing reads none of them)."""
+SR_ATTRS = _attrs(*(replace(row, status=ACTIVE if row.name not in _SR_NOT_ACTED else ACCEPTED) for row in (
     _a("ACCESS", SR_ACCESS, "SHARED lets the reservation use resources held by other non-job reservations",
        "DEDICATED"),
     _a("ACCOUNTLIST", _ACL, "accounts whose jobs may use the reserved resources"),
@@ -295,7 +229,7 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE) for row in (
     _a("PRIORITY", INT, "reservation priority", 0),
     _a("PROCLIMIT", LIMIT, "processor limit of jobs allowed in"),
     _a("QOSLIST", _ACL, "QOSes whose jobs may use the reserved resources"),
-    _a("RESOURCES", Resources(), "resources of one reserved task (PROCS:-1 = every processor of the node)",
+    _a("RESOURCES", ResourceSpec(), "resources of one reserved task (PROCS:-1 = every processor of the node)",
        (("PROCS", -1),)),
     _a("STARTTIME", TIME, "start within the period ([[[DD:]HH:]MM:]SS)", 0),
     _a("STIDLETIME", TIME, "statistics: idle time"),
@@ -330,6 +264,14 @@ RM_ATTRS = _attrs(
        other="doc text: 30 seconds"),
     _a("VERSION", STRING, "resource manager version"),
     _a("WIREPROTOCOL", STRING, "wire protocol"),
+    _a("HOLDALL", BOOL, "Slurm: every job enters held by maui-py's job_submit.lua (the gate), so a release "
+       "starts it; FALSE: only holds maui-py set are released", True, active=True, src="maui-py"),
+    _a("VERIFYTIMEOUT", TIME, "Slurm: how long apply() waits after a release for the jobs to leave PENDING "
+       "(0: does not wait)", 0, active=True, src="maui-py"),
+    _a("MIRRORRESERVATIONS", BOOL, "Slurm: mirror each priority reservation as a Slurm reservation "
+       "maui.<job>", False, active=True, src="maui-py"),
+    _a("READRESERVATIONS", BOOL, "Slurm: put Slurm's own reservations into the snapshot", True, active=True,
+       src="maui-py"),
 )
 
 NODE_ATTRS = _attrs(
@@ -375,7 +317,7 @@ NODE_ATTRS = _attrs(
     _a("RCMEM", COUNT, "configured memory reported"),
     _a("RCPROC", COUNT, "configured processors reported"),
     _a("RCSWAP", COUNT, "configured swap reported"),
-    _a("RESOURCES", Resources(), "generic resources of the node"),
+    _a("RESOURCES", ResourceSpec(), "generic resources of the node"),
     _a("SIZE", COUNT, "node size"),
     _a("SLOT", COUNT, "slot number in its frame"),
     _a("SPEED", DOUBLE, "relative machine speed", active=True),
@@ -419,23 +361,6 @@ AM_ATTRS = _attrs(*(_a(name, vtype, doc) for name, vtype, doc in (
 # ----------------------------------------------------------------------------------------------
 # the table
 
-def P(name: str, vtype: ValueType | None, default: Any, doc: str, *, scope: str = GLOBAL, src: str = "same",
-      active: bool = False, origin: str = "src", other: str = "", stack_default: Any = None) -> Param:
-    return Param(name, vtype, default, scope, doc, src, ACTIVE if active else ACCEPTED, origin,
-                 other_default=other, stack_default=stack_default)
-
-
-def PAR(name: str, vtype: ValueType, default: Any, doc: str, **kw: Any) -> Param:
-    """A partition-scoped row (Maui's mxoPar): `NAME[partition] VALUE`, no index = all partitions."""
-    return P(name, vtype, default, doc, scope=PARTITION, **kw)
-
-
-def OBJ(name: str, attrs: Mapping[str, Attr], doc: str, *, active: bool = False, origin: str = "src",
-        attr_aliases: Mapping[str, str] | None = None) -> Param:
-    return Param(name, None, None, OBJECT, doc, "same", ACTIVE if active else ACCEPTED, origin,
-                 attrs=attrs, attr_aliases=dict(attr_aliases or {}))
-
-
 def LEGACY(name: str, target: str, attr: str, doc: str = "", *, origin: str = "src") -> Param:
     """A deprecated per-attribute form, stored as attribute `attr` of object `target`."""
     row = _OBJECT_ATTRS[target][attr]
@@ -444,10 +369,6 @@ def LEGACY(name: str, target: str, attr: str, doc: str = "", *, origin: str = "s
 
 
 _OBJECT_ATTRS = {"SRCFG": SR_ATTRS, "RMCFG": RM_ATTRS, "QOSCFG": _cred_attrs("QOS")}
-
-
-def _group(title: str, *rows: Param) -> list[Param]:
-    return [replace(row, group=title) for row in rows]
 
 
 def _weights(rows: Iterable[tuple[str, str | None, str, Any, str]]) -> list[Param]:
@@ -518,11 +439,11 @@ TABLE: list[Param] = [
             "which jobs keep priority reservations between iterations", active=True),
         PAR("RESERVATIONRETRYTIME", TIME, 0, "how long a reserved job's start is retried after resource "
             "manager failures", active=True),
-        PAR("RESERVATIONTHRESHOLDTYPE", Enum("NONE", "BYPASS", "QUEUETIME", "XFACTOR"), "NONE",
+        PAR("RESERVATIONTHRESHOLDTYPE", Choice("NONE", "BYPASS", "QUEUETIME", "XFACTOR"), "NONE",
             "job measure that must exceed RESERVATIONTHRESHOLDVALUE to get a reservation", src="src"),
         PAR("RESERVATIONTHRESHOLDVALUE", INT, 0, "threshold for RESERVATIONTHRESHOLDTYPE", src="src"),
         P("RESDEPTH", Integer(1, 512), 24, "maximum reservations on any single node"),
-        P("RESCTLPOLICY", Enum("ADMINONLY", "ANY"), "ADMINONLY", "who may create admin reservations"),
+        P("RESCTLPOLICY", Choice("ADMINONLY", "ANY"), "ADMINONLY", "who may create admin reservations"),
     ),
     *_group(
         "Backfill",
@@ -537,7 +458,7 @@ TABLE: list[Param] = [
         PAR("BFCHUNKDURATION", TIME, 0, "how long freed resources are kept for jobs of BFCHUNKSIZE or more "
             "(FIRSTFIT)"),
         PAR("BFCHUNKSIZE", COUNT, 0, "minimum job size that may use chunked resources (0 = no chunking)"),
-        PAR("BFPRIORITYPOLICY", Enum("RANDOM", "DURATION", "HWDURATION", "NONE"), "NONE",
+        PAR("BFPRIORITYPOLICY", Choice.of(BackfillOrder), BackfillOrder.NONE,
             "order in which backfill picks jobs: NONE and RANDOM: priority order; DURATION: shortest "
             "planned runtime first (SJBF; the prediction when PREDICTIONPOLICY is on, else the request); "
             "HWDURATION: shortest request x the user's past runtime/request first (Maui's WCAccuracy). "
@@ -549,7 +470,7 @@ TABLE: list[Param] = [
         "Priority policy",
         PAR("XFMINWCLIMIT", TIME, 120, "smallest wallclock limit used in the xfactor (3.3.1: only for jobs "
             "with a QOS)", src="src", other="doc: -1 (no limit)", active=True),
-        PAR("JOBPRIOACCRUALPOLICY", Enum("ALWAYS", "QUEUEPOLICY", "FULLPOLICY"), "QUEUEPOLICY",
+        PAR("JOBPRIOACCRUALPOLICY", Choice.of(AccrualPolicy), "QUEUEPOLICY",
             "when a job accrues queue-time priority", active=True),
         PAR("REJECTNEGPRIOJOBS", BOOL, False, "refuse to start jobs with negative priority", src="src",
             other="doc: TRUE", active=True),
@@ -640,8 +561,8 @@ TABLE: list[Param] = [
           other="doc: 0", active=True),
         PAR("JOBMAXSTARTTIME", TIME, -1, "how long a job may stay Starting before it is cancelled "
             "(-1 = no limit)", src="doc", other="src: MAX_MTIME (the same: no limit)"),
-        P("WCVIOLATIONACTION", Enum("CANCEL", "PREEMPT"), "CANCEL", "what happens to a job past its wallclock"),
-        P("PREEMPTPOLICY", Enum("REQUEUE", "SUSPEND", "CHECKPOINT", "OVERCOMMIT"), "REQUEUE",
+        P("WCVIOLATIONACTION", Choice("CANCEL", "PREEMPT"), "CANCEL", "what happens to a job past its wallclock"),
+        P("PREEMPTPOLICY", Choice("REQUEUE", "SUSPEND", "CHECKPOINT", "OVERCOMMIT"), "REQUEUE",
           "how preemptible jobs are preempted"),
         P("JOBSYNCTIME", TIME, 600, "grace before a job's expected state is forced to the reported one"),
         P("JOBPURGETIME", TIME, 0, "how long a job no longer reported is kept"),
@@ -649,7 +570,7 @@ TABLE: list[Param] = [
         P("JOBAGGREGATIONTIME", TIME, 0, "minimum wait after a job event before scheduling"),
         P("MINDISPATCHTIME", TIME, 0, "undocumented", src="src"),
         P("METAMAXTASKS", COUNT, 0, "task limit of meta jobs", src="src"),
-        PAR("JOBSIZEPOLICY", Enum("MINPROC", "MAXPROC", "NDMAXPROC"), "MINPROC", "how a malleable job's size "
+        PAR("JOBSIZEPOLICY", Choice("MINPROC", "MAXPROC", "NDMAXPROC"), "MINPROC", "how a malleable job's size "
             "is chosen", src="src"),
         PAR("ENABLEMULTINODEJOBS", BOOL, True, "allow jobs spanning several nodes"),
         PAR("ENABLEMULTIREQJOBS", BOOL, False, "allow jobs with several resource requests"),
@@ -666,22 +587,22 @@ TABLE: list[Param] = [
         PAR("NODEALLOCATIONPOLICY", NODE_ALLOCATION, "LASTAVAILABLE", "how nodes are chosen for a job",
             active=True),
         P("NODEACCESSPOLICY", NODE_ACCESS, "SHARED", "how nodes are shared between jobs"),
-        PAR("NODEAVAILABILITYPOLICY", PolicyList(Enum("COMBINED", "DEDICATED", "UTILIZED"), {
+        PAR("NODEAVAILABILITYPOLICY", PolicyList(Choice("COMBINED", "DEDICATED", "UTILIZED"), {
             "PROC": "PROC", "PROCS": "PROC", "MEM": "MEM", "SWAP": "SWAP", "DISK": "DISK"}), ("COMBINED",),
             "how node availability is computed per resource"),
-        PAR("JOBNODEMATCHPOLICY", EnumList(Enum("EXACTNODE", "EXACTPROC")), (), "extra node selection "
+        PAR("JOBNODEMATCHPOLICY", EnumList(Choice("EXACTNODE", "EXACTPROC")), (), "extra node selection "
             "constraints"),
-        PAR("TASKDISTRIBUTIONPOLICY", Enum("DEFAULT", "LOCAL", "ARBGEO", "PACK", "ROUNDROBIN"), "DEFAULT",
+        PAR("TASKDISTRIBUTIONPOLICY", Choice("DEFAULT", "LOCAL", "ARBGEO", "PACK", "ROUNDROBIN"), "DEFAULT",
             "how tasks are mapped to allocated nodes"),
-        PAR("NODELOADPOLICY", Enum("ADJUSTSTATE", "ADJUSTPROCS"), "ADJUSTSTATE", "whether load changes a "
+        PAR("NODELOADPOLICY", Choice("ADJUSTSTATE", "ADJUSTPROCS"), "ADJUSTSTATE", "whether load changes a "
             "node's state or its processors"),
-        PAR("NODESETPOLICY", Enum("ONEOF", "FIRSTOF", "ANYOF"), "ONEOF", "how node sets constrain allocation",
+        PAR("NODESETPOLICY", Choice("ONEOF", "FIRSTOF", "ANYOF"), "ONEOF", "how node sets constrain allocation",
             src="src", other="doc: [NONE]"),
-        PAR("NODESETATTRIBUTE", Enum("FEATURE", "MEMORY", "PROCSPEED", "NETWORK", "NONE"), "NONE",
+        PAR("NODESETATTRIBUTE", Choice("FEATURE", "MEMORY", "PROCSPEED", "NETWORK", "NONE"), "NONE",
             "node attribute that defines node sets"),
         PAR("NODESETLIST", NAMES, (), "attribute values that form node sets"),
         PAR("NODESETDELAY", TIME, 0, "how long a job waits for a node set"),
-        PAR("NODESETPRIORITYTYPE", Enum("BESTFIT", "WORSTFIT", "BESTRESOURCE", "MINLOSS"), "MINLOSS",
+        PAR("NODESETPRIORITYTYPE", Choice("BESTFIT", "WORSTFIT", "BESTRESOURCE", "MINLOSS"), "MINLOSS",
             "how a node set is picked"),
         PAR("NODESETTOLERANCE", DOUBLE, 0.0, "processor speed tolerance within a node set"),
         P("NODEMAXLOAD", DOUBLE, 0.0, "load at which a node is marked busy (0 = never)"),
@@ -694,7 +615,7 @@ TABLE: list[Param] = [
         P("NODESYNCTIME", TIME, 600, "grace before a node's expected state is forced to the reported one"),
         P("NODEPURGETIME", TIME, INFINITY, "how long a node no longer reported is kept", src="src"),
         P("NODEALLOCMAXPS", BOOL, False, "undocumented", src="src"),
-        P("ALLOCLOCALITYPOLICY", Enum("BESTEFFORT", "FORCED", "RMSPECIFIC", "NONE"), "NONE", "undocumented",
+        P("ALLOCLOCALITYPOLICY", Choice("BESTEFFORT", "FORCED", "RMSPECIFIC", "NONE"), "NONE", "undocumented",
           src="src"),
         P("USEMACHINESPEED", BOOL, False, "scale wallclock limits by node speed"),
         P("USEMACHINESPEEDFORFS", BOOL, False, "scale fair-share usage by node speed"),
@@ -739,7 +660,7 @@ TABLE: list[Param] = [
         P("ADMIN1", USERS, ("root",), "users with full control; the first is the primary admin", src="doc",
           active=True, other="src: the user running the scheduler"),
         P("ADMIN2", USERS, (), "users who may change jobs and see everything", active=True),
-        P("ADMIN3", USERS, (), "users who may see everything", active=True),
+        P("ADMIN3", USERS, (), "users who may see everything"),
         P("ADMIN4", USERS, (), "users with limited information access", src="src"),
         P("ADMINS", USERS, (), "undocumented admin list", src="src"),
         P("ADMINHOSTS", HOSTS, (), "hosts admin commands may come from", src="src"),
@@ -764,7 +685,7 @@ TABLE: list[Param] = [
         P("APIFAILURETHRESHHOLD", COUNT, 6, "resource manager API failures tolerated", src="src"),
         P("MAXSLEEPITERATION", COUNT, 1, "undocumented", src="src"),
         P("STEPCOUNT", COUNT, 60, "iterations run by a single step", src="src"),
-        P("DISPLAYFLAGS", EnumList(Enum("NODECENTRIC")), (), "how client commands display information"),
+        P("DISPLAYFLAGS", EnumList(Choice("NODECENTRIC")), (), "how client commands display information"),
         P("MINADMINSTIME", TIME, 0, "undocumented", src="src"),
         P("NOTIFICATIONPROGRAM", STRING, None, "program handling notifications"),
         P("NOTIFICATIONINTERVAL", TIME, None, "time between repeated notifications", src="src"),
@@ -791,12 +712,12 @@ TABLE: list[Param] = [
     ),
     *_group(
         "Allocation manager (bank)",
-        P("BANKTYPE", Enum("QBANK", "RESD", "FILE", "GOLD", "NONE"), "NONE", "allocation manager type"),
+        P("BANKTYPE", Choice("QBANK", "RESD", "FILE", "GOLD", "NONE"), "NONE", "allocation manager type"),
         P("BANKHOST", STRING, None, "allocation manager host"),
         P("BANKPORT", COUNT, 0, "allocation manager port"),
         P("BANKPROTOCOL", STRING, None, "allocation manager protocol"),
         P("BANKTIMEOUT", TIME, None, "allocation manager timeout"),
-        P("BANKCHARGEPOLICY", Enum("DEBITALLWC", "DEBITALLCPU", "DEBITALLPE", "DEBITSUCCESSFULWC",
+        P("BANKCHARGEPOLICY", Choice("DEBITALLWC", "DEBITALLCPU", "DEBITALLPE", "DEBITSUCCESSFULWC",
                                    "DEBITSUCCESSFULCPU", "DEBITSUCCESSFULPE", "NONE"), "NONE", "what is charged"),
         P("BANKDEFERONJOBFAILURE", BOOL, False, "defer jobs when charging fails"),
         P("BANKFALLBACKACCOUNT", STRING, None, "account charged when the job's is exhausted"),
@@ -811,9 +732,9 @@ TABLE: list[Param] = [
         P("SIMEXITITERATION", COUNT, 0, "iteration at which the simulation writes its summary and exits"),
         P("SIMAUTOSHUTDOWN", BOOL, True, "end when no job is running or queued"),
         P("SIMINITIALQUEUEDEPTH", COUNT, 16, "jobs queued at the start (and kept queued by CONSTANT* policies)"),
-        P("SIMJOBSUBMISSIONPOLICY", Enum("NORMAL", "CONSTANTJOBDEPTH", "CONSTANTPSDEPTH"), "CONSTANTJOBDEPTH",
+        P("SIMJOBSUBMISSIONPOLICY", Choice("NORMAL", "CONSTANTJOBDEPTH", "CONSTANTPSDEPTH"), "CONSTANTJOBDEPTH",
           "how trace jobs are submitted"),
-        P("SIMNODECONFIGURATION", Enum("NORMAL", "UNIFORM", "PARTITIONED"), "NORMAL", "how trace nodes are "
+        P("SIMNODECONFIGURATION", Choice("NORMAL", "UNIFORM", "PARTITIONED"), "NORMAL", "how trace nodes are "
           "filtered"),
         P("SIMNODECOUNT", COUNT, 0, "nodes loaded from the trace (0 = all)"),
         P("SIMFLAGS", SIM_FLAGS, frozenset(), "trace information ignored"),
@@ -826,10 +747,10 @@ TABLE: list[Param] = [
         P("SIMRANDOMIZEJOBSIZE", BOOL, False, "randomise job sizes", src="src"),
         P("SIMSCALEJOBRUNTIME", BOOL, False, "scale run times with machine speed", src="src"),
         P("SIMSTARTTIME", STRING, None, "simulated start time", src="src"),
-        P("SIMTIMEPOLICY", Enum("REAL", "NONE"), "NONE", "REAL: simulated time follows the wall clock", src="src"),
+        P("SIMTIMEPOLICY", Choice("REAL", "NONE"), "NONE", "REAL: simulated time follows the wall clock", src="src"),
         P("SIMCHECKPOINTINTERVAL", TIME, None, "simulation checkpoint interval", src="src"),
         P("SIMCOMRATE", DOUBLE, None, "simulated communication rate", src="src"),
-        P("SIMCOMTYPE", Enum("ROUNDROBIN", "BROADCAST", "TREE", "MASTERSLAVE"), "ROUNDROBIN",
+        P("SIMCOMTYPE", Choice("ROUNDROBIN", "BROADCAST", "TREE", "MASTERSLAVE"), "ROUNDROBIN",
           "simulated communication pattern", src="src"),
         P("COMINTERFRAMECOST", DOUBLE, None, "simulated inter-frame communication cost", src="src"),
         P("COMINTRAFRAMECOST", DOUBLE, None, "simulated intra-frame communication cost", src="src"),
@@ -883,15 +804,13 @@ TABLE: list[Param] = [
         P("SRMAXTASKS", COUNT, None, "legacy standing reservation task maximum", scope=INDEXED),
         P("SRMINTASKS", COUNT, None, "legacy standing reservation task minimum", scope=INDEXED),
         P("SRMINLOAD", DOUBLE, None, "legacy standing reservation minimum load", scope=INDEXED),
-        P("SRTIMELOGIC", Enum("AND", "OR"), "OR", "legacy: how SRMAXTIME combines with the other ACLs",
+        P("SRTIMELOGIC", Choice("AND", "OR"), "OR", "legacy: how SRMAXTIME combines with the other ACLs",
           scope=INDEXED),
     ),
 ]
 
 # maui-py's own parameters live in their own modules, one per subsystem, appended here so
 # that each subsystem's rows stay beside the code that reads them.
-from . import params_predict, params_queues, params_runtime  # noqa: E402  (they use P, _group and the types)
-
 TABLE += params_queues.ROWS + params_runtime.ROWS + params_predict.ROWS
 
 ALIASES: dict[str, Alias] = {alias.name: alias for alias in (
@@ -916,6 +835,75 @@ ALIASES: dict[str, Alias] = {alias.name: alias for alias in (
     Alias("SIMCPUSCALINGPERCENT", "SIMWCSCALINGPERCENT", "documented name; 3.3.1 has SIMWCSCALINGPERCENT",
           warn=True),
 )}
+
+_ENGINE, _LIMITS, _DEFERRAL = "maui_py.priority.engine", "maui_py.policy.limits", "maui_py.policy.deferral"
+ACTS_IN: dict[str, str] = {
+    **{row.name: _ENGINE for row in TABLE if row.group == "Priority weights and caps"},
+    "RESERVATIONDEPTH": "maui_py.policy.reservation", "RESERVATIONQOSLIST": "maui_py.policy.reservation",
+    "RESERVATIONPOLICY": "maui_py.policy.kept", "RESERVATIONRETRYTIME": _DEFERRAL,
+    "BACKFILLPOLICY": "maui_py.policy.backfill", "BACKFILLDEPTH": "maui_py.policy.backfill",
+    "BACKFILLMETRIC": "maui_py.policy.backfill", "BACKFILLMAXSCHEDULES": "maui_py.policy.backfill",
+    "XFMINWCLIMIT": _ENGINE, "JOBPRIOACCRUALPOLICY": _DEFERRAL, "REJECTNEGPRIOJOBS": _ENGINE,
+    "ENABLENEGJOBPRIORITY": _ENGINE,
+    "FSPOLICY": "maui_py.priority.fairshare", "FSINTERVAL": "maui_py.priority.fairshare",
+    "FSDEPTH": "maui_py.priority.fairshare", "FSDECAY": "maui_py.priority.fairshare",
+    "USERCFG": _LIMITS, "GROUPCFG": _LIMITS, "ACCOUNTCFG": _LIMITS, "CLASSCFG": _LIMITS, "QOSCFG": _LIMITS,
+    "NODECFG": "maui_py.policy.nodecfg", "SRCFG": "maui_py.policy.standing",
+    "SYSTEMMAXPROCPERJOB": _LIMITS, "SYSTEMMAXJOBWALLTIME": _LIMITS,
+    "DEFERTIME": _DEFERRAL, "DEFERCOUNT": _DEFERRAL, "DEFERSTARTCOUNT": _DEFERRAL,
+    "JOBMAXOVERRUN": "maui_py.planning.sync", "NODEALLOCATIONPOLICY": "maui_py.planning.nodechoice",
+    "RMCFG": "maui_py.rm.registry", "RMPOLLINTERVAL": "maui_py.daemon.loop",
+    "ADMIN1": "maui_py.daemon.handlers", "ADMIN2": "maui_py.cli.common",
+    "LOGFILE": "maui_py.daemon.paths", "LOGDIR": "maui_py.daemon.paths", "LOGLEVEL": "maui_py.daemon.loop",
+    "USESYSLOG": "maui_py.daemon.loop",
+    "QUEUEPOLICY": "maui_py.priority.queues", "QUEUECREDENTIAL": "maui_py.priority.policy",
+    "QUEUECFG": "maui_py.priority.policy",
+    **{name: "maui_py.priority.armada" for name in (
+        "ARMADAPRIORITYHALFLIFE", "ARMADALEASEBATCHSIZE", "ARMADAPROBABILISTICALL", "ARMADASEED",
+        "ARMADAMAXFRACTIONPERQUEUE", "ARMADAMAXFRACTIONTOSCHEDULE")},
+    "STOREFILE": "maui_py.daemon.paths", "JOURNALKEEPTIME": "maui_py.daemon.loop",
+    "REQUESTPOLLINTERVAL": "maui_py.daemon.loop", "METRICSPORT": "maui_py.daemon.loop",
+    "METRICSADDRESS": "maui_py.daemon.loop", "METRICSFILE": "maui_py.daemon.loop",
+    "BFPRIORITYPOLICY": "maui_py.policy.backfill", "TIMEZONE": "maui_py.policy.standing",
+    **dict.fromkeys(("PREDICTIONPOLICY", "PREDICTIONHISTORY", "PREDICTIONCORRECTION"),
+                    "maui_py.policy.prediction"),
+}
+"""Active parameter -> the module that acts on it (shown in docs/config-reference.md; a test
+checks that the module's source names the parameter). A new active row needs an entry."""
+
+_CRED_ACTS = {"PRIORITY": _ENGINE, "FSTARGET": "maui_py.priority.fairshare", "XFWEIGHT": _ENGINE,
+              "QTWEIGHT": _ENGINE, "QFLAGS": "maui_py.core.cycle", "MAX.WCLIMIT": _LIMITS,
+              "DEFAULT.WCLIMIT": "maui_py.adapters.slurm.adapter", "PREDICTION": "maui_py.policy.prediction"}
+ATTR_ACTS_IN: dict[str, dict[str, str]] = {
+    **{kind: _CRED_ACTS for kind in ("USERCFG", "GROUPCFG", "ACCOUNTCFG", "CLASSCFG", "QOSCFG")},
+    "NODECFG": dict.fromkeys(("FEATURES", "PARTITION", "PRIORITY", "SPEED"), "maui_py.policy.nodecfg"),
+    "SRCFG": {},
+    "RMCFG": {"TYPE": "maui_py.rm.registry", "HOST": "maui_py.adapters.torque.adapter",
+              "PORT": "maui_py.adapters.torque.adapter", "CONFIGFILE": "maui_py.adapters.slurm.adapter",
+              "TIMEOUT": "maui_py.daemon.rmcall",
+              **dict.fromkeys(("HOLDALL", "VERIFYTIMEOUT", "MIRRORRESERVATIONS", "READRESERVATIONS"),
+                              "maui_py.adapters.slurm.adapter")},
+    "QUEUECFG": {"PRIORITYFACTOR": "maui_py.priority.armada", "MAXFRACTION": "maui_py.priority.armada",
+                 **dict.fromkeys(("QPMIN", "QPMAX", "QPI", "QPD", "QPG", "SPG", "SPMAX"), "maui_py.priority.fbsng")},
+}
+"""Active attribute of a *CFG parameter -> the module that acts on it; throttling limits
+(MAX*, OMAX*) act in maui_py.policy.limits, SRCFG attributes in maui_py.policy.standing."""
+
+
+def _acts_in(row: Param) -> Param:
+    """`row` with the module that acts on it, and on each of its active attributes."""
+    if row.status != ACTIVE or row.maps_to:
+        return row
+    where = ATTR_ACTS_IN.get(row.name, {})
+    default = _LIMITS if row.name in ("USERCFG", "GROUPCFG", "ACCOUNTCFG", "CLASSCFG", "QOSCFG") else row.acts_in
+    default = "maui_py.policy.standing" if row.name == "SRCFG" else default
+    attrs = {name: replace(a, acts_in=a.acts_in or where.get(name, default if name.startswith(("MAX", "OMAX"))
+                                                               or row.name == "SRCFG" else ""))
+             if a.status == ACTIVE else a for name, a in row.attrs.items()}
+    return replace(row, acts_in=row.acts_in or ACTS_IN.get(row.name, ""), attrs=attrs)
+
+
+TABLE[:] = [_acts_in(row) for row in TABLE]
 
 PARAMS: Mapping[str, Param] = {row.name: row for row in TABLE}
 """Every canonical parameter, in table order."""
@@ -949,10 +937,6 @@ def suggest(name: str) -> str | None:
                 candidates.setdefault(attr, f"{param.name}[<NAME>] {attr}=")
     hint = nearest(name, candidates)
     return candidates[hint] if hint else None
-
-
-def aliases_of(name: str) -> list[Alias]:
-    return [alias for alias in ALIASES.values() if alias.target == name]
 
 
 def _check_table() -> None:

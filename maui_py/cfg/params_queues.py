@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from .params import ACTIVE, BOOL, INT, OBJ, TIME, Attr, P, _group
-from .values import MAX_DOUBLE, Double, Enum, Integer
+from .choices import QueueCredential, QueuePolicyName
+from .rows import ACTIVE, BOOL, INT, OBJ, OWN, TIME, Attr, _group
+from .values import MAX_DOUBLE, Choice, Double, Integer
 
 
 class _Bounded(Double):
@@ -38,7 +39,7 @@ def _q(name: str, vtype, doc: str, default: Any) -> Attr:
 QUEUE_ATTRS = {a.name: a for a in (
     _q("PRIORITYFACTOR", FACTOR, "ARMADA: multiplies the queue's priority; a lower factor gets more", 1.0),
     _q("MAXFRACTION", FRACTION, "ARMADA: largest fraction of each cluster resource the queue may use at "
-       "once (unset: ARMADAMAXFRACTIONPERQUEUE)", None),
+        "once (unset: ARMADAMAXFRACTIONPERQUEUE)", None),
     _q("QPMIN", QP, "FBSNG: lowest queue priority (and the priority a new queue starts at)", 0.0),
     _q("QPMAX", QP, "FBSNG: highest queue priority", 100.0),
     _q("QPI", QP, "FBSNG: queue priority increase each time a section of another queue starts", 0.0),
@@ -51,28 +52,24 @@ QUEUE_ATTRS = {a.name: a for a in (
 )}
 
 
-def _p(name: str, vtype, default: Any, doc: str) -> Any:
-    return P(name, vtype, default, doc, active=True, origin="maui-py", src="maui-py")
-
-
 ROWS: list = _group(
     "Queue policies",
-    _p("QUEUEPOLICY", Enum("MAUI", "ARMADA", "FBSNG"), "MAUI", "how the priority-ordered queue is arranged "
-       "before reservations and backfill: MAUI (as is), ARMADA (queue slices), FBSNG (queue and section "
-       "priority gaps)"),
-    _p("QUEUECREDENTIAL", Enum("CLASS", "ACCOUNT", "USER", "QOS"), "CLASS", "the job credential that names "
-       "a job's queue under ARMADA and FBSNG (a job without one is in queue DEFAULT)"),
+    OWN("QUEUEPOLICY", Choice.of(QueuePolicyName), "MAUI", "how the priority-ordered queue is arranged "
+        "before reservations and backfill: MAUI (as is), ARMADA (queue slices), FBSNG (queue and section "
+        "priority gaps)"),
+    OWN("QUEUECREDENTIAL", Choice.of(QueueCredential), "CLASS", "the job credential that names "
+        "a job's queue under ARMADA and FBSNG (a job without one is in queue DEFAULT)"),
     replace(OBJ("QUEUECFG", QUEUE_ATTRS, "per-queue ARMADA and FBSNG settings; QUEUECFG[DEFAULT] applies "
                 "to queues not listed", active=True, origin="maui-py"), default_source="maui-py"),
-    _p("ARMADAPRIORITYHALFLIFE", TIME, 1200, "ARMADA: half-life with which a queue's priority follows its "
-       "resource usage (priorityHalfTime)"),
-    _p("ARMADALEASEBATCHSIZE", Integer(lo=1), 200, "ARMADA: jobs of a queue looked at per batch in the "
-       "deterministic stage (queueLeaseBatchSize)"),
-    _p("ARMADAPROBABILISTICALL", BOOL, False, "ARMADA: skip the deterministic slice stage and hand out "
-       "everything by weighted random queue picks (useProbabilisticSchedulingForAllResources)"),
-    _p("ARMADASEED", INT, 0, "ARMADA: seed of the random queue picks (same seed, same schedule)"),
-    _p("ARMADAMAXFRACTIONPERQUEUE", FRACTION, 1.0, "ARMADA: default largest fraction of each cluster "
-       "resource one queue may use at once (maximalResourceFractionPerQueue)"),
-    _p("ARMADAMAXFRACTIONTOSCHEDULE", FRACTION, 1.0, "ARMADA: largest fraction of each cluster resource "
-       "one queue may get in one round (maximalResourceFractionToSchedulePerQueue)"),
+    OWN("ARMADAPRIORITYHALFLIFE", TIME, 1200, "ARMADA: half-life with which a queue's priority follows its "
+        "resource usage (priorityHalfTime)"),
+    OWN("ARMADALEASEBATCHSIZE", Integer(lo=1), 200, "ARMADA: jobs of a queue looked at per batch in the "
+        "deterministic stage (queueLeaseBatchSize)"),
+    OWN("ARMADAPROBABILISTICALL", BOOL, False, "ARMADA: skip the deterministic slice stage and hand out "
+        "everything by weighted random queue picks (useProbabilisticSchedulingForAllResources)"),
+    OWN("ARMADASEED", INT, 0, "ARMADA: seed of the random queue picks (same seed, same schedule)"),
+    OWN("ARMADAMAXFRACTIONPERQUEUE", FRACTION, 1.0, "ARMADA: default largest fraction of each cluster "
+        "resource one queue may use at once (maximalResourceFractionPerQueue)"),
+    OWN("ARMADAMAXFRACTIONTOSCHEDULE", FRACTION, 1.0, "ARMADA: largest fraction of each cluster resource "
+        "one queue may get in one round (maximalResourceFractionToSchedulePerQueue)"),
 )

@@ -40,6 +40,7 @@ Columns:
   documentation), `maui-py`; where they disagree the other value is given and the choice is listed
   in docs/compatibility.md.
 * **Origin**: parameters not in the 3.3.1 source are marked *(docs only)*.
+* **Acts in**: the module that acts on an active parameter or attribute: where to read what it does.
 """
 
 
@@ -83,11 +84,11 @@ def _doc(param: Param) -> str:
 
 
 def _param_table(rows: list[Param]) -> list[str]:
-    out = ["| Parameter | Form | Default | Scope | Status | Default from | Description |",
-           "|---|---|---|---|---|---|---|"]
+    out = ["| Parameter | Form | Default | Scope | Status | Acts in | Default from | Description |",
+           "|---|---|---|---|---|---|---|---|"]
     for p in rows:
-        out.append(f"| {_name(p)} | {_code(p.form)} | {_default(p)} | {p.scope} | {p.status} | {_source(p)} "
-                   f"| {_doc(p)} |")
+        out.append(f"| {_name(p)} | {_code(p.form)} | {_default(p)} | {p.scope} | {p.status} | {_code(p.acts_in)} "
+                   f"| {_source(p)} | {_doc(p)} |")
     return out
 
 
@@ -96,10 +97,12 @@ def _attr_table(param: Param) -> list[str]:
     out = ["", f"### {param.name} attributes", ""]
     if aliases:
         out += [f"Attribute aliases: {aliases}.", ""]
-    out += ["| Attribute | Form | Default | Status | Default from | Description |", "|---|---|---|---|---|---|"]
+    out += ["| Attribute | Form | Default | Status | Acts in | Default from | Description |",
+            "|---|---|---|---|---|---|---|"]
     for a in param.attrs.values():
         name = f"`{a.name}[<CREDTYPE>[:<VALUE>]]`" if a.multidim else f"`{a.name}`"
-        out.append(f"| {name} | {_code(a.type.form)} | {_default(a)} | {a.status} | {_source(a)} | {_cell(a.doc)} |")
+        out.append(f"| {name} | {_code(a.type.form)} | {_default(a)} | {a.status} | {_code(a.acts_in)} | {_source(a)} "
+                   f"| {_cell(a.doc)} |")
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Callable, ClassVar, Iterable, Mapping
 
 from .errors import BadValue
@@ -357,19 +358,30 @@ def _drop_markers(text: str, warn: Warn) -> str:
     return text
 
 
-class Enum(ValueType):
+class Choice(ValueType):
     """One keyword of a fixed set, matched case-insensitively; `aliases` maps other spellings.
 
     aliases: {SPELLING: (CANONICAL, note)}; the note (or a default) becomes a warning.
+    `Choice.of(SomeStrEnum)` yields members of that enum: the keywords are its values, and
+    code dispatches on the members (a str enum compares and prints as its keyword).
     """
 
-    def __init__(self, *values: str, aliases: Mapping[str, tuple[str, str]] | None = None):
-        self.values = tuple(values)
-        self.canonical = {value.upper(): value for value in values}
-        self.aliases = dict(aliases or {})
+    def __init__(self, *values: str, aliases: Mapping[str, tuple[str, str]] | None = None,
+                 enum: type[StrEnum] | None = None):
+        self.enum = enum
+        self.values = tuple(member.value for member in enum) if enum is not None else tuple(values)
+        self.canonical = {value.upper(): self._typed(value) for value in self.values}
+        self.aliases = {word: (self._typed(canonical), note) for word, (canonical, note) in (aliases or {}).items()}
         self.form = "|".join(self.values)
 
-    def parse(self, text: str, warn: Warn = _ignore) -> str:
+    @classmethod
+    def of(cls, enum: type[StrEnum], aliases: Mapping[str, tuple[str, str]] | None = None) -> "Choice":
+        return cls(aliases=aliases, enum=enum)
+
+    def _typed(self, value: str) -> Any:
+        return self.enum(value) if self.enum is not None else value
+
+    def parse(self, text: str, warn: Warn = _ignore) -> Any:
         raw = unquote(text)
         bare = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw
         word = bare.upper()
@@ -385,27 +397,37 @@ class Enum(ValueType):
         hint = nearest(word, self.values)
         raise BadValue(f"did you mean {hint}?" if hint else "")
 
-    def check(self, value: Any) -> str:
+    def check(self, value: Any) -> Any:
+        if self.enum is not None and isinstance(value, self.enum):
+            return value
         if not isinstance(value, str):
             raise BadValue()
         return self.parse(value)
 
 
-class FsPolicy(Enum):
-    """FSPOLICY: a usage metric with an optional trailing `%` (percentage based fair share)."""
+class FsPolicy(Choice):
+    """FSPOLICY: a usage metric with an optional trailing `%` (percentage based fair share).
 
-    def __init__(self, *values: str, aliases: Mapping[str, tuple[str, str]] | None = None):
-        super().__init__(*values, aliases=aliases)
+    The enum has a member per metric and per metric with `%` (`DEDICATEDPS%`); the keywords
+    (and the form) are the metrics alone."""
+
+    def __init__(self, enum: type[StrEnum], aliases: Mapping[str, tuple[str, str]] | None = None):
+        super().__init__(*(m.value for m in enum if not m.value.endswith("%")), aliases=aliases)
+        self.enum = self.percent_enum = enum
+        self.canonical = {word: enum(value) for word, value in self.canonical.items()}
+        self.aliases = {word: (enum(value), note) for word, (value, note) in self.aliases.items()}
         self.form += "[%]"
 
-    def parse(self, text: str, warn: Warn = _ignore) -> str:
+    def parse(self, text: str, warn: Warn = _ignore) -> Any:
         raw = unquote(text)
         if not raw.endswith("%"):
             return super().parse(raw, warn)
         value = super().parse(raw[:-1], warn)
         if value == "NONE":
             raise BadValue("NONE takes no '%'")
-        return value + "%"
+        return self.percent_enum(value + "%")
+
+
 
 
 class StringList(ValueType):
@@ -490,9 +512,9 @@ class HostList(StringList):
 
 
 class EnumList(StringList):
-    """Several keywords of one `Enum` (JOBNODEMATCHPOLICY EXACTNODE EXACTPROC)."""
+    """Several keywords of one `Choice` (JOBNODEMATCHPOLICY EXACTNODE EXACTPROC)."""
 
-    def __init__(self, enum: Enum, seps: str = " \t,:|"):
+    def __init__(self, enum: Choice, seps: str = " \t,:|"):
         super().__init__(seps=seps)
         self.enum = enum
         self.form = f"{enum.form}[ ...]"
@@ -596,7 +618,7 @@ class FsTargetType(ValueType):
         raise BadValue()
 
 
-class Resources(ValueType):
+class ResourceSpec(ValueType):
     """Per-task resources of a standing reservation: `PROCS:4;MEM:1000` (or `=` and `,`)."""
 
     form = "<RES>:<COUNT>[;<RES>:<COUNT>]..."
@@ -644,7 +666,7 @@ class Days(StringList):
 class RmType(ValueType):
     """`<RMTYPE>[:<SUBTYPE>]` of RMCFG TYPE / RMTYPE."""
 
-    def __init__(self, kinds: Enum, subtypes: tuple[str, ...]):
+    def __init__(self, kinds: Choice, subtypes: tuple[str, ...]):
         self.kinds, self.subtypes = kinds, subtypes
         self.form = f"{kinds.form}[:{'|'.join(subtypes)}]"
 
@@ -666,7 +688,7 @@ class RmType(ValueType):
 class PolicyList(StringList):
     """NODEAVAILABILITYPOLICY: `<POLICY>[:<RESOURCE>]` items separated by spaces or commas."""
 
-    def __init__(self, policies: Enum, resources: Mapping[str, str]):
+    def __init__(self, policies: Choice, resources: Mapping[str, str]):
         super().__init__(seps=" \t,")
         self.policies, self.resources = policies, dict(resources)
         self.form = f"<POLICY>[:<RESOURCE>] ... with POLICY {policies.form}, RESOURCE {'|'.join(sorted(set(resources.values())))}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
+from ..model.report import ReportStatus
 from .common import CommandError, add_store_arguments, dstr, run_view, tstr
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def _analysis(view: View, job: Job, holds: list[str], rep) -> dict[str, Any]:
     if out["blocked"]:
         return out
     out["total_procs"] = summary["up_procs"]
-    if rep is not None and rep.status == "blocked" and rep.reason.startswith("blocked: "):
+    if rep is not None and rep.status == ReportStatus.BLOCKED and rep.reason.startswith("blocked: "):
         out["policy"] = rep.reason[len("blocked: "):]
         return out
     per = req.per_task

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
+from ..model.report import ReportStatus
 from .common import PARTITION, add_store_arguments, dstr, run_view, tstr
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def _active(view: View, j, reader) -> dict[str, Any]:
 def _idle(view: View, j, _reader) -> dict[str, Any]:
     rep = view.reports.get(j.id)
     return {"priority": view.priority(j), "queue_time": view.queue_time(j),
-            "reserved": rep is not None and rep.status == "reserved"}
+            "reserved": rep is not None and rep.status == ReportStatus.RESERVED}
 
 
 def _blocked(view: View, j, _reader) -> dict[str, Any]:

@@ -28,11 +28,12 @@ from ..model import Access, HoldType, Job, JobState, NodeState, Reservation, Res
 from ..planning import owners
 from ..planning.sync import build_table
 from ..policy.prediction import planned_span
+from ..model.report import ReportStatus
 from ..planning.table import ReservationTable
 from ..store import LastCycle
 from ..store.reader import ADMIN, PRIORITY, RM, STANDING
 
-WAITING_BLOCKED = ("blocked", "deferred", "held")
+WAITING_BLOCKED = (ReportStatus.BLOCKED, ReportStatus.DEFERRED, ReportStatus.HELD)
 """Report statuses that keep a job out of the idle list (Maui: not in MUIQ)."""
 UP_STATES = (NodeState.IDLE, NodeState.RUNNING, NodeState.BUSY, NodeState.DRAINING)
 
@@ -89,7 +90,7 @@ class View:
     # -------------------------------------------------------------------- jobs
     def started(self, job_id: str) -> bool:
         rep = self.reports.get(job_id)
-        return rep is not None and rep.status == "started"
+        return rep is not None and rep.status == ReportStatus.STARTED
 
     @cached_property
     def jobs(self) -> dict[str, Job]:

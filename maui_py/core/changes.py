@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..cfg.choices import BackfillPolicy
 from ..model import JobState, Reserve
 from ..planning import owners
 from ..planning.counts import CountTable, counts_request
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from .cycle import CycleResult, Cycle
 
 _IDLE = JobState.IDLE
+_ORDERED_BACKFILL = (BackfillPolicy.FIRSTFIT, BackfillPolicy.BESTFIT, BackfillPolicy.NONE)
+"""Backfill policies whose starts depend only on the order and what is free (not GREEDY)."""
 _MIXED = object()
 
 
@@ -71,7 +74,7 @@ def applies(c: Cycle) -> bool:
             and type(c.state.queue_policy) is MauiOrder
             and not c.state.queue_policy.fs.enabled
             and not c.limits.any_active and not c.limits.any_idle and not c.reject_neg
-            and c.bf_depth == 0 and c.bf_policy in ("FIRSTFIT", "BESTFIT", "NONE"))
+            and c.bf_depth == 0 and c.bf_policy in _ORDERED_BACKFILL)
 
 
 def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:

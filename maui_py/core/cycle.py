@@ -30,8 +30,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
+from ..cfg.choices import BackfillPolicy
 from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, NodeState,
                      Reservation, ReservationKind, Reserve, Start, StartKind)
+from ..model.report import ReportStatus
 from ..model.times import duration
 from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
@@ -62,7 +64,7 @@ class JobReport:
     """Where one job stands after the cycle and why, in one line (checkjob, showq)."""
 
     job_id: str
-    status: str          # started | reserved | waiting | blocked | deferred | held | running
+    status: ReportStatus
     reason: str
     priority: int | None = None
     start: int | None = None
@@ -135,7 +137,7 @@ class _Settings:
         self.predicting = prediction.Predicting(cfg)
         self.bf_order = cfg.get("BFPRIORITYPOLICY")
         self.count_policy = (not self.has_standing and not self.nodecfg
-                             and self.bf_policy != "GREEDY")
+                             and self.bf_policy != BackfillPolicy.GREEDY)
 
 
 class Cycle:
@@ -281,7 +283,7 @@ class Cycle:
         return replace(job, system_priority=sp)
 
     # ------------------------------------------------------------- bookkeeping
-    def report(self, job_id: str, status: str, reason: str, **kw: Any) -> None:
+    def report(self, job_id: str, status: ReportStatus, reason: str, **kw: Any) -> None:
         if self.explain:
             self.reports[job_id] = JobReport(job_id, status, reason, **kw)
 
@@ -313,19 +315,19 @@ class Cycle:
             jid = job.id
             if job.holds:
                 deferral.reset_accrual(self, jid, "hold")
-                self.report(jid, "held", "job has hold in place ("
+                self.report(jid, ReportStatus.HELD, "job has hold in place ("
                              + ",".join(sorted(h.value for h in job.holds)) + ")")
                 continue
             if jid in st.batch_holds:
-                self.report(jid, "held", f"batch hold: {st.batch_holds[jid]}")
+                self.report(jid, ReportStatus.HELD, f"batch hold: {st.batch_holds[jid]}")
                 continue
             rec = st.deferred.get(jid)
             if rec is not None and rec.until > now:
-                self.report(jid, "deferred", f"deferred until {rec.until}: {rec.reason}")
+                self.report(jid, ReportStatus.DEFERRED, f"deferred until {rec.until}: {rec.reason}")
                 continue
             if not job.depends_satisfied:
                 deferral.reset_accrual(self, jid, "dependency")
-                self.report(jid, "blocked", "dependency not satisfied")
+                self.report(jid, ReportStatus.BLOCKED, "dependency not satisfied")
                 continue
             hit = st.compiled.get(jid)
             if hit is not None and hit[0] is job and hit[1] is self.table and hit[3] is self.cfg:
@@ -338,7 +340,7 @@ class Cycle:
                 if getattr(why, "hold", False):   # can never run as submitted: batch hold now
                     st.batch_holds[jid] = str(why)
                     self.decisions.append(Hold(jid, HoldType.BATCH, str(why)))
-                    self.report(jid, "held", f"batch hold: {why}")
+                    self.report(jid, ReportStatus.HELD, f"batch hold: {why}")
                 else:
                     deferral.defer(self, job, why)
                 continue
@@ -346,13 +348,14 @@ class Cycle:
                 why = self.policy.cap_violation(job)
                 if why:
                     deferral.reset_accrual(self, jid, "limit")
-                    self.report(jid, "blocked", f"blocked: {why}")
+                    self.report(jid, ReportStatus.BLOCKED, f"blocked: {why}")
                     continue
             if isinstance(cr, NoPlacement):
                 if unknown is None:
                     unknown = any(n.state is NodeState.UNKNOWN for n in self.snap.nodes)
                 if unknown:   # e.g. just after an RM restart: the job waits, no DEFERTIME
-                    self.report(jid, "blocked", f"waiting: {cr.reason} (some node states not known yet)")
+                    self.report(jid, ReportStatus.BLOCKED,
+                                f"waiting: {cr.reason} (some node states not known yet)")
                     continue
                 deferral.defer(self, job, f"cannot run: {cr.reason}")
                 continue
@@ -398,7 +401,8 @@ class Cycle:
         arr: Arrangement = self.policy.arrange([job for job, _cr, _p in order], self._view())
         for jid, why in arr.held.items():
             if jid in by_job:
-                self.report(jid, "blocked", f"held this cycle by QUEUEPOLICY {self.policy.name}: {why}")
+                self.report(jid, ReportStatus.BLOCKED,
+                            f"held this cycle by QUEUEPOLICY {self.policy.name}: {why}")
         return [by_job[j.id] for j in arr.order if j.id in by_job and j.id not in arr.held]
 
     def _idle_limits(self, order):
@@ -406,13 +410,14 @@ class Cycle:
         idle_usage = Usage() if self.limits.any_idle else None
         for job, cr, prio in order:
             if self.reject_neg and prio < 0:
-                self.report(job.id, "blocked", f"negative priority {prio:.0f} (REJECTNEGPRIOJOBS)")
+                self.report(job.id, ReportStatus.BLOCKED,
+                            f"negative priority {prio:.0f} (REJECTNEGPRIOJOBS)")
                 continue
             if idle_usage is not None:
                 v = self.limits.idle_violation(job, idle_usage)
                 if v:
                     deferral.reset_accrual(self, job.id, "limit")
-                    self.report(job.id, "blocked", f"blocked: {v}")
+                    self.report(job.id, ReportStatus.BLOCKED, f"blocked: {v}")
                     continue
                 idle_usage.add(job, job_amounts(job))
             out.append((job, cr, prio))
@@ -442,7 +447,7 @@ class Cycle:
         self.started.add(job.id)
         if kind is StartKind.BACKFILL:
             self.bf_positions.append(pos)
-        self.report(job.id, "started", f"started ({kind.value.lower()}) on "
+        self.report(job.id, ReportStatus.STARTED, f"started ({kind.value.lower()}) on "
                     + _nodes_text(p.nodes), start=now, nodes=p.nodes)
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
@@ -596,26 +601,27 @@ class Cycle:
                 retry = (f" (retry hold until {kr.retry_until})"
                          if kr.retry_until and kr.retry_until > now else "")
                 where = _nodes_text(nodes) if nodes else f"any {job.procs} procs"
-                self.report(jid, "reserved", f"reserved at {kr.start} (in {duration(kr.start - now)})"
+                self.report(jid, ReportStatus.RESERVED,
+                            f"reserved at {kr.start} (in {duration(kr.start - now)})"
                             f" on {where}{retry}", priority=prio,
                              start=kr.start, nodes=nodes)
             else:
                 v = self.limits.active_violation(job, self.usage, HARD)
                 if v:
                     deferral.reset_accrual(self, jid, "limit")
-                    self.report(jid, "blocked", f"blocked: {v}", priority=prio)
+                    self.report(jid, ReportStatus.BLOCKED, f"blocked: {v}", priority=prio)
                     continue
                 why = []
                 if jid in self.blocked_soft:
                     why.append(f"soft limit {self.blocked_soft[jid]}")
                 if jid in self.no_reservation:
                     why.append(f"no reservation ({self.no_reservation[jid]})")
-                if self.bf_policy == "NONE" or "NOBF" in self.flags_of(job):
+                if self.bf_policy == BackfillPolicy.NONE or "NOBF" in self.flags_of(job):
                     why.append(f"waiting in priority order ({self.stop_reason or 'no backfill'})")
                 else:
                     why.append(f"no backfill window of {duration(self.span(job))} x {job.procs} procs")
-                self.report(jid, "blocked" if jid in self.blocked_soft else "waiting",
-                            "; ".join(why), priority=prio)
+                status = ReportStatus.BLOCKED if jid in self.blocked_soft else ReportStatus.WAITING
+                self.report(jid, status, "; ".join(why), priority=prio)
         freed = self.table.freed
         made = self.reserve_decisions = list(reuse) if reuse else []
         items = iter(st.reservations.items())
@@ -627,5 +633,5 @@ class Cycle:
         self.decisions.extend(made)
         if self.explain:
             for j in running:
-                self.report(j.id, "running", "running on " + _nodes_text(j.nodes),
+                self.report(j.id, ReportStatus.RUNNING, "running on " + _nodes_text(j.nodes),
                             start=j.start_time, nodes=j.nodes)

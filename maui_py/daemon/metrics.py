@@ -23,14 +23,15 @@ from prometheus_client import (CollectorRegistry, Counter, Gauge, Histogram, gen
                                start_http_server, write_to_textfile)
 
 from ..model import ClusterSnapshot, Defer, Hold, JobState, ReservationKind, Start, StartKind
+from ..model.report import ReportStatus
 from ..priority.fairshare import SYSTEM
 
 log = logging.getLogger("maui_py.daemon")
 
 PARTS = ("snapshot", "schedule", "save", "push")
 RM_CALLS = ("snapshot", "apply")
-STATUSES = ("started", "reserved", "waiting", "blocked", "deferred", "held", "running")
-"""JobReport.status values (maui_py/core/cycle.py)."""
+STATUSES = tuple(ReportStatus)
+"""JobReport.status values (maui_py/model/report.py)."""
 SECONDS_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0)
 MAX_FS_SERIES = 5000
 """At most this many fair-share credentials are exported (the most used; ties by name), so

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 from typing import Iterable, Sequence
 
+from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
@@ -402,9 +403,8 @@ class CountTable:
                 return None
 
     def earliest_start(self, request: JobRequest | Compiled, wallclock: int,
-                       after: int | None = None, *, until: int | None = None,
-                       ignore: Iterable[str] = (), policy: str = "FIRSTAVAILABLE",
-                       job_class: str = "", exclusive: bool | None = None
+                       after: int | None = None, *, policy: NodeAllocation, until: int | None = None,
+                       ignore: Iterable[str] = (), job_class: str = "", exclusive: bool | None = None
                        ) -> Placement | NoPlacement:
         """The earliest start at or after `after` (default: now). A start now comes with
         the nodes to use (free processors in node order: on identical nodes any choice is as

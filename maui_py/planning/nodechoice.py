@@ -12,7 +12,8 @@ idle time before the start, then least before the next use after the end, then t
 smallest node that fits, which keeps later reservations from being fragmented),
 MINRESOURCE (fewest configured resources), CPULOAD (most unused CPU power now; MINRESOURCE
 for future starts, as Maui does), PRIORITY (highest NODECFG PRIORITY), FASTEST (highest
-speed). Others Maui names (CONTIGUOUS, MAXBALANCE, LOCAL, ...) fall back to LASTAVAILABLE.
+speed). The other policies Maui names (CONTIGUOUS, MAXBALANCE, LOCAL, ...) are read as
+LASTAVAILABLE, with a warning, by the configuration loader (cfg/params.py).
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from bisect import bisect_left, bisect_right
 from itertools import islice
 from typing import TYPE_CHECKING, Iterator
 
+from ..cfg.choices import NodeAllocation
 from .bitset import first_members, iter_members, members
 
 if TYPE_CHECKING:
     from .table import Compiled, ReservationTable
 
-POLICIES = ("FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "CPULOAD", "PRIORITY", "FASTEST")
 _SMALL_GROUP = 64
 _SWEEP_LIMIT = 128
 """Change points examined after a job's end to rank idle nodes by their next use; nodes
@@ -108,44 +109,71 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
         yield from (((gap_before, far, fit_of(i), i), i, fit_of(i)) for i in iter_members(rest))
 
 
-def _key(table: "ReservationTable", policy: str, i: int, fit: int, t: int, w: int) -> tuple:
-    from .table import FOREVER
-    node = table.nodes[i]
-    if policy == "FIRSTAVAILABLE":
-        return (i,)
-    if policy == "MINRESOURCE" or (policy == "CPULOAD" and t > table.origin):
+def _key_first(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
+    return (i,)
+
+
+def _key_minresource(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
+    return (table.cap[i], i)
+
+
+def _key_cpuload(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
+    if t > table.origin:
         return (table.cap[i], i)
-    if policy == "CPULOAD":
-        return (-(node.resources.procs - node.load), i)
-    if policy == "PRIORITY":
-        return (-node.priority, i)
-    if policy == "FASTEST":
-        return (-node.speed, i)
+    node = table.nodes[i]
+    return (-(node.resources.procs - node.load), i)
+
+
+def _key_priority(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
+    return (-table.nodes[i].priority, i)
+
+
+def _key_fastest(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
+    return (-table.nodes[i].speed, i)
+
+
+def _key_last(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
+    from .table import FOREVER
     last = table.last_change(i, t)
     nxt = table.next_change(i, t + w - 1)
     return (t - last if t > table.origin else 0, nxt - (t + w) if nxt < FOREVER else FOREVER,
             fit, i)
 
 
+KEYS = {
+    NodeAllocation.FIRSTAVAILABLE: _key_first,
+    NodeAllocation.LASTAVAILABLE: _key_last,
+    NodeAllocation.MINRESOURCE: _key_minresource,
+    NodeAllocation.CPULOAD: _key_cpuload,
+    NodeAllocation.PRIORITY: _key_priority,
+    NodeAllocation.FASTEST: _key_fastest,
+}
+"""NODEALLOCATIONPOLICY -> the order key of a feasible node (table, node index, tasks it
+holds, start, wallclock); the lazy generators below give idle nodes in the same order."""
+
+
+def _key(table: "ReservationTable", policy: NodeAllocation, i: int, fit: int, t: int, w: int) -> tuple:
+    return KEYS[policy](table, i, fit, t, w)
+
+
 def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
-               fits: dict[int, int], policy: str, prefer: int = 0
+               fits: dict[int, int], policy: NodeAllocation, prefer: int = 0
                ) -> Iterator[tuple[tuple, int, int]]:
     """Feasible nodes as (key, node index, tasks it holds), best first; nodes in `prefer`
     (those of reservations the job may use) before all others."""
-    policy = policy.upper() if policy else "LASTAVAILABLE"
-    if policy not in POLICIES:
-        policy = "LASTAVAILABLE"
+    policy = NodeAllocation(policy)
     if prefer:
         inner = candidates(table, cr, t, w, fast, fits, policy)
         return iter(sorted(((0 if (prefer >> i) & 1 else 1,) + k, i, f) for k, i, f in inner))
     others = sorted((_key(table, policy, i, f, t, w), i, f) for i, f in fits.items())
     if not fast:
         return iter(others)
-    if policy == "FIRSTAVAILABLE":
+    if policy == NodeAllocation.FIRSTAVAILABLE:
         lazy = _fast_by_index(fast, cr)
-    elif policy == "MINRESOURCE" or (policy == "CPULOAD" and t > table.origin):
+    elif (policy == NodeAllocation.MINRESOURCE
+          or (policy == NodeAllocation.CPULOAD and t > table.origin)):
         lazy = _fast_minresource(table, fast, cr)
-    elif policy == "LASTAVAILABLE":
+    elif policy == NodeAllocation.LASTAVAILABLE:
         if t == table.origin:
             lazy = _by_gap_after(table, fast, 0, t + w, _fit_lookup(cr))
         else:
@@ -176,13 +204,14 @@ def _take_by_gap_after(table: "ReservationTable", group: int, end: int, k: int) 
 
 
 def _whole_groups(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
-                  policy: str, count: int) -> list[int] | None:
+                  policy: NodeAllocation, count: int) -> list[int] | None:
     """The `count` nodes the policy picks among idle nodes of one capacity class, chosen a
     group of equal keys at a time with big-int operations (the same nodes candidates()
     yields first). O(points swept + count). None when no shortcut applies."""
-    if policy in ("FIRSTAVAILABLE", "MINRESOURCE") or (policy == "CPULOAD" and t > table.origin):
+    if (policy in (NodeAllocation.FIRSTAVAILABLE, NodeAllocation.MINRESOURCE)
+            or (policy == NodeAllocation.CPULOAD and t > table.origin)):
         return first_members(fast, count)
-    if policy != "LASTAVAILABLE":
+    if policy != NodeAllocation.LASTAVAILABLE:
         return None
     if t == table.origin:
         return _take_by_gap_after(table, fast, t + w, count)
@@ -206,14 +235,12 @@ def _whole_groups(table: "ReservationTable", cr: "Compiled", t: int, w: int, fas
 
 
 def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
-           fits: dict[int, int], policy: str, shortcut: bool = True, prefer: int = 0
+           fits: dict[int, int], policy: NodeAllocation, shortcut: bool = True, prefer: int = 0
            ) -> list[tuple[int, int]]:
     """(node index, tasks) for the request, in policy order. O(k log k) for k nodes taken,
     plus the sort of the partly used candidates; O(points swept + k) when only idle nodes of
     one capacity class qualify (the usual case on homogeneous clusters)."""
-    policy = policy.upper() if policy else "LASTAVAILABLE"
-    if policy not in POLICIES:
-        policy = "LASTAVAILABLE"
+    policy = NodeAllocation(policy)
     if shortcut and not fits and not prefer and len(cr.classes) == 1 and cr.mode != "nodes":
         kc = cr.classes[0][1]
         per = cr.per_node if cr.mode == "tpn" else kc

@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 
 from sortedcontainers import SortedList
 
+from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
 from . import owners
 from .bitset import OrQueue, mask_of, members
@@ -1014,14 +1015,14 @@ class ReservationTable:
         return sum(vals[:n])
 
     def earliest_start(self, request: JobRequest, wallclock: int, after: int | None = None,
-                       *, until: int | None = None, ignore: Iterable[str] = (),
-                       policy: str = "FIRSTAVAILABLE", job_class: str = "",
-                       exclusive: bool | None = None) -> Placement | NoPlacement:
+                       *, policy: NodeAllocation, until: int | None = None, ignore: Iterable[str] = (),
+                       job_class: str = "", exclusive: bool | None = None) -> Placement | NoPlacement:
         """The earliest start at or after `after` (default: now) and the nodes to use.
 
         Candidate starts are `after` and the change points behind it; the request must fit
         for the whole of [t, t + wallclock). Nodes are chosen by NODEALLOCATIONPOLICY
-        `policy` (maui_py.planning.nodechoice). Cost: compile + scan + selection.
+        `policy` (maui_py.planning.nodechoice; no default here: the cycle passes the
+        configuration's). Cost: compile + scan + selection.
         """
         ignore = tuple(ignore)
         cr = request if isinstance(request, Compiled) else self.compile(request, job_class,

@@ -9,30 +9,35 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
+from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
 from ..predict.predictors import accuracy
 from .limits import HARD, SOFT
-from .priority_pass import SHORTEST_FIRST
 
 
-def metric(job: Job, kind: str) -> float:
-    """BACKFILLMETRIC: PROCS (and NODES, as 3.3.1), PROCSECONDS, SECONDS."""
-    if kind == "PROCSECONDS":
-        return float(job.procs * job.wallclock)
-    if kind == "SECONDS":
-        return float(job.wallclock)
-    return float(job.procs)
+METRICS: dict[BackfillMetric, Callable[[Job], float]] = {
+    BackfillMetric.PROCS: lambda job: float(job.procs),
+    BackfillMetric.PROCSECONDS: lambda job: float(job.procs * job.wallclock),
+    BackfillMetric.SECONDS: lambda job: float(job.wallclock),
+}
+"""BACKFILLMETRIC -> what BESTFIT and GREEDY maximise (NODES is read as PROCS, as 3.3.1)."""
 
 
-def greedy_pick(cands: Sequence[tuple], procs: int, kind: str, max_schedules: int) -> list[tuple]:
+def metric(job: Job, kind: BackfillMetric) -> float:
+    """BACKFILLMETRIC of one job."""
+    return METRICS[kind](job)
+
+
+def greedy_pick(cands: Sequence[tuple], procs: int, kind: BackfillMetric, max_schedules: int) -> list[tuple]:
     """The subset of (pos, job, ...) candidates with the largest total metric whose
     processors fit in `procs`: depth-first search with backtracking over at most
     `max_schedules` partial schedules (BACKFILLMAXSCHEDULES), best bound first.
     Returns the chosen candidates in priority (input) order. O(max_schedules)."""
-    items = sorted(range(len(cands)), key=lambda i: -metric(cands[i][1], kind))
-    values = [metric(cands[i][1], kind) for i in items]
+    value = METRICS[kind]
+    items = sorted(range(len(cands)), key=lambda i: -value(cands[i][1]))
+    values = [value(cands[i][1]) for i in items]
     sizes = [cands[i][1].procs for i in items]
     suffix = [0.0] * (len(items) + 1)
     for k in range(len(items) - 1, -1, -1):
@@ -53,24 +58,14 @@ def greedy_pick(cands: Sequence[tuple], procs: int, kind: str, max_schedules: in
     return [cands[i] for i in sorted(best_set)]
 
 
-def duration_key(c):
-    """BFPRIORITYPOLICY's order (Maui's MJobGetBackfillPriority), as a sort key over
-    (pos, job, compiled): DURATION, shortest planned runtime first (SJBF: the prediction when
-    one is made, else the request); HWDURATION, shortest request x the user's past accuracy
-    (runtime / request, Maui's WCAccuracy) first. Sorting is stable: ties keep priority order."""
-    if c.bf_order == "HWDURATION":
-        history = c.state.history
-        return lambda e: e[1].wallclock * accuracy(history, e[1].user)
-    span = c.span
-    return lambda e: span(e[1])
-
-
 # ------------------------------------------------------------------ the pass
 def backfill(c, order, first: int = 0) -> None:
     """Backfill over order[first:] (core/changes.py: the jobs before did not fit last cycle
-    and fit no better now)."""
-    if c.bf_policy == "NONE" or c.table.free_now <= 0:
+    and fit no better now), the first BACKFILLDEPTH candidates only when it is set."""
+    run = PASSES[c.bf_policy]
+    if run is None or c.table.free_now <= 0:
         return
+    by = ORDERS[c.bf_order]
     st = c.state
     started, reserved, flags = c.started, st.reservations, c.flags_of
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
@@ -82,31 +77,32 @@ def backfill(c, order, first: int = 0) -> None:
         cands = [e for e in base if e[1].id not in c.started]
         if c.bf_depth > 0:
             cands = cands[: c.bf_depth]
-        if c.bf_policy == "GREEDY":
-            greedy(c, cands, level)
+        if by is not None:
+            cands.sort(key=by(c))
+        run(c, cands, level)
+
+
+def first_fit(c, cands, level) -> None:
+    """FIRSTFIT: each candidate, in the given order, starts if it fits now around every
+    reservation and within the limits of `level`."""
+    table = c.table
+    procs = [e[1].procs for e in cands]
+    least = procs[:]
+    for i in range(len(least) - 2, -1, -1):
+        if least[i + 1] < least[i]:
+            least[i] = least[i + 1]
+    limited = c.limits.any_active
+    for i, (k, job, cr) in enumerate(cands):
+        free = table.free_now
+        if free <= 0 or free < least[i]:
+            break                       # no job left in this pass is narrow enough
+        if procs[i] > free:
             continue
-        if c.bf_order in SHORTEST_FIRST:
-            cands.sort(key=duration_key(c))
-        if c.bf_policy == "BESTFIT":
-            cands.sort(key=lambda e: -metric(e[1], c.bf_metric))
-        table = c.table
-        procs = [e[1].procs for e in cands]
-        least = procs[:]
-        for i in range(len(least) - 2, -1, -1):
-            if least[i + 1] < least[i]:
-                least[i] = least[i + 1]
-        limited = c.limits.any_active
-        for i, (k, job, cr) in enumerate(cands):
-            free = table.free_now
-            if free <= 0 or free < least[i]:
-                break                       # no job left in this pass is narrow enough
-            if procs[i] > free:
-                continue
-            if limited and c.limits.active_violation(job, c.usage, level):
-                continue
-            p = c.fits_now(job, cr)
-            if p:
-                c.start(job, p, StartKind.BACKFILL, k)
+        if limited and c.limits.active_violation(job, c.usage, level):
+            continue
+        p = c.fits_now(job, cr)
+        if p:
+            c.start(job, p, StartKind.BACKFILL, k)
 
 
 def greedy(c, cands, level) -> None:
@@ -136,3 +132,44 @@ def greedy(c, cands, level) -> None:
                     if p:
                         c.start(job, p, StartKind.BACKFILL, k)
             return
+
+
+def best_fit(c, cands, level) -> None:
+    """BESTFIT: first fit over the candidates by BACKFILLMETRIC, largest first (ties keep
+    priority order)."""
+    value = METRICS[c.bf_metric]
+    first_fit(c, sorted(cands, key=lambda e: -value(e[1])), level)
+
+
+PASSES: dict[BackfillPolicy, Callable | None] = {
+    BackfillPolicy.FIRSTFIT: first_fit,
+    BackfillPolicy.BESTFIT: best_fit,
+    BackfillPolicy.GREEDY: greedy,
+    BackfillPolicy.PREEMPT: first_fit,
+    BackfillPolicy.NONE: None,
+}
+"""BACKFILLPOLICY -> the pass run over the candidates, once per limit level (PREEMPT: maui-py
+preempts nothing and backfills first fit; NONE: no backfill)."""
+
+
+def _by_span(c) -> Callable[[tuple], float]:
+    """DURATION: shortest planned runtime first (SJBF): the prediction when one is made,
+    else the request."""
+    span = c.span
+    return lambda e: span(e[1])
+
+
+def _by_accuracy(c) -> Callable[[tuple], float]:
+    """HWDURATION: shortest request x the user's past runtime / request (Maui's WCAccuracy)."""
+    history = c.state.history
+    return lambda e: e[1].wallclock * accuracy(history, e[1].user)
+
+
+ORDERS: dict[BackfillOrder, Callable | None] = {
+    BackfillOrder.NONE: None, BackfillOrder.RANDOM: None,
+    BackfillOrder.DURATION: _by_span, BackfillOrder.HWDURATION: _by_accuracy,
+}
+"""BFPRIORITYPOLICY -> the sort key of the backfill candidates, made per pass (None: priority
+order; Maui's RANDOM gives every job the same backfill priority, so the first found wins).
+Sorting is stable: ties keep priority order. Maui 3.3.1 orders PREEMPT's candidates so
+(MJobGetBackfillPriority); maui-py every backfill policy's."""

@@ -8,16 +8,26 @@ reservations and defer records are the cycle's SchedulerState (core/state.py).
 
 from __future__ import annotations
 
+from ..cfg.choices import AccrualPolicy
 from ..core.state import DeferRecord, KeptReservation, PendingStart
 from ..model import Defer, Hold, HoldType, Job, ReleaseHold
+from ..model.report import ReportStatus
 from ..planning import owners
+
+
+ACCRUAL_RESETS: dict[AccrualPolicy, frozenset[str] | None] = {
+    AccrualPolicy.ALWAYS: frozenset(),
+    AccrualPolicy.QUEUEPOLICY: frozenset({"limit"}),
+    AccrualPolicy.FULLPOLICY: None,
+}
+"""JOBPRIOACCRUALPOLICY -> the reasons a job is held back ("limit", "hold", "dependency")
+that restart its queue time; None: every reason."""
 
 
 def reset_accrual(c, job_id: str, why: str) -> None:
     """JOBPRIOACCRUALPOLICY: queue-time priority restarts while a job is held back."""
-    if c.accrual == "ALWAYS":
-        return
-    if why == "limit" or c.accrual == "FULLPOLICY":
+    resets = ACCRUAL_RESETS[c.accrual]
+    if resets is None or why in resets:
         c.state.queue_time[job_id] = c.now
 
 
@@ -69,7 +79,7 @@ def defer(c, job: Job, reason: str) -> None:
     st.reservations.pop(job.id, None)
     c.table.release(owners.priority(job.id))
     if c.defer_time <= 0:
-        c.report(job.id, "blocked", reason)
+        c.report(job.id, ReportStatus.BLOCKED, reason)
         return
     c.settled.add(job.id)
     rec = st.deferred.setdefault(job.id, DeferRecord())
@@ -82,9 +92,9 @@ def defer(c, job: Job, reason: str) -> None:
         st.batch_holds[job.id] = why
         rec.until = 0
         c.decisions.append(Hold(job.id, HoldType.BATCH, why))
-        c.report(job.id, "held", f"batch hold: {why}")
+        c.report(job.id, ReportStatus.HELD, f"batch hold: {why}")
     else:
-        c.report(job.id, "deferred", f"deferred until {rec.until}: {reason}")
+        c.report(job.id, ReportStatus.DEFERRED, f"deferred until {rec.until}: {reason}")
 
 
 def release_defers(c) -> None:

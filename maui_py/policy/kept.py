@@ -4,12 +4,21 @@ MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
 
 from __future__ import annotations
 
+from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning.counts import CountTable
 from ..planning import owners
 from ..planning.table import Placement
 from . import deferral
 from .limits import SOFT
+
+REMAKES: dict[ReservationPolicy, bool] = {
+    ReservationPolicy.HIGHEST: True,
+    ReservationPolicy.CURRENTHIGHEST: False,
+    ReservationPolicy.NEVER: False,
+}
+"""RESERVATIONPOLICY -> whether a priority reservation of an earlier cycle is re-made here at
+its earliest start (HIGHEST) or dropped, for the priority pass to make again in order."""
 
 
 def reserved_jobs(c, order) -> None:
@@ -66,7 +75,7 @@ def reserved_jobs(c, order) -> None:
                 c.table.reserve(owners.priority(jid), kr.start, kr.end, kr.allocation,
                                 kind="priority", force=True)
             continue
-        if c.res_policy != "HIGHEST":
+        if not REMAKES[c.res_policy]:
             del st.reservations[jid]
             continue
         ign = c.ignore(job)

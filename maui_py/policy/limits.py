@@ -11,6 +11,7 @@ cycle); it grows as the cycle starts jobs, so a limit reached mid-cycle blocks t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Iterable
 
 from ..cfg import Limit, SchedulerConfig
@@ -22,7 +23,28 @@ CREDS = (("USERCFG", "user"), ("GROUPCFG", "group"), ("ACCOUNTCFG", "account"),
 ACTIVE = ("JOB", "PROC", "NODE", "PS", "MEM", "WC")
 IDLE = ("JOB", "PROC", "NODE", "PS", "MEM", "WC")
 
-SOFT, HARD = "SOFT", "HARD"
+
+class Level(StrEnum):
+    """Which value of a `[<SOFT>,]<HARD>` limit applies: backfill tries soft limits first."""
+
+    SOFT = "SOFT"
+    HARD = "HARD"
+
+
+SOFT, HARD = Level.SOFT, Level.HARD
+
+LIMIT_ATTRS: dict[tuple[str, str], str] = {
+    ("MAX", "JOB"): "MAXJOB", ("MAX", "PROC"): "MAXPROC", ("MAX", "NODE"): "MAXNODE", ("MAX", "PS"): "MAXPS",
+    ("MAX", "MEM"): "MAXMEM", ("MAX", "WC"): "MAXWC",
+    ("MAXI", "JOB"): "MAXIJOB", ("MAXI", "PROC"): "MAXIPROC", ("MAXI", "NODE"): "MAXINODE",
+    ("MAXI", "PS"): "MAXIPS", ("MAXI", "MEM"): "MAXIMEM", ("MAXI", "WC"): "MAXIWC",
+    ("OMAX", "JOB"): "OMAXJOB", ("OMAX", "PROC"): "OMAXPROC", ("OMAX", "NODE"): "OMAXNODE",
+    ("OMAX", "PS"): "OMAXPS", ("OMAX", "MEM"): "OMAXMEM", ("OMAX", "WC"): "OMAXWC",
+    ("OMAXI", "JOB"): "OMAXIJOB", ("OMAXI", "PROC"): "OMAXIPROC", ("OMAXI", "NODE"): "OMAXINODE",
+    ("OMAXI", "PS"): "OMAXIPS", ("OMAXI", "MEM"): "OMAXIMEM", ("OMAXI", "WC"): "OMAXIWC",
+}
+"""(kind of limit, counter) -> the *CFG attribute that sets it: MAX (active jobs), MAXI (idle
+jobs), OMAX/OMAXI (a QOS's override of every other credential's limit)."""
 
 
 def cred_name(job: Job, kind: str) -> str:
@@ -83,8 +105,8 @@ class Limits:
     def __init__(self, cfg: SchedulerConfig):
         self.cfg = cfg
         self._cache: dict[tuple[str, str, str], Limit | None] = {}
-        self.any_active = self._any(f"MAX{c}" for c in ACTIVE) or self._any(f"OMAX{c}" for c in ACTIVE)
-        self.any_idle = self._any(f"MAXI{c}" for c in IDLE) or self._any(f"OMAXI{c}" for c in IDLE)
+        self.any_active = self._any(LIMIT_ATTRS[k, c] for k in ("MAX", "OMAX") for c in ACTIVE)
+        self.any_idle = self._any(LIMIT_ATTRS[k, c] for k in ("MAXI", "OMAXI") for c in IDLE)
         wall = cfg.get("SYSTEMMAXJOBWALLTIME")
         procs = cfg.get("SYSTEMMAXPROCPERJOB")
         self.sys_wallclock = wall if isinstance(wall, int) and wall > 0 else None
@@ -137,26 +159,27 @@ class Limits:
         return None
 
     def _first_violation(self, job: Job, usage: Usage, amounts: dict[str, int], prefix: str,
-               counters: Iterable[str], level: str) -> Violation | None:
+                          counters: Iterable[str], level: Level) -> Violation | None:
         for counter in counters:
-            override = self._limit("QOSCFG", job.qos, f"O{prefix}{counter}") if job.qos else None
+            attr = LIMIT_ATTRS[prefix, counter]
+            override = self._limit("QOSCFG", job.qos, LIMIT_ATTRS["O" + prefix, counter]) if job.qos else None
             for param, kind in CREDS:
                 name = cred_name(job, kind)
                 if not name:
                     continue
-                lim = override if override is not None else self._limit(param, name, f"{prefix}{counter}")
+                lim = override if override is not None else self._limit(param, name, attr)
                 if lim is None:
                     continue
                 value = lim.soft if level == SOFT else lim.hard
                 if value is None or value < 0:
                     continue
                 if usage.get(kind, name, counter) + amounts[counter] > value:
-                    return Violation(f"{prefix}{counter}", value, kind, name)
+                    return Violation(attr, value, kind, name)
                 if override is not None:
                     break
         return None
 
-    def active_violation(self, job: Job, usage: Usage, level: str = HARD) -> Violation | None:
+    def active_violation(self, job: Job, usage: Usage, level: Level = HARD) -> Violation | None:
         """Would starting `job` now exceed an active-job limit at `level`?"""
         if not self.any_active:
             return None

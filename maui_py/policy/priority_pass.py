@@ -7,6 +7,7 @@ takes the shortest jobs first (BFPRIORITYPOLICY).
 
 from __future__ import annotations
 
+from ..cfg.choices import BackfillOrder, BackfillPolicy, ReservationPolicy
 from ..core.state import KeptReservation
 from ..model import Job, StartKind
 from ..planning.counts import CountTable
@@ -16,10 +17,17 @@ from . import deferral
 from .limits import SOFT
 
 NO_ROOM = NoPlacement("fewer processors free now than the job needs")
-SHORTEST_FIRST = ("DURATION", "HWDURATION")
+SHORTEST_FIRST = frozenset({BackfillOrder.DURATION, BackfillOrder.HWDURATION})
 """BFPRIORITYPOLICY values that order backfill shortest first: with them the priority pass
 ends once every reservation it may make is made (EASY-SJBF: the queue's head starts while it
 fits, the first blocked job reserves, the rest are backfill candidates)."""
+
+RESERVES: dict[ReservationPolicy, bool] = {
+    ReservationPolicy.CURRENTHIGHEST: True,
+    ReservationPolicy.HIGHEST: True,
+    ReservationPolicy.NEVER: False,
+}
+"""RESERVATIONPOLICY -> whether the priority pass gives jobs priority reservations."""
 
 
 def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
@@ -97,17 +105,17 @@ def why_no_reservation(c, job: Job) -> str:
     flags = c.flags_of(job)
     if "NORESERVATION" in flags:
         return f"QOS {job.qos} has NORESERVATION"
-    if c.bf_policy == "NONE":
+    if c.bf_policy == BackfillPolicy.NONE:
         return "BACKFILLPOLICY NONE"
-    if c.res_policy == "NEVER":
-        return "RESERVATIONPOLICY NEVER"
+    if not RESERVES[c.res_policy]:
+        return f"RESERVATIONPOLICY {c.res_policy}"
     return f"QOS {job.qos or '-'} is in no RESERVATIONQOSLIST group"
 
 
 def can_reserve(c, job: Job) -> tuple[int | None, bool]:
     """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
     flags = c.flags_of(job)
-    if "NORESERVATION" in flags or c.bf_policy == "NONE" or c.res_policy == "NEVER":
+    if "NORESERVATION" in flags or c.bf_policy == BackfillPolicy.NONE or not RESERVES[c.res_policy]:
         return None, False
     return c.groups.group(job.qos), "RESERVEALWAYS" in flags
 

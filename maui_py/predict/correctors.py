@@ -2,7 +2,7 @@
 
 The corrected span is a function of the prediction, the request and the time the job has
 run so far, never of when the scheduler happened to look, so the daemon (which polls) and
-the simulator (which wakes at each expiry) plan the same ends:
+the simulator (which corrects at its next event) plan the same ends:
 - REQUEST: the request, at once (Tsafrir et al.'s "reqtime" corrector);
 - INCREMENT: the first of Tsafrir et al.'s fixed steps (1, 5, 15, 30 min, 1, 2, 5, 10, 20,
   50, 100 h) past the time run so far;
@@ -13,15 +13,9 @@ JOBMAXOVERRUN) takes over (planning/sync.py).
 
 from __future__ import annotations
 
-from enum import Enum
+from typing import Callable
 
-
-class CorrectionPolicy(str, Enum):
-    """PREDICTIONCORRECTION."""
-
-    REQUEST = "REQUEST"
-    INCREMENT = "INCREMENT"
-    DOUBLE = "DOUBLE"
+from ..cfg.choices import CorrectionPolicy
 
 
 STEPS = (60, 300, 900, 1800, 3600, 7200, 18000, 36000, 72000, 180000, 360000)
@@ -35,17 +29,30 @@ def corrected_span(policy: CorrectionPolicy, estimate: int, request: int, elapse
         return min(estimate, request)
     if estimate >= request:
         return request
-    if policy is CorrectionPolicy.INCREMENT:
-        for step in STEPS:
-            if step > elapsed:
-                return min(step, request)
-        return request
-    if policy is CorrectionPolicy.DOUBLE:
-        span = estimate
-        while span <= elapsed and span < request:
-            span *= 2
-        return min(span, request)
+    return min(CORRECTORS[policy](estimate, request, elapsed), request)
+
+
+def _request(estimate: int, request: int, elapsed: int) -> int:
     return request
+
+
+def _increment(estimate: int, request: int, elapsed: int) -> int:
+    return next((step for step in STEPS if step > elapsed), request)
+
+
+def _double(estimate: int, request: int, elapsed: int) -> int:
+    span = estimate
+    while span <= elapsed and span < request:
+        span *= 2
+    return span
+
+
+CORRECTORS: dict[CorrectionPolicy, Callable[[int, int, int], int]] = {
+    CorrectionPolicy.REQUEST: _request, CorrectionPolicy.INCREMENT: _increment,
+    CorrectionPolicy.DOUBLE: _double,
+}
+"""PREDICTIONCORRECTION -> corrector(estimate, request, elapsed), for a job that has run out
+(elapsed >= estimate < request); corrected_span caps what it gives by the request."""
 
 
 def corrections_needed(policy: CorrectionPolicy, estimate: int, request: int, runtime: int) -> int:

@@ -10,16 +10,9 @@ recent last. Both are plain data the store persists.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from typing import Callable
 
-
-class PredictionPolicy(str, Enum):
-    """PREDICTIONPOLICY: what plans a job's end."""
-
-    NONE = "NONE"
-    """The request (wallclock limit), as Maui does."""
-    USERAVERAGE = "USERAVERAGE"
-    """The mean of the user's last PREDICTIONHISTORY completed runtimes, capped by the request."""
+from ..cfg.choices import PredictionPolicy
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +33,20 @@ History = dict[str, tuple[tuple[int, int], ...]]
 
 def predict(policy: PredictionPolicy, history: History, user: str, request: int,
             depth: int) -> Prediction:
-    """The prediction for a job of `user` asking for `request` seconds. O(depth).
-    With fewer than `depth` completed jobs of the user on record, the request is used (the
-    published predictor falls back to the user's estimate)."""
-    request = max(int(request), 1)
-    if policy is PredictionPolicy.NONE:
-        return Prediction(request, "request")
+    """The prediction for a job of `user` asking for `request` seconds (PREDICTIONPOLICY).
+    O(depth)."""
+    return PREDICTORS[policy](history, user, max(int(request), 1), depth)
+
+
+def _request(history: History, user: str, request: int, depth: int) -> Prediction:
+    """NONE: the request, as Maui plans."""
+    return Prediction(request, "request")
+
+
+def _user_average(history: History, user: str, request: int, depth: int) -> Prediction:
+    """USERAVERAGE: the floored mean of the user's last `depth` runtimes, capped by the
+    request. With fewer on record, the request (as the published predictor falls back to
+    the user's estimate)."""
     past = history.get(user, ())
     if len(past) < depth or depth <= 0:
         return Prediction(request, f"request (user {user} has {len(past)} of {depth} runtimes on record)")
@@ -53,6 +54,12 @@ def predict(policy: PredictionPolicy, history: History, user: str, request: int,
     if mean >= request:
         return Prediction(request, f"request (below the mean of {user}'s last {depth} runtimes)")
     return Prediction(max(mean, 1), f"mean of {user}'s last {depth} runtimes")
+
+
+PREDICTORS: dict[PredictionPolicy, Callable[[History, str, int, int], Prediction]] = {
+    PredictionPolicy.NONE: _request, PredictionPolicy.USERAVERAGE: _user_average,
+}
+"""PREDICTIONPOLICY -> predictor(history, user, request, depth)."""
 
 
 def learn(history: History, user: str, runtime: int, request: int, depth: int) -> None:

@@ -36,16 +36,40 @@ SUBFACTORS: dict[str, tuple[str, ...]] = {
     "RES": ("NODE", "PROC", "MEM", "SWAP", "DISK", "PS", "PE", "WALLTIME", "UPROC", "UJOB"),
     "USAGE": ("CONSUMED", "REMAINING", "PERCENT", "USAGEEXECUTIONTIME"),
 }
-_COMPONENT_PARAM = {"CRED": "CRED", "FS": "FS", "ATTR": "ATTR", "SERV": "SERVICE",
-                    "TARG": "TARGET", "RES": "RES", "USAGE": "USAGE"}
-_CAP_PARAM = {"SERV": "SERVICECAP"}
+COMPONENT_WEIGHTS = {"CRED": "CREDWEIGHT", "FS": "FSWEIGHT", "ATTR": "ATTRWEIGHT", "SERV": "SERVICEWEIGHT",
+                     "TARG": "TARGETWEIGHT", "RES": "RESWEIGHT", "USAGE": "USAGEWEIGHT"}
+COMPONENT_CAPS = {"CRED": "CREDCAP", "FS": "FSCAP", "ATTR": "ATTRCAP", "SERV": "SERVICECAP",
+                  "TARG": "TARGETCAP", "RES": "RESCAP", "USAGE": "USAGECAP"}
+SUBFACTOR_WEIGHTS = {
+    "USER": "USERWEIGHT", "GROUP": "GROUPWEIGHT", "ACCOUNT": "ACCOUNTWEIGHT", "QOS": "QOSWEIGHT",
+    "CLASS": "CLASSWEIGHT",
+    "FSUSER": "FSUSERWEIGHT", "FSGROUP": "FSGROUPWEIGHT", "FSACCOUNT": "FSACCOUNTWEIGHT", "FSQOS": "FSQOSWEIGHT",
+    "FSCLASS": "FSCLASSWEIGHT",
+    "QUEUETIME": "QUEUETIMEWEIGHT", "XFACTOR": "XFACTORWEIGHT", "SPVIOLATION": "SPVIOLATIONWEIGHT",
+    "BYPASS": "BYPASSWEIGHT",
+    "TARGETQUEUETIME": "TARGETQUEUETIMEWEIGHT", "TARGETXFACTOR": "TARGETXFACTORWEIGHT",
+    "NODE": "NODEWEIGHT", "PROC": "PROCWEIGHT", "MEM": "MEMWEIGHT", "SWAP": "SWAPWEIGHT", "DISK": "DISKWEIGHT",
+    "PS": "PSWEIGHT", "PE": "PEWEIGHT", "WALLTIME": "WALLTIMEWEIGHT", "UPROC": "UPROCWEIGHT", "UJOB": "UJOBWEIGHT",
+    "CONSUMED": "CONSUMEDWEIGHT", "REMAINING": "REMAININGWEIGHT", "PERCENT": "PERCENTWEIGHT",
+    "USAGEEXECUTIONTIME": "USAGEEXECUTIONTIMEWEIGHT",
+}
+SUBFACTOR_CAPS = {
+    "USER": "USERCAP", "GROUP": "GROUPCAP", "ACCOUNT": "ACCOUNTCAP", "QOS": "QOSCAP", "CLASS": "CLASSCAP",
+    "FSUSER": "FSUSERCAP", "FSGROUP": "FSGROUPCAP", "FSACCOUNT": "FSACCOUNTCAP", "FSQOS": "FSQOSCAP",
+    "FSCLASS": "FSCLASSCAP",
+    "QUEUETIME": "QUEUETIMECAP", "XFACTOR": "XFACTORCAP", "SPVIOLATION": "SPVIOLATIONCAP", "BYPASS": "BYPASSCAP",
+    "TARGETQUEUETIME": "TARGETQUEUETIMECAP", "TARGETXFACTOR": "TARGETXFACTORCAP",
+    "NODE": "NODECAP", "PROC": "PROCCAP", "MEM": "MEMCAP", "SWAP": "SWAPCAP", "DISK": "DISKCAP", "PS": "PSCAP",
+    "PE": "PECAP", "WALLTIME": "WALLTIMECAP",
+    "CONSUMED": "CONSUMEDCAP", "REMAINING": "REMAININGCAP", "PERCENT": "PERCENTCAP",
+    "USAGEEXECUTIONTIME": "USAGEEXECUTIONTIMECAP",
+}
+"""The maui.cfg parameter of each component's and subfactor's weight and cap, spelled out
+(UPROC and UJOB have no cap: 0, no cap)."""
 
 
-def _param(cfg: SchedulerConfig, name: str, default: float = 0.0) -> float:
-    try:
-        v = cfg.get(name)
-    except KeyError:
-        return default
+def _param(cfg: SchedulerConfig, name: str | None, default: float = 0.0) -> float:
+    v = cfg.get(name) if name else None
     return float(v) if v is not None else default
 
 
@@ -89,10 +113,10 @@ class PriorityEngine:
 
     def __init__(self, cfg: SchedulerConfig, cluster_procs: int = 1, cluster_mem: int = 0):
         self.cfg = cfg
-        self.cw = {c: _param(cfg, f"{_COMPONENT_PARAM[c]}WEIGHT", 1.0) for c in COMPONENTS}
-        self.ccap = {c: _param(cfg, _CAP_PARAM.get(c, f"{_COMPONENT_PARAM[c]}CAP")) for c in COMPONENTS}
-        self.sw = {s: _param(cfg, f"{s}WEIGHT") for c in COMPONENTS for s in SUBFACTORS[c]}
-        self.scap = {s: _param(cfg, f"{s}CAP") for c in COMPONENTS for s in SUBFACTORS[c]}
+        self.cw = {c: _param(cfg, COMPONENT_WEIGHTS[c], 1.0) for c in COMPONENTS}
+        self.ccap = {c: _param(cfg, COMPONENT_CAPS[c]) for c in COMPONENTS}
+        self.sw = {s: _param(cfg, SUBFACTOR_WEIGHTS[s]) for c in COMPONENTS for s in SUBFACTORS[c]}
+        self.scap = {s: _param(cfg, SUBFACTOR_CAPS.get(s)) for c in COMPONENTS for s in SUBFACTORS[c]}
         self.xf_min = max(0, int(_param(cfg, "XFMINWCLIMIT", 0)))
         self.reject_neg = bool(cfg.get("REJECTNEGPRIOJOBS"))
         self.allow_neg = bool(cfg.get("ENABLENEGJOBPRIORITY"))

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from ..cfg.choices import FairSharePolicy as FSP
 from ..cfg.values import FsTarget
 from ..model import Job
 
@@ -38,6 +39,15 @@ KINDS: tuple[tuple[str, str, str, str], ...] = (
     ("qos", "QOSCFG", "qos", "FSQOS"),
     ("class", "CLASSCFG", "class_", "FSCLASS"),
 )
+FS_POLICIES: dict[FSP, tuple[bool, bool, bool]] = {
+    FSP.NONE: (False, False, False),
+    FSP.DEDICATEDPS: (True, False, False), FSP.DEDICATEDPS_PERCENT: (True, False, True),
+    FSP.DEDICATEDPES: (True, True, False), FSP.DEDICATEDPES_PERCENT: (True, True, True),
+    FSP.UTILIZEDPS: (True, False, False), FSP.UTILIZEDPS_PERCENT: (True, False, True),
+}
+"""FSPOLICY -> (fair share on, usage in processor-equivalents rather than processors,
+percentage-based subfactor). UTILIZEDPS is charged as DEDICATEDPS (no utilisation data)."""
+
 SYSTEM = "sched:"
 KEEP_WINDOWS = 32
 """Windows kept whatever FSDEPTH is (its largest value), so a larger FSDEPTH after a reload
@@ -68,10 +78,7 @@ class FairShare:
     """Fair-share usage windows and what they mean for priority and caps, for one config."""
 
     def __init__(self, cfg):
-        policy = str(cfg.get("FSPOLICY"))
-        self.percent = policy.endswith("%")
-        self.metric = policy.rstrip("%")
-        self.enabled = self.metric != "NONE"
+        self.enabled, self.pes, self.percent = FS_POLICIES[cfg.get("FSPOLICY")]
         interval = int(cfg.get("FSINTERVAL"))
         self.interval = interval if interval > 0 else 1 << 40      # -1: one endless window
         self.depth = max(1, int(cfg.get("FSDEPTH")))
@@ -110,7 +117,7 @@ class FairShare:
         """Usage per second: dedicated processors, or processor-equivalents (DEDICATEDPES:
         the larger of the processor and memory shares of the cluster, in processors)."""
         procs = float(job.procs)
-        if self.metric == "DEDICATEDPES":
+        if self.pes:
             cluster_procs, cluster_mem = self.totals
             mem = job.request.total.mem
             if cluster_mem > 0 and mem:

@@ -29,12 +29,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol, Sequence
 
+from ..cfg.choices import QueueCredential
 from ..cfg.params import PARAMS
 from ..model import Job
 from .fairshare import FairShare
 
 DEFAULT_QUEUE = "DEFAULT"
-_CRED_ATTR = {"CLASS": "class_", "ACCOUNT": "account", "USER": "user", "QOS": "qos"}
+CRED_ATTR: dict[QueueCredential, str] = {
+    QueueCredential.CLASS: "class_", QueueCredential.ACCOUNT: "account", QueueCredential.USER: "user",
+    QueueCredential.QOS: "qos",
+}
+"""QUEUECREDENTIAL -> the Job attribute that names a job's queue."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,7 @@ class QueueSettings:
     QUEUECFG[DEFAULT], else the attribute's default), read once per configuration."""
 
     def __init__(self, cfg):
-        self.attr = _CRED_ATTR[cfg.get("QUEUECREDENTIAL")]
+        self.attr = CRED_ATTR[cfg.get("QUEUECREDENTIAL")]
         self._objects = cfg.objects("QUEUECFG")
         self._defaults = {a: row.default for a, row in PARAMS["QUEUECFG"].attrs.items()}
         self._cache: dict[tuple[str, str], Any] = {}

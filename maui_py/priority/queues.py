@@ -8,24 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cfg.choices import FairSharePolicy, QueuePolicyName
 from .armada import ArmadaPolicy
 from .fbsng import FbsngPolicy
 from .policy import FairShareHost, MauiFairShare, MauiOrder, QueuePolicy
 
 
 def _maui(cfg) -> FairShareHost:
-    fs_on = cfg.get("FSPOLICY") != "NONE"
+    fs_on = cfg.get("FSPOLICY") != FairSharePolicy.NONE
     return MauiFairShare(cfg) if fs_on else MauiOrder(cfg)
 
 
-POLICIES: dict[str, Any] = {"MAUI": _maui, "ARMADA": ArmadaPolicy, "FBSNG": FbsngPolicy}
-"""QUEUEPOLICY name -> factory(cfg)."""
+POLICIES: dict[QueuePolicyName, Any] = {QueuePolicyName.MAUI: _maui, QueuePolicyName.ARMADA: ArmadaPolicy,
+                                        QueuePolicyName.FBSNG: FbsngPolicy}
+"""QUEUEPOLICY -> factory(cfg)."""
 
 
 def make_queue_policy(cfg) -> QueuePolicy:
     """The policy the configuration asks for (QUEUEPOLICY; MAUI when unset)."""
-    name = str(cfg.get("QUEUEPOLICY")).upper()
-    factory = POLICIES.get(name)
-    if factory is None:
-        raise ValueError(f"QUEUEPOLICY {name}: unknown (known: {', '.join(sorted(POLICIES))})")
-    return factory(cfg)
+    return POLICIES[cfg.get("QUEUEPOLICY")](cfg)

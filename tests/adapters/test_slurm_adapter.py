@@ -378,3 +378,12 @@ def test_snapshot_states_for_gate_and_starting():
     jobs = {j.id: j for j in adapter(fake).snapshot().jobs}
     assert jobs["10"].state is JobState.STARTING and jobs["10"].nodes == ("node3",)
     assert jobs["11"].state is JobState.IDLE and not jobs["11"].holds
+
+
+def test_slurm_settings_come_from_rmcfg_and_keywords_override_them():
+    knobs = lambda a: (a.hold_all, a.verify_timeout, a.mirror_reservations, a.read_reservations)  # noqa: E731
+    assert knobs(adapter(FakeSlurm())) == (True, 0.0, False, True)
+    assert knobs(SlurmAdapter(None, "slurm", runner=FakeSlurm())) == (True, 0.0, False, True)
+    text = "HOLDALL=FALSE VERIFYTIMEOUT=00:00:05 MIRRORRESERVATIONS=TRUE READRESERVATIONS=FALSE"
+    assert knobs(adapter(FakeSlurm(), text)) == (False, 5.0, True, False)
+    assert knobs(adapter(FakeSlurm(), text, hold_all=True, verify_timeout=1)) == (True, 1.0, True, False)

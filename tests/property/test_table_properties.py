@@ -7,9 +7,13 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from maui_py.cfg.choices import NodeAllocation
 from maui_py.planning.table import NoPlacement, ReservationTable
 
 from .strategies import brute_earliest, clusters, populate, requests
+
+FIRST = NodeAllocation.FIRSTAVAILABLE
+"""Nodes in index (resource-manager) order: what these tests' expected nodes follow."""
 
 EXAMPLES = 200
 """Examples per test; MAUI_TABLE_EXAMPLES_X=10 runs ten times as many (a soak run, not CI)."""
@@ -113,8 +117,8 @@ def busy_table(data, max_nodes):
 @given(st.data())
 def test_start_now_question_agrees_with_full_scan(data):
     _nodes, table, req, w = busy_table(data, 32)
-    now_only = table.earliest_start(req, w, until=0)
-    full = table.earliest_start(req, w)
+    now_only = table.earliest_start(req, w, until=0, policy=FIRST)
+    full = table.earliest_start(req, w, policy=FIRST)
     if full and full.start == 0:
         assert now_only and now_only.start == 0
     else:
@@ -148,9 +152,9 @@ def test_ignoring_a_hold_equals_releasing_it(data):
         return
     owner = data.draw(st.sampled_from(sorted(table.holds)))
     after = data.draw(st.integers(0, 300))
-    ignoring = table.earliest_start(req, w, after, ignore=(owner,))
+    ignoring = table.earliest_start(req, w, after, ignore=(owner,), policy=FIRST)
     table.release(owner)
-    released = table.earliest_start(req, w, after)
+    released = table.earliest_start(req, w, after, policy=FIRST)
     assert bool(ignoring) == bool(released)
     if released:
         assert ignoring.start == released.start
@@ -164,7 +168,7 @@ def test_members_inside_reservations_are_counted_once(data):
     res = []
     for k in range(data.draw(st.integers(1, 3))):
         r = data.draw(requests(nodes))
-        p = table.earliest_start(r, data.draw(st.integers(50, 800)), data.draw(st.integers(0, 300)))
+        p = table.earliest_start(r, data.draw(st.integers(50, 800)), data.draw(st.integers(0, 300)), policy=FIRST)
         if p:
             table.reserve(f"sr:{k}", p.start, p.end, p.allocation, kind="standing")
             res.append(f"sr:{k}")
@@ -174,18 +178,18 @@ def test_members_inside_reservations_are_counted_once(data):
         access = tuple(data.draw(st.sets(st.sampled_from(res))))
         r = data.draw(requests(nodes))
         p = table.earliest_start(r, data.draw(st.integers(1, 400)), data.draw(st.integers(0, 300)),
-                                 ignore=access)
+                                 ignore=access, policy=FIRST)
         if p:
             table.reserve_placement(f"m{k}", p, inside=access)
             table._check()
     access = tuple(data.draw(st.sets(st.sampled_from(res))))
     after = data.draw(st.integers(0, 300))
-    ignoring = table.earliest_start(req, w, after, ignore=access)
+    ignoring = table.earliest_start(req, w, after, ignore=access, policy=FIRST)
     other = copy.deepcopy(table)
     for o in access:
         other.release(o)
     other._check()
-    released = other.earliest_start(req, w, after)
+    released = other.earliest_start(req, w, after, policy=FIRST)
     assert bool(ignoring) == bool(released)
     if released:
         assert ignoring.start == released.start

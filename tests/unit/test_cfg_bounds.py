@@ -11,10 +11,10 @@ from maui_py.cfg import PARAMS, ConfigError, parse_config
 from maui_py.cfg.loader import MAX_STACK
 from maui_py.cfg.params import OBJECT
 from maui_py.cfg.values import (
-    MAX_DIGITS, ComponentWeight, Double, FsTargetType, Integer, LimitType, Resources, Time,
+    MAX_DIGITS, ComponentWeight, Double, FsTargetType, Integer, LimitType, ResourceSpec, Time,
 )
 
-NUMERIC = (Integer, Double, Time, LimitType, FsTargetType, Resources)
+NUMERIC = (Integer, Double, Time, LimitType, FsTargetType, ResourceSpec)
 HUGE = "9" * 5000
 NON_FINITE = ("1e400", "-1e400", "inf", "nan", "NaN", "Infinity", "9" * 400 + ".5")
 
@@ -68,7 +68,7 @@ def test_a_non_finite_number_is_an_error_wherever_a_double_is_read(value):
 def test_integer_literals_are_bounded_in_digits_before_int_is_called(value):
     assert len(NUMERIC_ROWS) > 100
     for prefix, vtype in NUMERIC_ROWS:
-        text = f"{prefix}{'PROCS:' if isinstance(vtype, Resources) else ''}{value}\n"
+        text = f"{prefix}{'PROCS:' if isinstance(vtype, ResourceSpec) else ''}{value}\n"
         issue = only_error(text)
         assert issue.line == 1 and issue.parameter, prefix
 
@@ -83,7 +83,7 @@ def test_the_largest_allowed_integer_still_loads():
 @pytest.mark.parametrize("digit", ["²", "٣", "５", "𝟗"])
 def test_digits_of_other_scripts_are_not_numbers(digit):
     for prefix, vtype in NUMERIC_ROWS:
-        text = f"{prefix}{'PROCS:' if isinstance(vtype, Resources) else ''}1{digit}\n"
+        text = f"{prefix}{'PROCS:' if isinstance(vtype, ResourceSpec) else ''}1{digit}\n"
         only_error(text)
 
 

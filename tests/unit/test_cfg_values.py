@@ -9,7 +9,7 @@ from maui_py.cfg.params import (
     BACKFILL_POLICY, BACKFILL_METRIC, COMPONENT_WEIGHT, FS_POLICY, LIMIT, QOS_FLAGS, RM_TYPE, TIME_LIMIT,
 )
 from maui_py.cfg.values import (
-    Boolean, Days, Double, FsTargetType, Integer, Name, Resources, String, StringList, Time, format_time,
+    Boolean, Days, Double, FsTargetType, Integer, Name, ResourceSpec, String, StringList, Time, format_time,
 )
 
 
@@ -147,10 +147,10 @@ def test_fstarget_rejects_and_checks_mode():
 
 
 def test_resources_days_rmtype_string():
-    assert Resources().parse("PROCS:4;MEM:1000") == (("PROCS", 4), ("MEM", 1000))
-    assert Resources().parse("PROCS=2;MEM=512") == (("PROCS", 2), ("MEM", 512))
+    assert ResourceSpec().parse("PROCS:4;MEM:1000") == (("PROCS", 4), ("MEM", 1000))
+    assert ResourceSpec().parse("PROCS=2;MEM=512") == (("PROCS", 2), ("MEM", 512))
     with pytest.raises(BadValue):
-        Resources().parse("PROCS")
+        ResourceSpec().parse("PROCS")
     assert Days().parse("Mon,TUE|wednesday") == ("MON", "TUE", "WED")
     with pytest.raises(BadValue):
         Days().parse("FUNDAY")

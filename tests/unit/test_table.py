@@ -2,9 +2,13 @@
 
 import pytest
 
+from maui_py.cfg.choices import NodeAllocation
 from maui_py.model import JobRequest, Node, NodeState, Resources
 from maui_py.planning import owners
 from maui_py.planning.table import FOREVER, OverAllocation, ReservationTable, Window
+
+FIRST = NodeAllocation.FIRSTAVAILABLE
+"""Nodes in index (resource-manager) order: what these tests' expected nodes follow."""
 
 R = Resources.of
 
@@ -19,18 +23,18 @@ def names(p):
 
 def test_memory_bound_request_packs_by_memory():
     t = ReservationTable(nodes(2), 0)
-    p = t.earliest_start(JobRequest(tasks=4, per_task=R(1, 3000)), 100)
+    p = t.earliest_start(JobRequest(tasks=4, per_task=R(1, 3000)), 100, policy=FIRST)
     assert p.start == 0 and sorted(r.procs for _, r in p.allocation) == [2, 2]
-    assert not t.earliest_start(JobRequest(tasks=5, per_task=R(1, 3000)), 100)
+    assert not t.earliest_start(JobRequest(tasks=5, per_task=R(1, 3000)), 100, policy=FIRST)
 
 
 def test_gpu_bound_request_waits_for_the_gpu_node():
     ns = nodes(3) + [Node("g0", R(8, 8000, gpu=2))]
     t = ReservationTable(ns, 0)
     t.reserve("a", 0, 500, [("g0", R(1, 0, gpu=2))])
-    p = t.earliest_start(JobRequest(tasks=1, per_task=R(1, gpu=1)), 100)
+    p = t.earliest_start(JobRequest(tasks=1, per_task=R(1, gpu=1)), 100, policy=FIRST)
     assert (p.start, names(p)) == (500, ["g0"])
-    none = ReservationTable(nodes(2), 0).earliest_start(JobRequest(per_task=R(1, gpu=1)), 10)
+    none = ReservationTable(nodes(2), 0).earliest_start(JobRequest(per_task=R(1, gpu=1)), 10, policy=FIRST)
     assert not none and "gpu" in none.reason
 
 
@@ -38,38 +42,38 @@ def test_feature_bound_request_uses_only_matching_nodes():
     ns = nodes(2) + [Node("f0", R(8, 8000), features=frozenset({"fast"}))]
     t = ReservationTable(ns, 0)
     t.reserve("a", 0, 300, [("f0", R(8))])
-    p = t.earliest_start(JobRequest(tasks=2, features=frozenset({"fast"})), 60)
+    p = t.earliest_start(JobRequest(tasks=2, features=frozenset({"fast"})), 60, policy=FIRST)
     assert (p.start, names(p)) == (300, ["f0"])
-    miss = t.earliest_start(JobRequest(features=frozenset({"slow"})), 60)
+    miss = t.earliest_start(JobRequest(features=frozenset({"slow"})), 60, policy=FIRST)
     assert not miss and "slow" in miss.reason
 
 
 def test_request_wider_than_the_cluster_says_so():
     t = ReservationTable(nodes(4), 0)
-    p = t.earliest_start(JobRequest(tasks=33), 60)
+    p = t.earliest_start(JobRequest(tasks=33), 60, policy=FIRST)
     assert not p and "wider than the cluster" in p.reason and "32" in p.reason
-    p = t.earliest_start(JobRequest(tasks=8, nodes=5), 60)
+    p = t.earliest_start(JobRequest(tasks=8, nodes=5), 60, policy=FIRST)
     assert not p and "5 nodes" in p.reason
 
 
 def test_down_nodes_hold_nothing_and_host_nothing():
     ns = nodes(2) + [Node("d0", R(8, 8000), state=NodeState.DOWN)]
     t = ReservationTable(ns, 0)
-    p = t.earliest_start(JobRequest(tasks=16), 60)
+    p = t.earliest_start(JobRequest(tasks=16), 60, policy=FIRST)
     assert p and "d0" not in names(p)
-    assert not t.earliest_start(JobRequest(tasks=17), 60)
+    assert not t.earliest_start(JobRequest(tasks=17), 60, policy=FIRST)
 
 
 def test_exclusive_and_tasks_per_node_shapes():
     t = ReservationTable(nodes(3), 0)
     t.reserve("a", 0, 200, [("n0", R(1))])
-    assert names(t.earliest_start(JobRequest(tasks=2, exclusive=True), 50)) == ["n1"]
+    assert names(t.earliest_start(JobRequest(tasks=2, exclusive=True), 50, policy=FIRST)) == ["n1"]
     p = t.earliest_start(JobRequest(tasks=9, exclusive=True), 50, policy="FIRSTAVAILABLE")
     assert p.start == 0 and names(p) == ["n1", "n2"]
     assert all(r == R(8, 8000) for _, r in p.allocation)
     q = t.earliest_start(JobRequest(tasks=6, tasks_per_node=3), 50, policy="FIRSTAVAILABLE")
     assert q.start == 0 and [r.procs for _, r in q.allocation] == [3, 3]
-    e = t.earliest_start(JobRequest(tasks=17, exclusive=True), 50)
+    e = t.earliest_start(JobRequest(tasks=17, exclusive=True), 50, policy=FIRST)
     assert e.start == 200
 
 
@@ -144,7 +148,7 @@ def test_advance_folds_the_past_and_reports_expired_holds():
     t.reserve("b", 50, 300, [("n1", R(8))])
     assert t.advance(150) == ["a"]
     t._check()
-    assert set(t.holds) == {"b"} and t.earliest_start(JobRequest(tasks=16), 10).start == 300
+    assert set(t.holds) == {"b"} and t.earliest_start(JobRequest(tasks=16), 10, policy=FIRST).start == 300
 
 
 def test_windows_list_free_procs_widest_first():
@@ -173,8 +177,8 @@ def test_ignoring_a_reservation_that_starts_where_a_job_ends():
     t.reserve("job", 0, 100, [("n0", R(1))])
     t.reserve("res", 100, 160, [("n0", R(1))])
     t.reserve("other", 0, 500, [("n1", R(1))])
-    assert t.earliest_start(JobRequest(tasks=1), 60).start == 160
-    p = t.earliest_start(JobRequest(tasks=1), 60, ignore=("res",))
+    assert t.earliest_start(JobRequest(tasks=1), 60, policy=FIRST).start == 160
+    p = t.earliest_start(JobRequest(tasks=1), 60, ignore=("res",), policy=FIRST)
     assert p.start == 100 and names(p) == ["n0"]
 
 
@@ -182,17 +186,17 @@ def test_a_job_inside_a_reservation_is_counted_once():
     # a reservation of 4 of n0's 8 procs; a member job takes 3 of them
     t = ReservationTable(nodes(1), 0)
     t.reserve("sr:x", 0, 1000, [("n0", R(4))], kind="standing")
-    member = t.earliest_start(JobRequest(tasks=7), 100, ignore=("sr:x",))
+    member = t.earliest_start(JobRequest(tasks=7), 100, ignore=("sr:x",), policy=FIRST)
     assert member.start == 0
-    outsider = t.earliest_start(JobRequest(tasks=5), 100)
+    outsider = t.earliest_start(JobRequest(tasks=5), 100, policy=FIRST)
     assert outsider.start == 1000                   # only 4 are free to outsiders
     t.reserve("job:m", 0, 100, [("n0", R(3))], inside=("sr:x",))
     t._check()                                      # no double counting: usage <= capacity
     assert t.free_at("n0", 0) == R(4, 8000)         # outsiders: still the reservation's 4
-    assert t.earliest_start(JobRequest(tasks=5), 100).start == 1000
-    other = t.earliest_start(JobRequest(tasks=5), 100, ignore=("sr:x",))
+    assert t.earliest_start(JobRequest(tasks=5), 100, policy=FIRST).start == 1000
+    other = t.earliest_start(JobRequest(tasks=5), 100, ignore=("sr:x",), policy=FIRST)
     assert other.start == 0                          # 1 left inside + 4 outside
-    assert t.earliest_start(JobRequest(tasks=6), 100, ignore=("sr:x",)).start == 100
+    assert t.earliest_start(JobRequest(tasks=6), 100, ignore=("sr:x",), policy=FIRST).start == 100
     t.release("job:m")
     t._check()
     assert t.credits_against == {} and t.free_at("n0", 0) == R(4, 8000)

@@ -11,9 +11,13 @@ from itertools import permutations
 
 import pytest
 
+from maui_py.cfg.choices import NodeAllocation
 from maui_py.model import JobRequest, Node, NodeState, Resources
 from maui_py.planning import owners
 from maui_py.planning.table import ReservationTable
+
+FIRST = NodeAllocation.FIRSTAVAILABLE
+"""Nodes in index (resource-manager) order: what these tests' expected nodes follow."""
 
 R = Resources.of
 
@@ -81,7 +85,7 @@ def replay(access_order=None):
     table._check()
     res = []
     for k, (r, w, after) in enumerate(STANDING):
-        p = table.earliest_start(r, w, after)
+        p = table.earliest_start(r, w, after, policy=FIRST)
         if p:
             table.reserve(f"sr:{k}", p.start, p.end, p.allocation, kind="standing")
             res.append(f"sr:{k}")
@@ -89,7 +93,7 @@ def replay(access_order=None):
     for k, (access, r, w, after) in enumerate(MEMBERS):
         if k == len(MEMBERS) - 1 and access_order is not None:
             access = access_order
-        p = table.earliest_start(r, w, after, ignore=access)
+        p = table.earliest_start(r, w, after, ignore=access, policy=FIRST)
         assert p
         table.reserve_placement(f"m{k}", p, inside=access)
         table._check()
@@ -143,7 +147,7 @@ def test_two_members_do_not_take_back_more_than_the_reservation_holds():
     t.reserve("m1", 0, 100, [("n0", R(1))], inside=("r",))
     t._check()
     assert t.free_at("n0", 0).procs == 0
-    assert t.earliest_start(JobRequest(tasks=1), 10).start == 100
+    assert t.earliest_start(JobRequest(tasks=1), 10, policy=FIRST).start == 100
     assert t.release("m0")                          # m1 now takes r's proc back
     t._check()
     assert t.free_at("n0", 0).procs == 1 and owners.credit("m1", "r") in t.holds
