@@ -26,6 +26,7 @@ one to the bypass count of every job it jumped (spec §3.5.4).
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import attrgetter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -53,6 +54,7 @@ from .state import PendingStart, SchedulerState
 
 
 _NO_FLAGS: frozenset[str] = frozenset()
+_REQUEST = attrgetter("wallclock")
 MAX_RUNNOW = 1_000_000_000
 """The system priority a runjob request gives (the top of setspri's range)."""
 _IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
@@ -162,6 +164,9 @@ class Cycle:
         eng[1] = snap.nodes
         self.engine, self.limits, self.groups = eng[3], eng[4], eng[5]
         self.__dict__.update(eng[6].__dict__)
+        self.span = self._predicted_span if self.predicting.on else _REQUEST
+        """The seconds the planner gives a queued job: its prediction (PREDICTIONPOLICY),
+        else its request. O(1)."""
         self.started: set[str] = set()
         self.bf_positions: list[int] = []
         self.blocked_soft: dict[str, str] = {}
@@ -563,8 +568,7 @@ class Cycle:
                                    job_id=jid))
         return out
 
-    def span(self, job: Job) -> int:
-        """The seconds the planner gives a queued job: its prediction, else its request. O(1)."""
+    def _predicted_span(self, job: Job) -> int:
         p = self.state.predictions.get(job.id)
         return p.estimate if p is not None else job.wallclock
 

@@ -87,10 +87,11 @@ class Job:
     system_priority: int = 0
     reservation: str | None = None
     depends_satisfied: bool = True
+    procs: int = field(init=False, repr=False, compare=False)
+    """The processors it asks for (request.procs), computed once: the planner asks often."""
 
-    @property
-    def procs(self) -> int:
-        return self.request.procs
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "procs", self.request.tasks * self.request.per_task.procs)
 
     @property
     def nodes(self) -> tuple[str, ...]:

@@ -71,7 +71,9 @@ def backfill(c, order, first: int = 0) -> None:
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
             if job.id not in started and job.id not in reserved
             and not (job.qos and "NOBF" in flags(job))]
-    for level in (SOFT, HARD):
+    # without throttling limits the hard pass would ask the same jobs again, after the soft
+    # one, on resources that only shrank: it could start nothing
+    for level in (SOFT, HARD) if c.limits.any_active else (SOFT,):
         if c.table.free_now <= 0:
             return
         cands = [e for e in base if e[1].id not in c.started]

@@ -162,10 +162,11 @@ class Simulation:
             while heap and heap[0][0] == t:
                 _t, kind, _s, jid = heapq.heappop(heap)
                 if kind == END:
-                    late = per_event and not self._planned_by(state, rm.records[jid], t, correction)
-                    ends.append((jid, late))
-                    if late:
-                        continue
+                    if per_event:
+                        late = not self._planned_by(state, rm.records[jid], t, correction)
+                        ends.append((jid, late))
+                        if late:
+                            continue
                     rm.finish(jid, t)
                     active -= 1
                     progress = t
