@@ -522,7 +522,7 @@ TABLE: list[Param] = [
             active=True),
         P("TIMEZONE", ZONE, None, "zone of SRCFG windows and setres times (an IANA name: UTC, "
           "Europe/Stockholm); unset: the host's zone, which Maui always uses", active=True,
-          origin="maui-py"),
+          origin="maui-py", src="maui-py"),
     ),
     *_group(
         "Throttling",
