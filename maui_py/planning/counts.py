@@ -457,6 +457,11 @@ class CountTable:
         return self._max_used(s, end) + n <= self.total
 
     # ----------------------------------------------------------------- views
+    def free_procs_at(self, t: int) -> int:
+        """Processors free at instant t >= origin, as scan_count counts them. O(P)."""
+        k = bisect_right(self._times, t)
+        return self.total - self.used0 - (sum(self._deltas[:k]) if k else 0)
+
     def free_at(self, node: str, t: int) -> Resources:
         """Free processors of a node now (future holds are not on nodes). O(1)."""
         return self._resources(max(self.node_free[self.index[node]], 0))

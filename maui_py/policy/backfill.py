@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
+from ..planning.counts import CountTable
 from ..predict.predictors import accuracy
 from .limits import HARD, SOFT
 
@@ -94,17 +95,44 @@ def first_fit(c, cands, level) -> None:
         if least[i + 1] < least[i]:
             least[i] = least[i + 1]
     limited = c.limits.any_active
+    gates = (_gates(c) if 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
+             else None)
+    span, now = c.span, c.now
     for i, (k, job, cr) in enumerate(cands):
         free = table.free_now
         if free <= 0 or free < least[i]:
             break                       # no job left in this pass is narrow enough
-        if procs[i] > free:
+        n = procs[i]
+        if n > free:
             continue
+        if gates:
+            end = now + max(span(job), 1)
+            if any(s < end and n > cap for s, cap in gates):
+                continue                # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
         p = c.fits_now(job, cr)
         if p:
             c.start(job, p, StartKind.BACKFILL, k)
+            if gates:
+                for g in gates:
+                    if g[0] < end:
+                        g[1] -= n
+
+
+MAX_GATES = 4
+"""Gates are made when there are at most this many reservations (EASY and shallow depths);
+with many, making them costs more than the scans they save."""
+
+
+def _gates(c) -> list[list[int]]:
+    """[start, free processors at that instant] of the reservations to come, under the
+    count planner: a job that would still run at such a start needs that many free there,
+    a necessary condition checked in O(1) before the planner is asked (which stays the
+    judge). Kept up to date as the pass starts jobs. O(P) per reservation."""
+    now = c.now
+    starts = sorted({kr.start for kr in c.state.reservations.values() if kr.start > now})
+    return [[s, c.table.free_procs_at(s)] for s in starts]
 
 
 def greedy(c, cands, level) -> None:
