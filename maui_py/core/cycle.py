@@ -44,7 +44,7 @@ from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, Reservat
 from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
 from ..policy.limits import HARD, Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
-from ..policy.priority_pass import NO_ROOM
+from ..policy.priority_pass import NO_ROOM, RESERVES
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
@@ -136,6 +136,9 @@ class _Settings:
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
         self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
         self.nodecfg = bool(cfg.objects("NODECFG"))
+        self.may_reserve = self.bf_policy != BackfillPolicy.NONE and bool(RESERVES[self.res_policy])
+        """Priority reservations are made at all (BACKFILLPOLICY NONE and RESERVATIONPOLICY
+        NEVER make none): read once, asked for every job the priority pass looks at."""
         self.predicting = prediction.Predicting(cfg)
         self.bf_order = cfg.get("BFPRIORITYPOLICY")
         self.count_policy = (not self.has_standing and not self.nodecfg
@@ -411,6 +414,8 @@ class Cycle:
         return [by_job[j.id] for j in arr.order if j.id in by_job and j.id not in arr.held]
 
     def _idle_limits(self, order):
+        if not self.reject_neg and not self.limits.any_idle:
+            return order
         out = []
         idle_usage = Usage() if self.limits.any_idle else None
         for job, cr, prio in order:

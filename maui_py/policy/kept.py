@@ -21,6 +21,20 @@ REMAKES: dict[ReservationPolicy, bool] = {
 its earliest start (HIGHEST) or dropped, for the priority pass to make again in order."""
 
 
+def _positions(order, wanted) -> dict[str, int]:
+    """Where the jobs in `wanted` stand in `order` (those that are in it): the scan stops at
+    the last of them, which under priority order is near the front. O(position of the last)."""
+    left = len(wanted)
+    index: dict[str, int] = {}
+    for k, (job, _cr, _p) in enumerate(order):
+        if job.id in wanted:
+            index[job.id] = k
+            left -= 1
+            if not left:
+                break
+    return index
+
+
 def reserved_jobs(c, order) -> None:
     """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
@@ -42,7 +56,7 @@ def reserved_jobs(c, order) -> None:
     st, now = c.state, c.now
     if not st.reservations:
         return
-    index = {job.id: k for k, (job, _cr, _p) in enumerate(order)}
+    index = _positions(order, st.reservations)
     keep = set()
     made = iter(st.reservations)
     for job, _cr, _p in (order if isinstance(c.table, CountTable) else ()):

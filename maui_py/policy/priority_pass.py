@@ -115,7 +115,7 @@ def why_no_reservation(c, job: Job) -> str:
 def can_reserve(c, job: Job) -> tuple[int | None, bool]:
     """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
     flags = c.flags_of(job)
-    if "NORESERVATION" in flags or c.bf_policy == BackfillPolicy.NONE or not RESERVES[c.res_policy]:
+    if not c.may_reserve or "NORESERVATION" in flags:
         return None, False
     return c.groups.group(job.qos), "RESERVEALWAYS" in flags
 

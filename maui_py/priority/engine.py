@@ -143,6 +143,8 @@ class PriorityEngine:
         serv_priority() gives priority() without building a breakdown."""
         self._serv_terms = tuple((s, self.sw[s], self.scap[s]) for s in SUBFACTORS["SERV"]
                                  if self.sw.get(s, 0.0))
+        if [s for s, _w, _c in self._serv_terms] == ["QUEUETIME"]:
+            self.serv_priority = self._queue_time_only
 
     # ------------------------------------------------------------------ helpers
     def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
@@ -281,6 +283,22 @@ class PriorityEngine:
         cap = self.ccap["SERV"]
         if cap > 0 and total > cap:
             total = cap
+        return static + self.cw["SERV"] * total
+
+    def _queue_time_only(self, job: Job, now: int, eff_queue_time: int, bypass: int) -> float:
+        """serv_priority() when QUEUETIME is SERV's only weighted subfactor (FCFS and most
+        sites): the same operations in the same order, so the same float. O(1)."""
+        hit = self._prefix.get(job.id)
+        static = hit[1] if hit is not None and hit[0] is job else self.static_sum(job)
+        _s, w, cap = self._serv_terms[0]
+        qt_s = now - eff_queue_time
+        v = (qt_s if qt_s > 0 else 0) / 60.0
+        if cap > 0 and v > cap:
+            v = cap
+        total = 0.0 + w * v
+        scap = self.ccap["SERV"]
+        if scap > 0 and total > scap:
+            total = scap
         return static + self.cw["SERV"] * total
 
     def static_sum(self, job: Job) -> float:
