@@ -28,6 +28,20 @@ def run_client(argv: Sequence[str], env: Mapping[str, str], cwd: Path, *, user: 
     return p
 
 
+class Client:
+    """`run` for a live harness: argv (a list, never a shell string) as root or as `user`,
+    in the harness's environment and jobs directory; the harness's `error` on failure."""
+
+    env: Mapping[str, str]
+    jobs_dir: Path
+    error: type[Exception] = RuntimeError
+
+    def run(self, argv: Sequence[str], *, user: str | None = None, check: bool = True,
+            input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
+        return run_client(argv, self.env, self.jobs_dir, user=user, check=check, input=input,
+                          timeout=timeout, error=self.error)
+
+
 def poll(cond: Callable[[], T], timeout: float, what: str, period: float = 0.2,
          error: type[Exception] = AssertionError) -> T:
     """cond()'s first true value, asked every `period` seconds; `error` after `timeout`."""

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from tests.live import run_client
+from tests.live import Client
 
 REPO = Path(__file__).resolve().parents[2]
 LUA = REPO / "adapters" / "slurm" / "job_submit.lua"
@@ -59,8 +59,10 @@ def _free_ports(n: int) -> list[int]:
     return ports
 
 
-class SlurmCluster:
+class SlurmCluster(Client):
     """start() / stop(); `env` for client commands; `nodes`; submit() and friends."""
+
+    error = ClusterError
 
     def __init__(self, nnodes: int = 4, cpus: int = 8, mem: int = 8000,
                  base: str | os.PathLike | None = None, lua: Path = LUA):
@@ -155,6 +157,11 @@ class SlurmCluster:
         t0 = time.monotonic()
         self._write_config()
         self._start_munge(timeout)
+        return self._start_slurm(t0, timeout)
+
+    def _start_slurm(self, t0: float, timeout: float):
+        """slurmctld and one slurmd per node, until every node is idle (after munge and,
+        for a subclass, whatever else the controller needs)."""
         self._daemon(["slurmctld", "-D", "-c", "-i"], "slurmctld.out")
         for name in self.nodes:
             (self.base / "spool" / name).mkdir(exist_ok=True)
@@ -164,12 +171,6 @@ class SlurmCluster:
         return self
 
     # ---------------------------------------------------------------- clients
-    def run(self, argv: Sequence[str], *, user: str | None = None, check: bool = True,
-            input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-        """argv (a list, never a shell string), as root or as `user` (runuser)."""
-        return run_client(argv, self.env, self.jobs_dir, user=user, check=check, input=input,
-                          timeout=timeout, error=ClusterError)
-
     def submit(self, args: Sequence[str], *, user: str | None = None,
                script: str = "sleep 300") -> str:
         """sbatch [args] --wrap script -> job id. Output goes to /dev/null."""

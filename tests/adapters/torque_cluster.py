@@ -27,7 +27,7 @@ from typing import Sequence
 
 from maui_py.rm.runner import run
 
-from tests.live import poll, run_client
+from tests.live import Client, poll
 
 REPO = Path(__file__).resolve().parents[2]
 TORQUE_DIR = REPO.parent / "shared" / "torque"
@@ -77,8 +77,10 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-class TorqueCluster:
+class TorqueCluster(Client):
     """start() / stop(); `env` and `runner` for client commands; `nodes`; qsub() and friends."""
+
+    error = ClusterError
 
     def __init__(self, nnodes: int = 4, np: int = 4, user: str = TEST_USER,
                  prefix_root: Path = PREFIX_ROOT):
@@ -163,12 +165,6 @@ class TorqueCluster:
         return self
 
     # ---------------------------------------------------------------- clients
-    def run(self, argv: Sequence[str], *, user: str | None = None, check: bool = True,
-            input: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-        """argv (a list, never a shell string), as root or as `user` (runuser)."""
-        return run_client(argv, self.env, self.jobs_dir, user=user, check=check, input=input,
-                          timeout=timeout, error=ClusterError)
-
     def qsub(self, args: Sequence[str] = (), script: str = "sleep 300", *,
              user: str | None = None) -> str:
         """qsub [args] with the script on stdin, as the test user; output to /dev/null.

@@ -200,6 +200,20 @@ def check_reservation_kept(entries, started: float) -> None:
     assert started <= starts[-1] + 3, (started, starts)
 
 
+def check_easy_stream(entries, ids, wide: str, wide_started: float, small) -> dict:
+    """What a live EASY run with a wide job among a stream of small ones must show, whatever
+    the resource manager: each job started once, the wide job kept its reservation and started
+    no later than it said, and some small jobs were backfilled before it. The journal by job."""
+    jb = by_job(entries)
+    check_each_started_once(jb, ids)
+    check_reservation_kept(jb[wide], wide_started)
+    kinds = [e.detail["kind"] for e in entries if e.event == "start"]
+    assert "BACKFILL" in kinds, kinds
+    assert [e.job_id for e in entries if e.event == "start" and e.detail["kind"] == "BACKFILL"
+            and e.job_id in small and e.at < wide_started]
+    return jb
+
+
 # ---------------------------------------------------------------- Torque
 def write_torque_config(home: Path, extra: str = "") -> Path:
     """maui.cfg for the test Torque (tests/adapters/torque_cluster.py); mauid needs the

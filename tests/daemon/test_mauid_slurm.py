@@ -13,8 +13,8 @@ import pytest
 
 from maui_py.store import StoreReader
 
-from .harness import (MauidProcess, SlurmWatch, by_job, check_each_started_once, check_ran_where_told,
-                      check_reservation_kept, final_jobs, journal, wait_for, write_config)
+from .harness import (MauidProcess, SlurmWatch, by_job, check_easy_stream, check_ran_where_told, final_jobs,
+                      journal, wait_for, write_config)
 
 pytestmark = pytest.mark.slurm
 
@@ -69,17 +69,10 @@ def test_mixed_workload_under_easy_backfill(slurm, tmp_path):
     took = time.time() - t_start
     final = final_jobs(slurm)
     entries = journal(tmp_path)
-    jb = by_job(entries)
-    check_ran_where_told(final, jb, ids)
-    check_each_started_once(jb, ids)
+    check_ran_where_told(final, by_job(entries), ids)
     # The wide job was not starved by the stream of small ones: it kept its reservation,
     # which never moved later, and started no later than it said.
-    check_reservation_kept(jb[wide], watch.seen[wide].first_running)
-    kinds = [e.detail["kind"] for e in entries if e.event == "start"]
-    assert "BACKFILL" in kinds, kinds
-    backfilled_before_wide = [e.job_id for e in entries if e.event == "start" and e.detail["kind"] == "BACKFILL"
-                              and e.job_id in small and e.at < watch.seen[wide].first_running]
-    assert backfilled_before_wide
+    check_easy_stream(entries, ids, wide, watch.seen[wide].first_running, small)
     report(tmp_path, entries, watch, ids, took)
 
 

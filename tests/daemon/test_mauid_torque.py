@@ -12,9 +12,8 @@ import time
 from maui_py.store import StoreReader
 from tests.adapters.conftest import torque, torque_cluster  # noqa: F401  (fixtures)
 
-from .harness import (MauidProcess, TorqueWatch, by_job, check_each_started_once,
-                      check_ran_where_told_torque, check_reservation_kept, journal,
-                      torque_final_jobs, wait_for, write_torque_config)
+from .harness import (MauidProcess, TorqueWatch, by_job, check_easy_stream, check_ran_where_told_torque,
+                      journal, torque_final_jobs, wait_for, write_torque_config)
 
 EASY = """\
 RESERVATIONDEPTH   1
@@ -61,16 +60,9 @@ def test_mixed_workload_under_easy_backfill(torque, tmp_path):
     took = time.time() - t_start
     final = torque_final_jobs(torque)
     entries = journal(tmp_path)
-    jb = by_job(entries)
-    check_ran_where_told_torque(final, jb, ids)
-    check_each_started_once(jb, ids)
+    check_ran_where_told_torque(final, by_job(entries), ids)
     wide_started = watch.seen[wide].first_running if wide in watch.seen else int(final[wide]["start_time"])
-    check_reservation_kept(jb[wide], wide_started)
-    kinds = [e.detail["kind"] for e in entries if e.event == "start"]
-    assert "BACKFILL" in kinds, kinds
-    backfilled_before_wide = [e.job_id for e in entries if e.event == "start" and e.detail["kind"] == "BACKFILL"
-                              and e.job_id in small and e.at < wide_started]
-    assert backfilled_before_wide
+    check_easy_stream(entries, ids, wide, wide_started, small)
     report(tmp_path, entries, watch, ids, took, final)
 
 

@@ -97,10 +97,4 @@ class AccountingCluster(SlurmCluster):
             self.run(["sacctmgr", "-i", "add", "account", account])
             for user in users:
                 self.run(["sacctmgr", "-i", "add", "user", user, f"account={account}"])
-        self._daemon(["slurmctld", "-D", "-c", "-i"], "slurmctld.out")
-        for name in self.nodes:
-            (self.base / "spool" / name).mkdir(exist_ok=True)
-            self._daemon(["slurmd", "-D", "-N", name], f"slurmd-{name}.out")
-        self._wait("idle nodes", lambda: len(self.idle_nodes()) >= self.nnodes, timeout)
-        self.startup_seconds = time.monotonic() - t0
-        return self
+        return self._start_slurm(t0, timeout)
