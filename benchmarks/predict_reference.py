@@ -75,7 +75,8 @@ def read_jobs(path, procs=None, allocated=False):
 
 def simulate(jobs, size, variant, batched=False):
     """{jid: start} and EASY++ prediction figures for one variant. batched: at each time,
-    corrections, then ends, then submissions, then ONE pass (maui-py's and Maui's cycle)."""
+    corrections, then submissions (predicted), then ends (learned), then ONE pass (maui-py's
+    and Maui's cycle)."""
     sjbf = variant in ("sjbf", "easypp")
     always_pass = variant == "easypp"    # EASY++ always runs a pass on a submission
     pred = {}                                   # jid -> current estimate
@@ -170,11 +171,11 @@ def simulate(jobs, size, variant, batched=False):
 
     while events:
         now = events[0][0]
-        if batched:                             # corrections, ends, submissions, one pass
+        if batched:                             # corrections, submissions, ends, one pass
             batch = []
             while events and events[0][0] == now:
                 batch.append(heapq.heappop(events))
-            batch.sort(key=lambda e: (e[1] != CORRECT, e[1] != END, e[2]))
+            batch.sort(key=lambda e: (e[1] != CORRECT, e[1] != SUBMIT, e[2]))
             if [apply(kind, jid) for _t, kind, _s, jid in batch] and batch[-1][1] != CORRECT:
                 schedule(now)
             continue
@@ -213,7 +214,7 @@ def main():
     ap.add_argument("--ends-first", action="store_true",
                     help="per-event passes, but ends before submissions at one time")
     ap.add_argument("--batched", action="store_true",
-                    help="ends, then submissions, then one pass per time (maui-py's cycle)")
+                    help="submissions, then ends, then one pass per time (maui-py's cycle)")
     args = ap.parse_args()
     if args.ends_first:
         global SUBMIT, END

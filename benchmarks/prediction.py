@@ -18,6 +18,7 @@ and for EASY++ the prediction quality. Prints figures; asserts nothing.
 
     python benchmarks/prediction.py                      # all three traces, both semantics
     python benchmarks/prediction.py --trace KTH --mode per-event
+    python benchmarks/prediction.py --against-oracle     # and job for job against the oracle
 """
 
 from __future__ import annotations
@@ -39,6 +40,19 @@ CONFIGS = (("EASY", BASE),
            ("EASY++", BASE + "BFPRIORITYPOLICY DURATION\nPREDICTIONPOLICY USERAVERAGE\n"))
 
 
+ORACLE_VARIANTS = ("easy", "sjbf", "easypp")
+"""benchmarks/predict_reference.py's names of the three configurations, in CONFIGS' order."""
+
+
+def oracle_starts(trace: Path, k: int, per_event: bool) -> dict[str, int]:
+    """The independent oracle's start times of configuration k on the same trace."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import predict_reference as oracle
+    jobs, size = oracle.read_jobs(str(trace))
+    starts, _quality = oracle.simulate(jobs, size, ORACLE_VARIANTS[k], batched=not per_event)
+    return {str(j): t for j, t in starts.items()}
+
+
 def replay(trace: Path, text: str, per_event: bool):
     from maui_py.cfg import parse_config
     from maui_py.model import Node, Resources
@@ -54,13 +68,16 @@ def replay(trace: Path, text: str, per_event: bool):
     res = Simulation(nodes, to_sim_jobs(kept), parse_config(text), SimOptions(per_event=per_event)).run()
     cpu = time.process_time() - c0
     assert res.check.ok, res.check.violations[:3]
-    return figures(res.records.values(), procs), cpu
+    return figures(res.records.values(), procs), cpu, {j: r.start for j, r in res.records.items()}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", action="append", help="a prefix of a trace name (default: all three)")
     ap.add_argument("--mode", choices=("per-event", "per-time", "both"), default="both")
+    ap.add_argument("--against-oracle", action="store_true",
+                    help="also count the jobs whose start differs from benchmarks/predict_reference.py's "
+                         "(run the same way: per event, or batched per time)")
     args = ap.parse_args()
     traces = [t for t in PUBLISHED if not args.trace or any(t.startswith(p) for p in args.trace)]
     modes = {"per-event": (True,), "per-time": (False,), "both": (True, False)}[args.mode]
@@ -72,10 +89,14 @@ def main() -> int:
     for trace in traces:
         for per_event in modes:
             for k, (name, text) in enumerate(CONFIGS):
-                f, cpu = replay(TRACES / trace, text, per_event)
+                f, cpu, starts = replay(TRACES / trace, text, per_event)
                 pub = PUBLISHED[trace][k]
                 tail = (f"  {f.pred_mae:.0f}, {f.pred_under:.3f}, {f.pred_over:.3f}, {f.corrections}"
                         if f.predicted else "")
+                if args.against_oracle:
+                    other = oracle_starts(TRACES / trace, k, per_event)
+                    differ = sum(1 for j, t in starts.items() if other.get(j) != t)
+                    tail += f"  starts differing from the oracle: {differ} of {len(starts)}"
                 print(f"{trace.split('-1')[0]:14s} {'per-event' if per_event else 'per-time':9s} "
                       f"{name:10s} {f.bsld_mean:7.2f} {pub:9.2f} {100 * (f.bsld_mean - pub) / pub:+7.2f} "
                       f"{cpu:6.1f}{tail}", flush=True)
