@@ -23,6 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
+from itertools import accumulate
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
@@ -30,6 +31,7 @@ from ..model import JobRequest, Node, Resources
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
 _ONE = (1,)
+_LOG = 4096
 
 
 @dataclass(slots=True)
@@ -65,6 +67,27 @@ def counts_request(req: JobRequest) -> bool:
             and not req.exclusive)
 
 
+def _first_run(seg: list[int], free: list[int], lo: int, hi: int, n: int, w: int
+               ) -> int | None:
+    """The first segment in [lo, hi) from whose start n processors stay free for w
+    seconds (the last segment lasts for ever), or None. A run that starts before lo and is
+    cut short is cut short from lo too. O(segments passed)."""
+    end = len(seg)
+    k = lo
+    while k < hi:
+        if free[k] < n:
+            k += 1
+            continue
+        t = seg[k] + w
+        j = k + 1
+        while j < end and free[j] >= n and seg[j] < t:
+            j += 1
+        if j == end or seg[j] >= t:
+            return k
+        k = j + 1
+    return None
+
+
 class CountTable:
     """Held processors over time on identical nodes; concrete nodes only for what runs now."""
 
@@ -96,6 +119,11 @@ class CountTable:
         self._unclaimed: set[str] = set()
         """Holds with nodes named for a later start: they take the nodes when it comes."""
         self.freed = 0
+        self._freed_log: list[tuple[int, int]] = []
+        """(`freed` after a step, the latest instant the step may have freed): what
+        `freed_until` reads. A step that freed nothing after the origin logs the origin;
+        one that cannot be bounded (a forced hold, a load) logs FOREVER. The older half goes
+        when it passes _LOG entries."""
         self.version = 0
         self._compiled: dict[JobRequest, Compiled | NoPlacement] = {}
         self._res: dict[int, Resources] = {}
@@ -227,7 +255,7 @@ class CountTable:
             if concrete and any(self.node_free[i] < k for i, k in items):
                 raise OverAllocation(f"{owner}: a node of its allocation is busy now")
         else:
-            self.freed += 1
+            self._freed_step(FOREVER if force else self.origin)
         if s <= self.origin:
             self.used0 += n
         else:
@@ -266,16 +294,120 @@ class CountTable:
         if len(self._ends) > 2 * len(self.holds) + 64:
             self._ends = [(x.end, o) for o, x in self.holds.items()]
             heapify(self._ends)
-        self.freed += 1
+        self._freed_step(h.end)
         self.version += 1
         return True
+
+    def _freed_step(self, until: int) -> None:
+        self.freed += 1
+        log = self._freed_log
+        log.append((self.freed, until))
+        if len(log) > _LOG:
+            del log[:_LOG // 2]
+
+    def freed_until(self, stamp: int) -> int | None:
+        """The latest instant up to which anything came free since `freed` was `stamp` (at
+        most the origin when nothing did), or None when that is not known: a step not
+        logged (a new table, an old stamp) or one that cannot be bounded. O(steps since)."""
+        steps = self.freed - stamp
+        if steps <= 0:
+            return self.origin
+        log = self._freed_log
+        if steps > len(log) or log[-steps][0] != stamp + 1:
+            return None
+        top = max(u for _, u in log[-steps:])
+        return None if top >= FOREVER else top
+
+    def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None
+               ) -> list[int]:
+        """Re-make the first `candidates` future holds of `owners` in their order, each at
+        its earliest start around the holds not in `owners` and the owners before it (as
+        placed here): what releasing them all and reserving each again would give, but
+        with the table touched only for the holds that move. A hold whose earliest start
+        is now is released, for its owner to start on nodes chosen then (planned here as
+        taking processors from now; not when a node is overcommitted, where the choice
+        may fail: the re-plan stops before it). Returns the starts, in order.
+
+        The profile without `owners` is built once on an array of every change point and
+        owner bound; each hold's start is then searched on it and subtracted. An earlier
+        start than a hold's own needs an instant of its span that came free since it was
+        placed (load added since was placed around it), so when `freed_until` bounds what
+        came free since (CountTable.freed_until) and the holds were each placed at their
+        earliest as stated, only starts before that bound, or before the end of a hold
+        moved here, are searched. O(P log P + H_o log P + candidates S), S the segments a
+        search passes."""
+        origin, holds = self.origin, self.holds
+        held = dict(zip(self._times, self._deltas))
+        u0 = self.used0
+        for h in map(holds.get, owners):
+            if h is None:
+                continue
+            if h.start > origin:
+                held[h.start] = held.get(h.start, 0) - h.procs
+            else:
+                u0 -= h.procs
+            held[h.end] = held.get(h.end, 0) + h.procs
+        later = sorted(held)
+        seg = [origin]
+        seg += later
+        total = self.total
+        free = [total - u for u in accumulate(map(held.__getitem__, later), initial=u0)]
+        starts: list[int] = []
+        moved = []
+        bound = FOREVER if freed_until is None else freed_until
+        fails: list[tuple[int, int, int]] = []
+        """(procs, seconds, t): no start before t for as many or more of both (what is
+        free only shrinks as holds are placed)."""
+        for o in owners[:candidates]:
+            h = holds.get(o)
+            if h is None or h.start <= origin:
+                break
+            n, w = h.procs, h.end - h.start
+            a = bisect_left(seg, h.start)
+            b = bisect_left(seg, h.end)
+            until = h.start if bound >= h.start else bound
+            since = origin
+            for fn, fw, ft in fails:
+                if ft > since and fn <= n and fw <= w:
+                    since = ft
+            k = None
+            if since < until:
+                lo = bisect_left(seg, since) if since > origin else 0
+                hi = bisect_left(seg, until, lo, a + 1)
+                if hi > lo and max(free[lo:hi]) >= n:
+                    k = _first_run(seg, free, lo, hi, n, w)
+                if k is None:
+                    fails = [f for f in fails if not (f[0] >= n and f[1] >= w and f[2] <= until)]
+                    fails.append((n, w, until))
+            if k is None and min(free[a:b]) < n:
+                k = _first_run(seg, free, a, len(seg), n, w)
+            if k is not None:
+                if k == 0 and self.overcommitted:
+                    break
+                a = k
+                t = seg[k]
+                b = bisect_left(seg, t + w)
+                if b == len(seg) or seg[b] != t + w:
+                    seg.insert(b, t + w)
+                    free.insert(b, free[b - 1])
+                moved.append((h, t))
+                if h.end > bound:
+                    bound = h.end
+            starts.append(seg[a])
+            free[a:b] = [x - n for x in free[a:b]]
+        for h, t in moved:
+            self.release(h.owner)
+            if t > origin:
+                self.reserve(h.owner, t, t + h.end - h.start, (), h.kind, procs=h.procs,
+                             checked=True)
+        return starts
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
         """Record holds as reported (no room check). O(H (P + k log N))."""
         for owner, start, end, allocation, kind in holds:
             self.reserve(owner, start, end, allocation, kind, force=True)
-        self.freed += 1
+        self._freed_step(FOREVER)
         self.version += 1
 
     def next_change(self) -> float:
@@ -324,7 +456,7 @@ class CountTable:
                 self._give(h.nodes)
             expired.append(owner)
         if expired:
-            self.freed += 1
+            self._freed_step(now)
         for owner in sorted(self._unclaimed):
             h = self.holds[owner]
             if h.start <= now:

@@ -21,6 +21,11 @@ REMAKES: dict[ReservationPolicy, bool] = {
 its earliest start (HIGHEST) or dropped, for the priority pass to make again in order."""
 
 
+MIN_REPLAN = 4
+"""Fewer reservations than this are re-made one by one: building the re-plan's array of the
+whole profile costs more than a few earliest-start scans (EASY has one)."""
+
+
 def _positions(order, wanted) -> dict[str, int]:
     """Where the jobs in `wanted` stand in `order` (those that are in it): the scan stops at
     the last of them, which under priority order is near the front. O(position of the last)."""
@@ -35,14 +40,67 @@ def _positions(order, wanted) -> dict[str, int]:
     return index
 
 
+def _unmoved(c, order) -> set[str]:
+    """The reservations of the first jobs in order, made in that same order (the
+    dictionary keeps it), placed as a cycle with no memory would place them: as they are
+    when nothing came free since they were made, else re-made in order on the count
+    table (CountTable.replan). Each was made at its earliest start around the ones before
+    it and what held processors then; what came since was placed around all of them. One
+    whose earliest start is now is left out, to be re-made (its hold already released): it
+    fits now around the ones after it, which were placed around that start.
+    O(reservations) plus the table's re-plan."""
+    st, now, table = c.state, c.now, c.table
+    if not isinstance(table, CountTable):
+        return set()
+    res = st.reservations
+    freed = table.freed
+    stamp = freed
+    cands = []
+    for (job, _cr, _p), (jid, kr) in zip(order, res.items()):
+        if job.id != jid or kr.start <= now or (kr.retry_until is not None
+                                                and kr.retry_until > now):
+            break
+        if kr.stamp < stamp:
+            stamp = kr.stamp
+        cands.append(job)
+    held = [owners.priority(j) for j in res]
+    holds = table.holds
+    for k, o in enumerate(held[:len(cands)]):
+        if o not in holds:
+            del cands[k:]
+            break
+    if not cands or stamp == freed:
+        return {job.id for job in cands}
+    if len(cands) < MIN_REPLAN or c.access or c.limits.any_active or any(
+            kr.retry_until is not None and kr.retry_until > now for kr in res.values()):
+        return set()
+    span = c.span
+    for k, job in enumerate(cands):
+        kr = res[job.id]
+        if kr.end - kr.start != max(int(span(job)), 1):
+            del cands[k:]
+            break
+    starts = table.replan(held, len(cands), table.freed_until(stamp))
+    keep = set()
+    for job, t in zip(cands, starts):
+        kr = res[job.id]
+        if t > now:
+            keep.add(job.id)
+            if t != kr.start:
+                kr.end += t - kr.start
+                kr.start = t
+    return keep
+
+
 def reserved_jobs(c, order) -> None:
     """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
     Under the count planner the reservations of the first jobs in order, made in that
-    same order (the dictionary keeps it), stay exactly as they are when nothing came
-    free since they were made: re-making them would find
-    the same start, each having been placed around only the ones before it, and they
-    name no nodes. (On the node table they are re-made: a kept one would keep nodes a
+    same order (the dictionary keeps it), are placed where a cycle with no memory would
+    re-make them (_unmoved): as they are when nothing came free since they were made,
+    each having been placed around only the ones before it, and they name no nodes; else
+    re-planned in order on one array, the table touched only for those that move. (On
+    the node table they are re-made: a kept one would keep nodes a
     fresh choice, made after the backfill starts since, would not take, and a cycle
     with no memory must decide the same.) The others are all released first, so that
     each is re-made around the jobs before it only, as a cycle with no memory would make
@@ -57,16 +115,7 @@ def reserved_jobs(c, order) -> None:
     if not st.reservations:
         return
     index = _positions(order, st.reservations)
-    keep = set()
-    made = iter(st.reservations)
-    for job, _cr, _p in (order if isinstance(c.table, CountTable) else ()):
-        kr = st.reservations.get(job.id)
-        if (kr is None or next(made) != job.id
-                or kr.stamp != c.table.freed or kr.start <= now
-                or owners.priority(job.id) not in c.table.holds
-                or (kr.retry_until is not None and kr.retry_until > now)):
-            break
-        keep.add(job.id)
+    keep = _unmoved(c, order)
     for jid in [j for j in st.reservations if j not in index]:
         c.table.release(owners.priority(jid))
         del st.reservations[jid]

@@ -114,3 +114,82 @@ def test_a_future_reservation_holds_a_count_not_nodes():
     table.reserve_placement("job:long", long_job)
     table._check()
     assert not table.earliest_start(JobRequest(tasks=1), 1000, until=0, policy=FIRST)
+
+
+def _place_in_order(table: CountTable, jobs: list[tuple[str, int, int]]) -> list[int]:
+    """Each job at its earliest start around the holds before it (a start now holds
+    processors from now), as a cycle with no memory re-makes priority reservations."""
+    starts = []
+    for owner, need, w in jobs:
+        p = table.earliest_start(JobRequest(tasks=need), w, policy=FIRST)
+        assert p
+        starts.append(p.start)
+        table.reserve_placement(owner, p, kind="priority")
+    return starts
+
+
+@SETTINGS
+@given(st.integers(1, 8), st.sampled_from([1, 2]), st.data())
+def test_replan_places_reservations_as_releasing_and_re_making_them_in_order_would(n, procs,
+                                                                                   data):
+    """CountTable.replan against the definition: release every reservation, then make
+    each again in priority order at its earliest start. The table first goes through
+    what a replay does between cycles: running jobs end early or on time, time
+    advances, jobs start around the reservations, new reservations join the end."""
+    total = n * procs
+    table = CountTable(_nodes(n, procs), 0)
+    for k in range(data.draw(st.integers(0, 6))):
+        need = data.draw(st.integers(1, total))
+        p = table.earliest_start(JobRequest(tasks=need), data.draw(st.integers(1, 200)),
+                                 until=0, policy=FIRST)
+        if p:
+            table.reserve_placement(f"job:r{k}", p)
+    jobs = [(f"res:{k}", data.draw(st.integers(1, total)), data.draw(st.integers(1, 150)))
+            for k in range(data.draw(st.integers(1, 8)))]
+    _place_in_order(table, jobs)
+    stamp = table.freed
+    for step in range(data.draw(st.integers(1, 6))):
+        op = data.draw(st.sampled_from(["end", "advance", "start", "arrive"]))
+        running = sorted(o for o in table.holds if o.startswith("job:"))
+        if op == "end" and running:
+            table.release(data.draw(st.sampled_from(running)))
+        elif op == "advance":
+            now = table.origin + data.draw(st.integers(1, 60))
+            first = min((table.holds[o].start for o, *_ in jobs if o in table.holds),
+                        default=now + 1)
+            table.advance(min(now, first - 1))
+        elif op == "start":
+            p = table.earliest_start(JobRequest(tasks=data.draw(st.integers(1, total))),
+                                     data.draw(st.integers(1, 100)), until=table.origin,
+                                     policy=FIRST)
+            if p:
+                table.reserve_placement(f"job:s{step}", p)
+        else:
+            job = (f"res:a{step}", data.draw(st.integers(1, total)),
+                   data.draw(st.integers(1, 150)))
+            p = table.earliest_start(JobRequest(tasks=job[1]), job[2], policy=FIRST)
+            if p.start > table.origin:
+                table.reserve_placement(job[0], p, kind="priority")
+                jobs.append(job)
+    jobs = [j for j in jobs if j[0] in table.holds and table.holds[j[0]].start > table.origin]
+    owners = [o for o, *_ in jobs]
+    want_table = CountTable(_nodes(n, procs), 0)
+    want_table.__dict__.update({k: (v.copy() if isinstance(v, (list, dict, set)) else v)
+                                for k, v in table.__dict__.items()})
+    for o in owners:
+        want_table.release(o)
+    want = _place_in_order(want_table, jobs)
+    bounded = data.draw(st.booleans())
+    got = table.replan(owners, len(owners), table.freed_until(stamp) if bounded else None)
+    assert got == want
+    for (o, _need, _w), t in zip(jobs, got):
+        if t == table.origin:
+            want_table.release(o)
+            assert o not in table.holds
+        else:
+            assert (table.holds[o].start, table.holds[o].end) == (
+                want_table.holds[o].start, want_table.holds[o].end)
+    table._check()
+    assert list(zip(table._times, table._deltas)) == list(zip(want_table._times,
+                                                              want_table._deltas))
+    assert table.used0 == want_table.used0
