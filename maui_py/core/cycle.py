@@ -457,8 +457,10 @@ class Cycle:
         self.started.add(job.id)
         if kind is StartKind.BACKFILL:
             self.bf_positions.append(pos)
-        self.report(job.id, ReportStatus.STARTED, f"started ({kind.value.lower()}) on "
-                    + _nodes_text(p.nodes), start=now, nodes=p.nodes)
+        if self.explain:
+            nodes = p.nodes
+            self.report(job.id, ReportStatus.STARTED, f"started ({kind.value.lower()}) on "
+                        + _nodes_text(nodes), start=now, nodes=nodes)
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
         """Can the job start now, around every hold? Within a cycle resources only shrink

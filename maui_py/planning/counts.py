@@ -31,6 +31,7 @@ from ..model import JobRequest, Node, Resources
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
 _ONE = (1,)
+_FAILS = 8
 _LOG = 4096
 
 
@@ -198,18 +199,23 @@ class CountTable:
         self._free_mask |= back
 
     def _choose(self, procs: int) -> tuple[tuple[int, int], ...] | None:
-        """Processors free now, filling nodes in index order. O(k N/64) word operations."""
+        """Processors free now, filling nodes in index order: a run of nodes with free
+        processors at a time (big-int operations per run, not per node). O(k + runs N/64)."""
         out = []
         left = procs
         free = self.node_free
         m = self._free_mask
         while m and left:
-            low = m & -m
-            i = low.bit_length() - 1
-            m ^= low
-            k = free[i] if free[i] < left else left
-            out.append((i, k))
-            left -= k
+            i = (m & -m).bit_length() - 1
+            x = m >> i
+            run = ((x + 1) & ~x).bit_length() - 1
+            for j in range(i, i + run):
+                k = free[j] if free[j] < left else left
+                out.append((j, k))
+                left -= k
+                if not left:
+                    break
+            m = (x >> run) << (i + run)
         return tuple(out) if not left else None
 
     def _alloc(self, chosen: tuple[tuple[int, int], ...]) -> tuple[tuple[str, Resources], ...]:
@@ -273,10 +279,31 @@ class CountTable:
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
                           inside: Iterable[str] = ()) -> None:
         """reserve() for a Placement this table computed; when the table has not changed
-        since, the room check is skipped (it was the scan's). O(P + k log N)."""
-        procs = p.items[0][1][0] if p.items and p.items[0][0] < 0 else None
+        since, the room check is skipped (it was the scan's), and a start now takes the
+        nodes it chose by index. O(P + k log N); O(P + k) for such a start."""
+        items = p.items
+        if items and items[0][0] >= 0 and p.version == self.version and owner not in self.holds:
+            self._hold_now(owner, kind, p.start, p.end, items, p.allocation)
+            return
+        procs = items[0][1][0] if items and items[0][0] < 0 else None
         self.reserve(owner, p.start, p.end, p.allocation, kind, procs=procs,
                      checked=p.version == self.version)
+
+    def _hold_now(self, owner: str, kind: str, start: int, end: int,
+                  chosen: tuple[tuple[int, int], ...],
+                  allocation: tuple[tuple[str, Resources], ...]) -> None:
+        """reserve() of a start now this table chose, unchanged since: the node indices
+        are the choice's, not looked up again by name. O(P + k)."""
+        n = 0
+        for _i, k in chosen:
+            n += k
+        self._freed_step(self.origin)
+        self.used0 += n
+        self._point(end, -n)
+        self._take(chosen)
+        self.holds[owner] = CountHold(owner, kind, start, end, n, chosen, allocation)
+        heappush(self._ends, (end, owner))
+        self.version += 1
 
     def release(self, owner: str) -> bool:
         """Drop what `owner` holds; False when it held nothing. O(P + k log N)."""
@@ -357,7 +384,7 @@ class CountTable:
         bound = FOREVER if freed_until is None else freed_until
         fails: list[tuple[int, int, int]] = []
         """(procs, seconds, t): no start before t for as many or more of both (what is
-        free only shrinks as holds are placed)."""
+        free only shrinks as holds are placed); the latest _FAILS."""
         for o in owners[:candidates]:
             h = holds.get(o)
             if h is None or h.start <= origin:
@@ -377,7 +404,8 @@ class CountTable:
                 if hi > lo and max(free[lo:hi]) >= n:
                     k = _first_run(seg, free, lo, hi, n, w)
                 if k is None:
-                    fails = [f for f in fails if not (f[0] >= n and f[1] >= w and f[2] <= until)]
+                    if len(fails) >= _FAILS:
+                        del fails[0]
                     fails.append((n, w, until))
             if k is None and min(free[a:b]) < n:
                 k = _first_run(seg, free, a, len(seg), n, w)
@@ -566,7 +594,7 @@ class CountTable:
             else:
                 chosen = self._choose(cr.tasks)
             if chosen is not None:
-                return Placement(t, t + w, self._alloc(chosen), (), self.version)
+                return Placement(t, t + w, self._alloc(chosen), chosen, self.version)
             if until is not None:
                 return NoPlacement("does not fit by the time asked")
             t = self.scan_count(cr.tasks, w, self.origin + 1, None, skip)

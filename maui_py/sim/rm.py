@@ -191,7 +191,27 @@ class SimulatedRM:
 
     def _take_procs(self, allocation, procs_asked: int) -> str | None:
         """_take on processors-only nodes, with ints (an allocation asking memory or gres
-        there cannot fit: none exists)."""
+        there cannot fit: none exists): taken in one pass, given back and explained by
+        _why_not_procs when it does not fit. O(nodes)."""
+        fp, up = self._free_procs, self._up
+        done = got = 0
+        for name, res in allocation:
+            p = res.procs
+            if res.mem or res.gres or name not in up or p > fp[name]:
+                break
+            fp[name] -= p
+            got += p
+            done += 1
+        else:
+            if got >= procs_asked:
+                return None
+        for name, res in allocation[:done]:
+            fp[name] += res.procs
+        return self._why_not_procs(allocation, procs_asked) or "does not fit"
+
+    def _why_not_procs(self, allocation, procs_asked: int) -> str | None:
+        """Why an allocation does not fit on processors-only nodes, or None (the account
+        is not changed)."""
         need: dict[str, int] = {}
         for name, res in allocation:
             if res.mem or res.gres:
@@ -206,8 +226,6 @@ class SimulatedRM:
         procs = sum(need.values())
         if procs < procs_asked:
             return f"given {procs} procs, asked {procs_asked}"
-        for name, p in need.items():
-            fp[name] -= p
         return None
 
     # ------------------------------------------------------------ views
