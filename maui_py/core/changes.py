@@ -242,7 +242,7 @@ def run(c: Cycle) -> CycleResult | None:
         kept.reserved_jobs(c, order)
         priority_pass.priority_pass(c, order)
         backfill.backfill(c, order)
-        c.finish(order, [])
+        c.finish(order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
     st.changes = remember(c, order, static)

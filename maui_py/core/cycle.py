@@ -589,10 +589,12 @@ class Cycle:
     # ------------------------------------------------------------ backfill (B)
 
     # ------------------------------------------------------------------ finish
-    def finish(self, order, running: list[Job], reuse: list[Reserve] | None = None) -> None:
+    def finish(self, order, running: list[Job], reuse: list[Reserve] | None = None,
+               known: list[Reserve] | None = None) -> None:
         """Bypass counts, reports, and one Reserve per reservation held. `reuse`: the
         Reserve decisions of the last cycle, for reservations it left unchanged and
-        listed first (changes.py)."""
+        listed first (changes.py); `known`: the last cycle's, any of which is used again
+        for a reservation that has not changed since."""
         st, now = self.state, self.now
         bf = sorted(self.bf_positions)
         for k, (job, _cr, _p) in enumerate(order if bf or self.explain else ()):
@@ -638,9 +640,14 @@ class Cycle:
         items = iter(st.reservations.items())
         for _ in range(len(made)):
             next(items)[1].stamp = freed
+        last = {r.job_id: r for r in known} if known else {}
         for jid, kr in items:
             kr.stamp = freed
-            made.append(Reserve(jid, kr.start, kr.end, kr.allocation))
+            r = last.get(jid)
+            if (r is None or r.start != kr.start or r.end != kr.end
+                    or r.allocation != kr.allocation):
+                r = Reserve(jid, kr.start, kr.end, kr.allocation)
+            made.append(r)
         self.decisions.extend(made)
         if self.explain:
             for j in running:

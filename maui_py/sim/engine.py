@@ -125,6 +125,8 @@ class Simulation:
             wake_at_reservations = not isinstance(state.table, CountTable)
             predictions = state.predictions
             for d in result.decisions:
+                if type(d) is Reserve and not wake_at_reservations:
+                    continue
                 if isinstance(d, Start):
                     rec = rm.records[d.job_id]
                     if rec.start == t:

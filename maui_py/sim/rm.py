@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Sequence
 
 from ..model import (ClusterSnapshot, Decision, Hold, Job, JobState, Node, ReleaseHold,
-                     Resources, SnapshotDelta, Start, StartKind)
+                     Reserve, Resources, SnapshotDelta, Start, StartKind)
 from ..rm.protocol import StartFailure
 
 
@@ -124,6 +124,8 @@ class SimulatedRM:
         failures = []
         now = self.clock()
         for d in decisions:
+            if type(d) is Reserve:
+                continue
             if isinstance(d, Start):
                 why = self._start(d, now)
                 if why:
