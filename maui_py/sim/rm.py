@@ -10,11 +10,12 @@ table in O(changes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ..model import (ClusterSnapshot, Decision, Hold, Job, JobState, Node, ReleaseHold,
                      Reserve, Resources, SnapshotDelta, Start, StartKind)
+from ..model.job import evolve
 from ..rm.protocol import StartFailure
 
 
@@ -98,7 +99,7 @@ class SimulatedRM:
         else:
             for name, res in job.allocation:
                 self._free[name] = self._free[name] + res
-        rec.job = replace(job, allocation=())    # rec.runs names them: keep one compact copy
+        rec.job = evolve(job, allocation=())     # rec.runs names them: keep one compact copy
         rec.end = now
         self._ended.add(job_id)
         self._started.discard(job_id)
@@ -152,7 +153,7 @@ class SimulatedRM:
                else self._take(d.allocation, job.procs))
         if why:
             return why
-        running = replace(job, state=JobState.RUNNING, start_time=now, allocation=d.allocation)
+        running = evolve(job, state=JobState.RUNNING, start_time=now, allocation=d.allocation)
         self._jobs[d.job_id] = running
         rec.job = running
         rec.start, rec.kind = now, d.kind

@@ -1,4 +1,10 @@
-from maui_py.model import Job, JobRequest, JobState, Node, NodeState, Resources
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maui_py.model import HoldType, Job, JobRequest, JobState, Node, NodeState, Resources
+from maui_py.model.job import evolve
 
 
 def test_resources_arithmetic_and_fit():
@@ -25,3 +31,21 @@ def test_node_usable_and_serves():
     n = Node("n1", Resources.of(8), partitions=frozenset({"batch"}))
     assert n.state.usable and n.serves("batch") and not n.serves("debug")
     assert not Node("n2", Resources.of(8), state=NodeState.DRAINED).state.usable
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 64), st.integers(1, 8), st.sampled_from(list(JobState)),
+       st.one_of(st.none(), st.integers(0, 10**9)), st.booleans())
+def test_evolve_gives_what_replace_gives(tasks, per, state, start, with_request):
+    """model.job.evolve, the simulated RM's fast replace: the same job as
+    dataclasses.replace, derived fields included, also when the request changes."""
+    job = Job("j1", "u", JobRequest(tasks=tasks, per_task=Resources.of(per)), 600, 10,
+              qos="hi", holds=frozenset({HoldType.USER}))
+    changes = {"state": state, "start_time": start,
+               "allocation": (("n1", Resources.of(per)),)}
+    if with_request:
+        changes["request"] = JobRequest(tasks=tasks + 1, per_task=Resources.of(per))
+    got, want = evolve(job, **changes), replace(job, **changes)
+    assert got == want
+    assert got.procs == want.procs == want.request.tasks * per
+    assert job.state is JobState.IDLE and job.allocation == ()
