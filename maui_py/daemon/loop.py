@@ -121,6 +121,9 @@ class Daemon:
         self.state = None
         self.admin_reservations: dict = {}
         self.cycles_run = 0
+        """Cycles begun (counted as one begins)."""
+        self.cycles_done = 0
+        """Cycles finished, whatever their outcome (counted last)."""
         self.cycles_failed = 0
         self._reconcile = True
         self._rm_down: str | None = None
@@ -350,6 +353,7 @@ class Daemon:
         return ok
 
     def _after_cycle(self, ok: bool, seconds: float) -> None:
+        self.cycles_done += 1
         if self.metrics is not None:
             from .metrics import Outcome
             outcome = Outcome.OK if ok else Outcome.RM_ERROR if self._rm_failures else Outcome.FAILED

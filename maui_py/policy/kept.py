@@ -158,3 +158,4 @@ def reserved_jobs(c, order) -> None:
             continue
         c.table.reserve_placement(owners.priority(jid), p, kind="priority", inside=ign)
         kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
+        st.reservations[jid] = st.reservations.pop(jid)     # the dictionary keeps the order made
