@@ -382,6 +382,10 @@ class CountTable:
         starts: list[int] = []
         moved = []
         bound = FOREVER if freed_until is None else freed_until
+        loaded = origin
+        """The latest end of a hold moved here: a later hold's own place is still free
+        (what came since its placement was placed around it) unless a moved one reaches
+        it, or unless something was held without a room check (freed_until unknown)."""
         fails: list[tuple[int, int, int]] = []
         """(procs, seconds, t): no start before t for as many or more of both (what is
         free only shrinks as holds are placed); the latest _FAILS."""
@@ -394,9 +398,11 @@ class CountTable:
             b = bisect_left(seg, h.end)
             until = h.start if bound >= h.start else bound
             since = origin
-            for fn, fw, ft in fails:
+            for fn, fw, ft in reversed(fails):
                 if ft > since and fn <= n and fw <= w:
                     since = ft
+                    if since >= until:
+                        break
             k = None
             if since < until:
                 lo = bisect_left(seg, since) if since > origin else 0
@@ -407,7 +413,7 @@ class CountTable:
                     if len(fails) >= _FAILS:
                         del fails[0]
                     fails.append((n, w, until))
-            if k is None and min(free[a:b]) < n:
+            if k is None and (loaded > h.start or freed_until is None) and min(free[a:b]) < n:
                 k = _first_run(seg, free, a, len(seg), n, w)
             if k is not None:
                 if k == 0 and self.overcommitted:
@@ -421,6 +427,8 @@ class CountTable:
                 moved.append((h, t))
                 if h.end > bound:
                     bound = h.end
+                if t + w > loaded:
+                    loaded = t + w
             starts.append(seg[a])
             free[a:b] = [x - n for x in free[a:b]]
         for h, t in moved:
