@@ -12,7 +12,7 @@ them up on every reserve and release, and a str hashes once.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from ..model import Reservation, ReservationKind
 
@@ -45,6 +45,11 @@ def job(job_id: str) -> str:
 def priority(job_id: str) -> str:
     """The priority reservation of a queued job."""
     return _PRIORITY + job_id
+
+
+def priorities(job_ids: Iterable[str]) -> list[str]:
+    """priority() of each, in order. O(len)."""
+    return [_PRIORITY + j for j in job_ids]
 
 
 def reservation(r: Reservation) -> str:

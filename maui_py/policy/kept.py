@@ -63,7 +63,7 @@ def _unmoved(c, order) -> set[str]:
         if kr.stamp < stamp:
             stamp = kr.stamp
         cands.append(job)
-    held = [owners.priority(j) for j in res]
+    held = owners.priorities(res)
     holds = table.holds
     for k, o in enumerate(held[:len(cands)]):
         if o not in holds:
@@ -114,8 +114,10 @@ def reserved_jobs(c, order) -> None:
     st, now = c.state, c.now
     if not st.reservations:
         return
-    index = _positions(order, st.reservations)
     keep = _unmoved(c, order)
+    if len(keep) == len(st.reservations):
+        return                      # every one is a job at the head of the order, in place
+    index = _positions(order, st.reservations)
     for jid in [j for j in st.reservations if j not in index]:
         c.table.release(owners.priority(jid))
         del st.reservations[jid]
