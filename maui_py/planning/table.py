@@ -30,8 +30,8 @@ from sortedcontainers import SortedList
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
 from . import owners
-from .bitset import OrQueue, mask_of, members
-from .points import PointIndex
+from .bitset import mask_of, members
+from .points import PointIndex, SlidingOr
 from .nodechoice import select
 
 FOREVER = 1 << 62
@@ -897,17 +897,15 @@ class ReservationTable:
             i = bisect_right(keys, t)
             for k in range(i):
                 chg = chgs[k]
-                idle = (idle & ~chg) | idles[k]
-                full = (full & ~chg) | fulls[k]
+                idle = (idle ^ (idle & chg)) | idles[k]
+                full = (full ^ (full & chg)) | fulls[k]
         j = bisect_left(keys, t + w)
-        queue = None
+        window = None
         if i == 0:
             touched, fullin = pts.or_before(t + w)
         else:
-            queue = OrQueue()
-            for k in range(i, j):
-                queue.push(chgs[k], fulls[k])
-            touched, fullin = queue.total()
+            window = SlidingOr(pts, i, j)
+            touched, fullin = window.total()
         E = cr.eligible
         classes = cr.classes
         mode, per, need, tasks = cr.mode, cr.per_node, cr.nodes_needed, cr.tasks
@@ -921,21 +919,29 @@ class ReservationTable:
                         if x > t})
         ei = 0
         tt, cap = self._T, self.cap
+        # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
+        # which every operation costs several times a plain one.
+        exclusive = cr.exclusive
         while True:
-            stable = E & ~touched & ~ign_mask
-            fast = stable & idle
-            if cr.exclusive:
+            moved = touched | ign_mask if ign_mask else touched
+            fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
+            if exclusive:
                 others = E & ign_mask
             elif procs_bound:
-                others = E & ~fast & ~((full | fullin) & ~ign_mask)
+                busy = full | fullin
+                if ign_mask:
+                    busy ^= busy & ign_mask
+                others = E ^ fast                    # fast is a subset of E
+                others ^= others & busy
             else:
-                others = E & ~fast
+                others = E ^ fast
             if others or others_prev:
-                for k in members(others_prev & ~others):
+                for k in members(others_prev ^ (others_prev & others)):
                     f = fits.pop(k)
                     tot_o -= f if mode != "tpn" else 0
                     cnt_o -= 1 if f >= per else 0
-                redo = (others & ~others_prev) | (others & others_prev & changed)
+                both = others & others_prev
+                redo = (others ^ both) | (both & changed)
                 memo: dict[tuple, int] = {}
                 for k in members(redo):
                     old = fits.get(k)
@@ -981,28 +987,22 @@ class ReservationTable:
                 t_new = extra[ei]
             if (until is not None and t_new > until) or t_new >= _HORIZON:
                 return None
-            if queue is None:
-                queue = OrQueue()
-                for k in range(i, j):
-                    queue.push(chgs[k], fulls[k])
+            if window is None:
+                window = SlidingOr(pts, i, j)
             changed = ign_mask
             if i < npts and keys[i] == t_new:
                 chg = chgs[i]
-                idle = (idle & ~chg) | idles[i]
-                full = (full & ~chg) | fulls[i]
-                if i < j:
-                    queue.pop()
+                idle = (idle ^ (idle & chg)) | idles[i]
+                full = (full ^ (full & chg)) | fulls[i]
                 i += 1
                 changed |= chg
             if j < i:
                 j = i
             lim = t_new + w
             while j < npts and keys[j] < lim:
-                c = chgs[j]
-                queue.push(c, fulls[j])
-                changed |= c
+                changed |= chgs[j]
                 j += 1
-            touched, fullin = queue.total()
+            touched, fullin = window.move(i, j)
             t = t_new
 
     @staticmethod
