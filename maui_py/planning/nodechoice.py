@@ -75,7 +75,7 @@ def _fast_lastavailable(table: "ReservationTable", fast: int, cr: "Compiled", t:
     while rest and k >= 0 and t > table.origin:
         g = rest & chgs[k]
         if g:
-            rest &= ~g
+            rest ^= g                   # g is a subset of rest: no negative int
             yield from _by_gap_after(table, g, t - keys[k], end, fit_of)
         k -= 1
     if rest:
@@ -86,10 +86,13 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
     from .table import FOREVER
     if group.bit_count() <= _SMALL_GROUP:
         keyed = []
+        tt = table._T
         for i in members(group):
-            nxt = table.next_change(i, end - 1)
-            keyed.append(((gap_before, nxt - end if nxt < FOREVER else FOREVER, fit_of(i), i),
-                          i, fit_of(i)))
+            T = tt[i]
+            k = bisect_right(T, end - 1)          # table.next_change(i, end - 1), inline
+            nxt = T[k] if k < len(T) else FOREVER
+            f = fit_of(i)
+            keyed.append(((gap_before, nxt - end if nxt < FOREVER else FOREVER, f, i), i, f))
         keyed.sort()
         yield from keyed
         return
@@ -100,7 +103,7 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
     while rest and k < stop:
         g = rest & chgs[k]
         if g:
-            rest &= ~g
+            rest ^= g                   # g is a subset of rest: no negative int
             gap = keys[k] - end
             yield from sorted(((gap_before, gap, fit_of(i), i), i, fit_of(i)) for i in members(g))
         k += 1
@@ -156,6 +159,28 @@ def _key(table: "ReservationTable", policy: NodeAllocation, i: int, fit: int, t:
     return KEYS[policy](table, i, fit, t, w)
 
 
+def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int
+                ) -> list[tuple[tuple, int, int]]:
+    """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
+    without four calls per node (the cycle's start-now questions rank some 25 partly used
+    nodes each). O(len(fits) log h)."""
+    from .table import FOREVER
+    tt, origin = table._T, table.origin
+    end = t + w
+    out = []
+    for i, f in fits.items():
+        T = tt[i]
+        k = bisect_right(T, end - 1)
+        nxt = T[k] if k < len(T) else FOREVER
+        if t > origin:
+            last = T[max(bisect_right(T, t) - 1, 0)]
+            before = t - (last if last > origin else origin)
+        else:
+            before = 0
+        out.append(((before, nxt - end if nxt < FOREVER else FOREVER, f, i), i, f))
+    return out
+
+
 def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
                fits: dict[int, int], policy: NodeAllocation, prefer: int = 0
                ) -> Iterator[tuple[tuple, int, int]]:
@@ -165,7 +190,10 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
     if prefer:
         inner = candidates(table, cr, t, w, fast, fits, policy)
         return iter(sorted(((0 if (prefer >> i) & 1 else 1,) + k, i, f) for k, i, f in inner))
-    others = sorted((_key(table, policy, i, f, t, w), i, f) for i, f in fits.items())
+    if policy == NodeAllocation.LASTAVAILABLE:
+        others = sorted(_keyed_last(table, fits, t, w))
+    else:
+        others = sorted((_key(table, policy, i, f, t, w), i, f) for i, f in fits.items())
     if not fast:
         return iter(others)
     if policy == NodeAllocation.FIRSTAVAILABLE:
@@ -195,7 +223,7 @@ def _take_by_gap_after(table: "ReservationTable", group: int, end: int, k: int) 
     while rest and j < stop and len(out) < k:
         g = rest & chgs[j]
         if g:
-            rest &= ~g
+            rest ^= g                   # g is a subset of rest: no negative int
             out.extend(first_members(g, k - len(out)))
         j += 1
     if len(out) < k:
@@ -222,7 +250,7 @@ def _whole_groups(table: "ReservationTable", cr: "Compiled", t: int, w: int, fas
     while rest and len(out) < count:
         g = (rest & chgs[k]) if k >= 0 else rest
         if g:
-            rest &= ~g
+            rest ^= g                   # g is a subset of rest: no negative int
             left = count - len(out)
             if g.bit_count() <= left:
                 out.extend(members(g))

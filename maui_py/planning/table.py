@@ -186,6 +186,8 @@ class ReservationTable:
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
         self._compiled: dict[tuple, Compiled | NoPlacement] = {}
+        self._pmax: dict[int, tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
+        """id(T) -> (T, U, running maxima of U): see _prefix_max."""
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
@@ -411,11 +413,14 @@ class ReservationTable:
 
     def _room(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
               ) -> tuple[int, ...]:
-        """Node i's smallest free vector over [s, e). O(log h + segments in window)."""
+        """Node i's smallest free vector over [s, e). O(log h + segments in window); O(log h)
+        from the origin (start-now questions), by the step function's prefix maxima."""
         if exclude:
             T, U = self._steps_without(i, exclude)
         else:
             T, U = self._T[i], self._U[i]
+            if s <= self.origin:
+                return _vsub(self.cap[i], self._prefix_max(T, U)[bisect_left(T, e) - 1])
         k = max(bisect_right(T, s) - 1, 0)
         cap = self.cap[i]
         worst = None
@@ -427,6 +432,23 @@ class ReservationTable:
                 worst = tuple(map(max, worst, u))
             k += 1
         return _vsub(cap, worst or self.zero)
+
+    def _prefix_max(self, T: list[int], U: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """Componentwise running maximum of U: entry k is the most a node with this step
+        function uses over [origin, T[k + 1]). Cached per step function (the lists are
+        never mutated, and the cache keeps T alive so that its id is not reused; a hit is
+        checked by identity, so the stale keys of a deep copy are never used). O(h) the
+        first time, O(1) after."""
+        hit = self._pmax.get(id(T))
+        if hit is not None and hit[0] is T:
+            return hit[2]
+        out = [U[0]]
+        for u in U[1:]:
+            out.append(tuple(map(max, out[-1], u)))
+        if len(self._pmax) > 4 * len(self.nodes) + 1024:
+            self._pmax.clear()
+        self._pmax[id(T)] = (T, U, out)
+        return out
 
     # ---------------------------------------------------------------- holds
     def _items(self, allocation: Iterable[tuple[str, Resources]]
@@ -1175,6 +1197,10 @@ class ReservationTable:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
         assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
+        for T, U, pm in self._pmax.values():   # (keys go stale in a deep copy: never hit)
+            assert len(pm) == len(U) == len(T), "stale prefix maxima"
+            assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
+                       for k in range(len(U))), "wrong prefix maxima"
         for r_owner, credits in self.credits_against.items():
             assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
             for c in credits:
