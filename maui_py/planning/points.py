@@ -20,14 +20,17 @@ from operator import or_
 
 
 class PointIndex:
-    __slots__ = ("times", "chg", "idle", "full", "_fences", "_bucket", "_prefix", "_dirty_from",
-                 "_size_at_build")
+    __slots__ = ("times", "chg", "idle", "full", "frees", "_fences", "_bucket", "_prefix",
+                 "_dirty_from", "_size_at_build")
 
     def __init__(self) -> None:
         self.times: list[int] = []
         self.chg: list[int] = []
         self.idle: list[int] = []
         self.full: list[int] = []
+        self.frees: list[int] = []
+        """Per point, the nodes of chg whose usage falls there in some dimension: a start
+        can only fit where some node frees something (see ReservationTable.scan)."""
         self._fences: list[int] = []          # bucket b holds times in [fences[b-1], fences[b])
         self._bucket: list[tuple[int, int] | None] = [None]
         self._prefix: list[tuple[int, int]] = []
@@ -42,21 +45,22 @@ class PointIndex:
         k = bisect_left(self.times, t)
         return k if k < len(self.times) and self.times[k] == t else -1
 
-    def put(self, t: int, chg: int, idle: int, full: int) -> None:
+    def put(self, t: int, chg: int, idle: int, full: int, frees: int = 0) -> None:
         """Set (or with chg == 0, remove) the point at time t. O(log P + P) memmove."""
         times = self.times
         k = bisect_left(times, t)
         present = k < len(times) and times[k] == t
         if chg:
             if present:
-                self.chg[k], self.idle[k], self.full[k] = chg, idle, full
+                self.chg[k], self.idle[k], self.full[k], self.frees[k] = chg, idle, full, frees
             else:
                 times.insert(k, t)
                 self.chg.insert(k, chg)
                 self.idle.insert(k, idle)
                 self.full.insert(k, full)
+                self.frees.insert(k, frees)
         elif present:
-            del times[k], self.chg[k], self.idle[k], self.full[k]
+            del times[k], self.chg[k], self.idle[k], self.full[k], self.frees[k]
         else:
             return
         b = bisect_right(self._fences, t)
@@ -69,7 +73,7 @@ class PointIndex:
         O(k + P) for k removed points."""
         k = bisect_right(self.times, t)
         removed = list(zip(self.chg[:k], self.idle[:k], self.full[:k]))
-        del self.times[:k], self.chg[:k], self.idle[:k], self.full[:k]
+        del self.times[:k], self.chg[:k], self.idle[:k], self.full[:k], self.frees[:k]
         self._rebuild()   # fresh fences: without them or_before() would walk every point
         return removed
 

@@ -142,6 +142,16 @@ def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
     return best if best > 0 else 0
 
 
+def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+    """Does usage fall from `before` to `after` in some dimension? Where no node's does, no
+    node has more room over a window starting there than over one starting at the point
+    before: no start can fit there that did not fit there (ReservationTable.scan)."""
+    for a, b in zip(before, after):
+        if b < a:
+            return True
+    return False
+
+
 def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
     """Node name -> position; ValueError when a name repeats. O(N)."""
     index = {n.name: i for i, n in enumerate(nodes)}
@@ -307,16 +317,18 @@ class ReservationTable:
 
     def _cats(self, cap: tuple[int, ...], T: list[int], U: list[tuple[int, ...]], lo: int, hi: int
               ) -> dict[int, int]:
-        """Categories (0 idle, 1 partly used, 2 processors all taken) of the breakpoints of
-        one step function with times in [lo, hi]."""
+        """Categories (0 idle, 1 partly used, 2 processors all taken; plus 3 where usage
+        falls in some dimension there: _frees) of the breakpoints of one step function with
+        times in [lo, hi]."""
         zero = self.zero
         out = {}
-        for k in range(bisect_left(T, lo), len(T)):
+        for k in range(max(bisect_left(T, lo), 1), len(T)):
             t = T[k]
             if t > hi:
                 break
             u = U[k]
-            out[t] = 0 if u == zero else (2 if u[0] >= cap[0] else 1)
+            out[t] = ((0 if u == zero else (2 if u[0] >= cap[0] else 1))
+                      + (3 if _frees(U[k - 1], u) else 0))
         return out
 
     def _record(self, nodes: list[int], cap: tuple[int, ...], oldT, oldU, T, U, lo: int, hi: int,
@@ -348,12 +360,13 @@ class ReservationTable:
                 continue
             slot = acc.get(t)
             if slot is None:
-                slot = acc[t] = [0, 0, 0, 0]
+                slot = acc[t] = [0, 0, 0, 0, 0]
             keep = ~m
             slot[0] |= m
             slot[1] = (slot[1] & keep) | (m if c >= 0 else 0)
-            slot[2] = (slot[2] & keep) | (m if c == 0 else 0)
-            slot[3] = (slot[3] & keep) | (m if c == 2 else 0)
+            slot[2] = (slot[2] & keep) | (m if c == 0 or c == 3 else 0)
+            slot[3] = (slot[3] & keep) | (m if c == 2 or c == 5 else 0)
+            slot[4] = (slot[4] & keep) | (m if c >= 3 else 0)
 
     def _splice(self, items: Iterable[tuple[int, tuple[int, ...]]], s: int, e: int,
                 sign: int, acc: dict[int, list[int]] | None = None,
@@ -402,14 +415,14 @@ class ReservationTable:
             self.idle0 = (self.idle0 & keep) | acc0[1]
             self.full0 = (self.full0 & keep) | acc0[2]
         pts = self._pts
-        for t, (clr, chg, idle, full) in acc.items():
+        for t, (clr, chg, idle, full, frees) in acc.items():
             keep = ~clr
             k = pts.find(t)
             if k >= 0:
                 pts.put(t, (pts.chg[k] & keep) | chg, (pts.idle[k] & keep) | idle,
-                        (pts.full[k] & keep) | full)
+                        (pts.full[k] & keep) | full, (pts.frees[k] & keep) | frees)
             else:
-                pts.put(t, chg, idle, full)
+                pts.put(t, chg, idle, full, frees)
 
     def _room(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
               ) -> tuple[int, ...]:
@@ -897,15 +910,19 @@ class ReservationTable:
         they hold; None when nothing fits by `until` (or ever). Holds of `ignore`d owners
         are treated as free (the job's own reservation, reservations it may use).
 
-        O(P + changes in scanned windows) big-int operations plus O(h log h) per partly
-        used node whose usage changes during the scan; a start-now question (until = now)
-        costs O(1) big-int operations when no partly used node is involved.
+        Candidate starts are `after`, the change points where some eligible node frees
+        something (PointIndex.frees: elsewhere no node gains room, so the request fails as
+        it did at the candidate before) and ignored holds' ends and starts. O(P) big-int
+        operations to move the window (SlidingOr) plus O(1) per candidate examined, plus
+        O(h log h) per partly used node whose usage changes during the scan; a start-now
+        question (until = now) costs O(1) big-int operations when no partly used node is
+        involved.
         """
         w = max(int(wallclock), 1)
         origin = self.origin
         t = origin if after is None else max(int(after), origin)
         pts = self._pts
-        keys, chgs, idles, fulls = pts.times, pts.chg, pts.idle, pts.full
+        keys, chgs, idles, fulls, frees = pts.times, pts.chg, pts.idle, pts.full, pts.frees
         npts = len(keys)
         ign = frozenset(self.with_credits(ignore))
         ign_mask = 0
@@ -942,62 +959,67 @@ class ReservationTable:
         ei = 0
         tt, cap = self._T, self.cap
         # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
-        # which every operation costs several times a plain one.
+        # which every operation costs several times a plain one. `changed` gathers the
+        # nodes with a change point passed since the last evaluated start.
         exclusive = cr.exclusive
+        evaluate = True
         while True:
-            moved = touched | ign_mask if ign_mask else touched
-            fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
-            if exclusive:
-                others = E & ign_mask
-            elif procs_bound:
-                busy = full | fullin
-                if ign_mask:
-                    busy ^= busy & ign_mask
-                others = E ^ fast                    # fast is a subset of E
-                others ^= others & busy
-            else:
-                others = E ^ fast
-            if others or others_prev:
-                for k in members(others_prev ^ (others_prev & others)):
-                    f = fits.pop(k)
-                    tot_o -= f if mode != "tpn" else 0
-                    cnt_o -= 1 if f >= per else 0
-                both = others & others_prev
-                redo = (others ^ both) | (both & changed)
-                memo: dict[tuple, int] = {}
-                for k in members(redo):
-                    old = fits.get(k)
-                    if old is not None:
-                        tot_o -= old if mode != "tpn" else 0
-                        cnt_o -= 1 if old >= per else 0
-                    if (ign_mask >> k) & 1:
-                        key = (id(tt[k]), cap[k], tuple(self.holds[o].vec.get(k) for o in ign_list))
-                        f = memo.get(key)
-                        if f is None:
-                            f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
-                    else:
-                        key = (id(tt[k]), cap[k])
-                        f = memo.get(key)
-                        if f is None:
-                            f = memo[key] = self._fit(cr, k, t, t + w, None)
-                    fits[k] = f
-                    tot_o += f if mode != "tpn" else 0
-                    cnt_o += 1 if f >= per else 0
-                others_prev = others
-            cnt_f = tot_f = 0
-            for cm, kc in classes:
-                c = (fast & cm).bit_count()
-                cnt_f += c
-                tot_f += c * kc
-            if mode == "any":
-                ok = tot_f + tot_o >= tasks
-            else:
-                ok = cnt_f + cnt_o >= need
-                if ok and mode == "nodes":
-                    ok = tot_f + tot_o >= tasks and self._top_sum(
-                        fast, classes, fits, need) >= tasks
-            if ok:
-                return t, fast, {k: f for k, f in fits.items() if f >= per}
+            if evaluate:
+                moved = touched | ign_mask if ign_mask else touched
+                fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
+                if exclusive:
+                    others = E & ign_mask
+                elif procs_bound:
+                    busy = full | fullin
+                    if ign_mask:
+                        busy ^= busy & ign_mask
+                    others = E ^ fast                    # fast is a subset of E
+                    others ^= others & busy
+                else:
+                    others = E ^ fast
+                if others or others_prev:
+                    for k in members(others_prev ^ (others_prev & others)):
+                        f = fits.pop(k)
+                        tot_o -= f if mode != "tpn" else 0
+                        cnt_o -= 1 if f >= per else 0
+                    both = others & others_prev
+                    redo = (others ^ both) | (both & changed)
+                    memo: dict[tuple, int] = {}
+                    for k in members(redo):
+                        old = fits.get(k)
+                        if old is not None:
+                            tot_o -= old if mode != "tpn" else 0
+                            cnt_o -= 1 if old >= per else 0
+                        if (ign_mask >> k) & 1:
+                            key = (id(tt[k]), cap[k],
+                                   tuple(self.holds[o].vec.get(k) for o in ign_list))
+                            f = memo.get(key)
+                            if f is None:
+                                f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
+                        else:
+                            key = (id(tt[k]), cap[k])
+                            f = memo.get(key)
+                            if f is None:
+                                f = memo[key] = self._fit(cr, k, t, t + w, None)
+                        fits[k] = f
+                        tot_o += f if mode != "tpn" else 0
+                        cnt_o += 1 if f >= per else 0
+                    others_prev = others
+                cnt_f = tot_f = 0
+                for cm, kc in classes:
+                    c = (fast & cm).bit_count()
+                    cnt_f += c
+                    tot_f += c * kc
+                if mode == "any":
+                    ok = tot_f + tot_o >= tasks
+                else:
+                    ok = cnt_f + cnt_o >= need
+                    if ok and mode == "nodes":
+                        ok = tot_f + tot_o >= tasks and self._top_sum(
+                            fast, classes, fits, need) >= tasks
+                if ok:
+                    return t, fast, {k: f for k, f in fits.items() if f >= per}
+                changed = ign_mask
             if until is not None and t >= until:
                 return None
             while ei < len(extra) and extra[ei] <= t:
@@ -1011,11 +1033,15 @@ class ReservationTable:
                 return None
             if window is None:
                 window = SlidingOr(pts, i, j)
-            changed = ign_mask
+            evaluate = True
             if i < npts and keys[i] == t_new:
                 chg = chgs[i]
                 idle = (idle ^ (idle & chg)) | idles[i]
                 full = (full ^ (full & chg)) | fulls[i]
+                # where no eligible node frees anything every one has at most the room it
+                # had over the last window: the request fails here as it did there (an
+                # ignored hold's start or end is always asked: its nodes may free there)
+                evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
             if j < i:
@@ -1024,7 +1050,8 @@ class ReservationTable:
             while j < npts and keys[j] < lim:
                 changed |= chgs[j]
                 j += 1
-            touched, fullin = window.move(i, j)
+            if evaluate:
+                touched, fullin = window.move(i, j)
             t = t_new
 
     @staticmethod
@@ -1228,17 +1255,20 @@ class ReservationTable:
             c0 = self._cat(i, self._U[i][0])
             idle0 |= (c0 == 0) << i
             full0 |= (c0 == 2) << i
-            for t, u in zip(self._T[i][1:], self._U[i][1:]):
-                p = expect.setdefault(t, [0, 0, 0])
-                c = self._cat(i, u)
+            U = self._U[i]
+            for k, t in enumerate(self._T[i][1:], 1):
+                p = expect.setdefault(t, [0, 0, 0, 0])
+                c = self._cat(i, U[k])
                 p[0] |= 1 << i
                 p[1] |= (c == 0) << i
                 p[2] |= (c == 2) << i
+                p[3] |= any(b < a for a, b in zip(U[k - 1], U[k])) << i
         assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
         assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
                                     if (self.usable >> i) & 1), "free_now out of step"
         pts = self._pts
-        got = {t: [c, i, f] for t, c, i, f in zip(pts.times, pts.chg, pts.idle, pts.full)}
+        got = {t: [c, i, f, d] for t, c, i, f, d in zip(pts.times, pts.chg, pts.idle, pts.full,
+                                                        pts.frees)}
         assert got == expect, "change-point index out of step"
         assert pts.times == sorted(pts.times)
         for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:
