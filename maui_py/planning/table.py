@@ -901,6 +901,18 @@ class ReservationTable:
             return _times(cr.d, room) if room == self.cap[i] else 0
         return _times(cr.d, self._room(i, t, e, exclude)) if any(cr.d) else (1 << 30)
 
+    def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
+        """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
+        read from its step function's prefix maxima (start-now questions ask it of every
+        partly used node). O(log h)."""
+        T = self._T[i]
+        hit = self._pmax.get(id(T))
+        pm = hit[2] if hit is not None and hit[0] is T else self._prefix_max(T, self._U[i])
+        used = pm[bisect_left(T, e) - 1]
+        if cr.exclusive:
+            return _times(cr.d, self.cap[i]) if used == self.zero else 0
+        return _times(cr.d, _vsub(self.cap[i], used)) if any(cr.d) else (1 << 30)
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
@@ -1000,7 +1012,8 @@ class ReservationTable:
                             key = (id(tt[k]), cap[k])
                             f = memo.get(key)
                             if f is None:
-                                f = memo[key] = self._fit(cr, k, t, t + w, None)
+                                f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
+                                                 else self._fit(cr, k, t, t + w, None))
                         fits[k] = f
                         tot_o += f if mode != "tpn" else 0
                         cnt_o += 1 if f >= per else 0
