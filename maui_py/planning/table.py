@@ -435,16 +435,14 @@ class ReservationTable:
             if s <= self.origin:
                 return _vsub(self.cap[i], self._prefix_max(T, U)[bisect_left(T, e) - 1])
         k = max(bisect_right(T, s) - 1, 0)
-        cap = self.cap[i]
-        worst = None
-        while k < len(T) and T[k] < e:
-            u = U[k]
-            if worst is None:
-                worst = u
-            else:
-                worst = tuple(map(max, worst, u))
-            k += 1
-        return _vsub(cap, worst or self.zero)
+        m = bisect_left(T, e, k)          # segments k..m-1 meet [s, e)
+        if m - k == 1:
+            worst = U[k]
+        elif m > k:
+            worst = tuple(map(max, *U[k:m]))   # componentwise, all segments in one call
+        else:
+            worst = self.zero
+        return _vsub(self.cap[i], worst)
 
     def _prefix_max(self, T: list[int], U: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Componentwise running maximum of U: entry k is the most a node with this step
