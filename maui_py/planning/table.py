@@ -152,6 +152,15 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     return False
 
 
+def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
+            zero: tuple[int, ...]) -> int:
+    """Tasks of per-task vector d a node of capacity `cap` holds when it uses at most `used`
+    over the window, as ReservationTable._fit counts them."""
+    if exclusive:
+        return _times(d, cap) if used == zero else 0
+    return _times(d, _vsub(cap, used)) if any(d) else (1 << 30)
+
+
 def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
     """Node name -> position; ValueError when a name repeats. O(N)."""
     index = {n.name: i for i, n in enumerate(nodes)}
@@ -196,8 +205,9 @@ class ReservationTable:
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
         self._compiled: dict[tuple, Compiled | NoPlacement] = {}
-        self._pmax: dict[int, tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
-        """id(T) -> (T, U, running maxima of U): see _prefix_max."""
+        self._pmax: dict[int, tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
+                                    dict[tuple, int]]] = {}
+        """id(T) -> (T, U, running maxima of U, fits from the origin): see _from_origin."""
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
@@ -446,20 +456,27 @@ class ReservationTable:
 
     def _prefix_max(self, T: list[int], U: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Componentwise running maximum of U: entry k is the most a node with this step
-        function uses over [origin, T[k + 1]). Cached per step function (the lists are
-        never mutated, and the cache keeps T alive so that its id is not reused; a hit is
-        checked by identity, so the stale keys of a deep copy are never used). O(h) the
-        first time, O(1) after."""
+        function uses over [origin, T[k + 1]). O(h) the first time, O(1) after."""
+        return self._from_origin(T, U)[2]
+
+    def _from_origin(self, T: list[int], U: list[tuple[int, ...]]
+                     ) -> tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
+                                dict[tuple, int]]:
+        """The cache entry of a step function: (T, U, running maxima of U, the fits
+        _fit_now worked out on it). Cached per step function (the lists are never
+        mutated, and the cache keeps T alive so that its id is not reused; a hit is checked
+        by identity, so the stale keys of a deep copy are never used). O(h) the first
+        time, O(1) after."""
         hit = self._pmax.get(id(T))
         if hit is not None and hit[0] is T:
-            return hit[2]
+            return hit
         out = [U[0]]
         for u in U[1:]:
             out.append(tuple(map(max, out[-1], u)))
         if len(self._pmax) > 4 * len(self.nodes) + 1024:
             self._pmax.clear()
-        self._pmax[id(T)] = (T, U, out)
-        return out
+        hit = self._pmax[id(T)] = (T, U, out, {})
+        return hit
 
     # ---------------------------------------------------------------- holds
     def _items(self, allocation: Iterable[tuple[str, Resources]]
@@ -901,15 +918,21 @@ class ReservationTable:
 
     def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
         """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
-        read from its step function's prefix maxima (start-now questions ask it of every
-        partly used node). O(log h)."""
+        read from its step function's prefix maxima, and the fit kept with them per
+        (segments covered, capacity, per-task vector, exclusive): start-now questions ask
+        it of every partly used node, and most of those nodes do not change from one
+        question to the next. O(log h)."""
         T = self._T[i]
         hit = self._pmax.get(id(T))
-        pm = hit[2] if hit is not None and hit[0] is T else self._prefix_max(T, self._U[i])
-        used = pm[bisect_left(T, e) - 1]
-        if cr.exclusive:
-            return _times(cr.d, self.cap[i]) if used == self.zero else 0
-        return _times(cr.d, _vsub(self.cap[i], used)) if any(cr.d) else (1 << 30)
+        if hit is None or hit[0] is not T:
+            hit = self._from_origin(T, self._U[i])
+        m = bisect_left(T, e)
+        cap = self.cap[i]
+        key = (m, cap, cr.d, cr.exclusive)
+        f = hit[3].get(key)
+        if f is None:
+            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
+        return f
 
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
@@ -1235,8 +1258,10 @@ class ReservationTable:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
         assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
-        for T, U, pm in self._pmax.values():   # (keys go stale in a deep copy: never hit)
+        for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
             assert len(pm) == len(U) == len(T), "stale prefix maxima"
+            for (m, cap, d, excl), f in fits.items():
+                assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
             assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
                        for k in range(len(U))), "wrong prefix maxima"
         for r_owner, credits in self.credits_against.items():
