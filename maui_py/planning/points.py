@@ -1,7 +1,8 @@
 """The change-point index of the reservation table.
 
-Parallel plain lists (times ascending; per point the node sets chg, idle, full) so that a
-scan indexes them at C speed; inserting or deleting a point is one bisect plus a memmove.
+Parallel plain lists (times ascending; per point the node sets chg, idle, full, frees) so
+that a scan indexes them at C speed; inserting or deleting a point is one bisect plus a
+memmove.
 
 For "which nodes change before time x" (the question every start-now check asks) a coarse
 index keeps the OR of each bucket of points between fences (time values) and prefix ORs over

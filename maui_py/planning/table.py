@@ -2,11 +2,13 @@
 
 Truth is kept per node: the holds on it (running jobs, reservations of any kind) and the
 step function of its usage from the table's origin (now) on. A sorted index of change
-points carries, for each point, three node sets (Python ints, see bitset.py):
+points carries, for each point, four node sets (Python ints, see bitset.py):
 
     chg   nodes whose usage changes at that point
     idle  nodes of chg that hold nothing after it
     full  nodes of chg whose processors are all taken after it
+    frees nodes of chg whose usage falls there in some dimension (only there can a start
+          fit that did not fit at the point before)
 
 plus the idle and full sets at the origin. Sweeping the index in time order therefore gives
 the idle and full sets at any instant with a few big-int operations, and the OR of `chg`
