@@ -9,16 +9,35 @@ from __future__ import annotations
 from typing import Iterable
 
 
+SPARSE = 24
+"""Up to this many members, members() peels bits off the top (bit_length, no string):
+bin() of a 10,000-node set costs as much as some 40 such steps."""
+
+
 def members(mask: int) -> list[int]:
     """Indices of the set bits, ascending. O(N/64) in C plus O(popcount) in Python."""
     if not mask:
         return []
+    if mask.bit_count() <= SPARSE:
+        return _sparse_members(mask)
     s = bin(mask)[:1:-1]
     out = []
     i = s.find("1")
     while i >= 0:
         out.append(i)
         i = s.find("1", i + 1)
+    return out
+
+
+def _sparse_members(mask: int) -> list[int]:
+    """members() of a set with few members: the highest one at a time. O(popcount x N/64)
+    in C, all of it in machine-word loops."""
+    out = []
+    while mask:
+        i = mask.bit_length() - 1
+        out.append(i)
+        mask ^= 1 << i
+    out.reverse()
     return out
 
 
@@ -59,46 +78,3 @@ def mask_of(indices: Iterable[int], size: int = 0) -> int:
     for i in idx:
         buf[i >> 3] |= 1 << (i & 7)
     return int.from_bytes(buf, "little")
-
-
-class OrQueue:
-    """FIFO of (a, b) mask pairs with O(1) amortised push, pop and OR of the whole queue.
-
-    The two-stack trick: pushes accumulate a running OR; pops come from a stack of suffix
-    ORs rebuilt only when it runs empty, so each element is combined a constant number of
-    times. Used for the OR of change-point masks over a sliding time window.
-    """
-
-    __slots__ = ("_back", "_back_a", "_back_b", "_front")
-
-    def __init__(self) -> None:
-        self._back: list[tuple[int, int]] = []
-        self._back_a = 0
-        self._back_b = 0
-        self._front: list[tuple[int, int]] = []
-
-    def __len__(self) -> int:
-        return len(self._back) + len(self._front)
-
-    def push(self, a: int, b: int) -> None:
-        self._back.append((a, b))
-        self._back_a |= a
-        self._back_b |= b
-
-    def pop(self) -> None:
-        if not self._front:
-            acc_a = acc_b = 0
-            front = self._front
-            for a, b in reversed(self._back):
-                acc_a |= a
-                acc_b |= b
-                front.append((acc_a, acc_b))
-            self._back.clear()
-            self._back_a = self._back_b = 0
-        self._front.pop()
-
-    def total(self) -> tuple[int, int]:
-        if self._front:
-            fa, fb = self._front[-1]
-            return fa | self._back_a, fb | self._back_b
-        return self._back_a, self._back_b

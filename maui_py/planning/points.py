@@ -1,28 +1,37 @@
 """The change-point index of the reservation table.
 
-Parallel plain lists (times ascending; per point the node sets chg, idle, full) so that a
-scan indexes them at C speed; inserting or deleting a point is one bisect plus a memmove.
+Parallel plain lists (times ascending; per point the node sets chg, idle, full, frees) so
+that a scan indexes them at C speed; inserting or deleting a point is one bisect plus a
+memmove.
 
 For "which nodes change before time x" (the question every start-now check asks) a coarse
 index keeps the OR of each bucket of points between fences (time values) and prefix ORs over
 buckets. A point update dirties only its bucket and the bucket prefixes after it, so
-or_before() costs O(B + P/B) after an update and O(B) otherwise, with B ~ sqrt(P).
+or_before() costs O(B + P/B) after an update and O(B) otherwise, with B ~ sqrt(P). The same
+buckets answer or_range() over any run of points, which lets SlidingOr keep the OR over a
+window of points moving forward without combining every point of the window.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from functools import reduce
+from itertools import accumulate
+from operator import or_
 
 
 class PointIndex:
-    __slots__ = ("times", "chg", "idle", "full", "_fences", "_bucket", "_prefix", "_dirty_from",
-                 "_size_at_build")
+    __slots__ = ("times", "chg", "idle", "full", "frees", "_fences", "_bucket", "_prefix",
+                 "_dirty_from", "_size_at_build")
 
     def __init__(self) -> None:
         self.times: list[int] = []
         self.chg: list[int] = []
         self.idle: list[int] = []
         self.full: list[int] = []
+        self.frees: list[int] = []
+        """Per point, the nodes of chg whose usage falls there in some dimension: a start
+        can only fit where some node frees something (see ReservationTable.scan)."""
         self._fences: list[int] = []          # bucket b holds times in [fences[b-1], fences[b])
         self._bucket: list[tuple[int, int] | None] = [None]
         self._prefix: list[tuple[int, int]] = []
@@ -37,21 +46,22 @@ class PointIndex:
         k = bisect_left(self.times, t)
         return k if k < len(self.times) and self.times[k] == t else -1
 
-    def put(self, t: int, chg: int, idle: int, full: int) -> None:
+    def put(self, t: int, chg: int, idle: int, full: int, frees: int = 0) -> None:
         """Set (or with chg == 0, remove) the point at time t. O(log P + P) memmove."""
         times = self.times
         k = bisect_left(times, t)
         present = k < len(times) and times[k] == t
         if chg:
             if present:
-                self.chg[k], self.idle[k], self.full[k] = chg, idle, full
+                self.chg[k], self.idle[k], self.full[k], self.frees[k] = chg, idle, full, frees
             else:
                 times.insert(k, t)
                 self.chg.insert(k, chg)
                 self.idle.insert(k, idle)
                 self.full.insert(k, full)
+                self.frees.insert(k, frees)
         elif present:
-            del times[k], self.chg[k], self.idle[k], self.full[k]
+            del times[k], self.chg[k], self.idle[k], self.full[k], self.frees[k]
         else:
             return
         b = bisect_right(self._fences, t)
@@ -64,11 +74,8 @@ class PointIndex:
         O(k + P) for k removed points."""
         k = bisect_right(self.times, t)
         removed = list(zip(self.chg[:k], self.idle[:k], self.full[:k]))
-        del self.times[:k], self.chg[:k], self.idle[:k], self.full[:k]
-        self._fences = []
-        self._bucket = [None]
-        self._prefix = []
-        self._dirty_from = 0
+        del self.times[:k], self.chg[:k], self.idle[:k], self.full[:k], self.frees[:k]
+        self._rebuild()   # fresh fences: without them or_before() would walk every point
         return removed
 
     def _rebuild(self) -> None:
@@ -85,13 +92,35 @@ class PointIndex:
         if got is None:
             lo = bisect_left(self.times, self._fences[b - 1]) if b > 0 else 0
             hi = bisect_left(self.times, self._fences[b]) if b < len(self._fences) else len(self.times)
-            a = f = 0
-            chg, full = self.chg, self.full
-            for k in range(lo, hi):
-                a |= chg[k]
-                f |= full[k]
-            got = self._bucket[b] = (a, f)
+            got = self._bucket[b] = self._or_span(lo, hi)
         return got
+
+    def _or_span(self, lo: int, hi: int) -> tuple[int, int]:
+        """OR of (chg, full) over points lo..hi-1, one by one (in C). O(hi - lo)."""
+        if hi <= lo:
+            return 0, 0
+        return reduce(or_, self.chg[lo:hi], 0), reduce(or_, self.full[lo:hi], 0)
+
+    def or_range(self, lo: int, hi: int) -> tuple[int, int]:
+        """OR of (chg, full) over points lo..hi-1 (indices): the cached ORs of the buckets
+        wholly inside, the points of the two partial ones. O(B + P/B) amortised."""
+        if hi - lo <= 32:
+            return self._or_span(lo, hi)
+        n = len(self.times)
+        if n > 2 * self._size_at_build + 64 or 4 * n + 64 < self._size_at_build:
+            self._rebuild()
+        times, fences = self.times, self._fences
+        b_lo = bisect_right(fences, times[lo])
+        b_hi = bisect_right(fences, times[hi - 1])
+        if b_lo == b_hi:
+            return self._or_span(lo, hi)
+        a, f = self._or_span(lo, bisect_left(times, fences[b_lo]))
+        for b in range(b_lo + 1, b_hi):
+            ba, bf = self._bucket_or(b)
+            a |= ba
+            f |= bf
+        ta, tf = self._or_span(bisect_left(times, fences[b_hi - 1]), hi)
+        return a | ta, f | tf
 
     def or_before(self, x: int) -> tuple[int, int]:
         """OR of (chg, full) over all points with time < x. O(B + P/B) amortised."""
@@ -111,9 +140,68 @@ class PointIndex:
             pre.append((a | ba, f | bf))
         a, f = pre[b - 1] if b > 0 else (0, 0)
         lo = bisect_left(self.times, self._fences[b - 1]) if b > 0 else 0
-        hi = bisect_left(self.times, x)
-        chg, full = self.chg, self.full
-        for k in range(lo, hi):
-            a |= chg[k]
-            f |= full[k]
-        return a, f
+        ta, tf = self._or_span(lo, bisect_left(self.times, x))
+        return a | ta, f | tf
+
+
+class SlidingOr:
+    """OR of (chg, full) over a window [lo, hi) of a PointIndex's points, both ends moving
+    forward only (the scan's window [t, t + w) as t moves on).
+
+    The window is a front run [lo, cut), kept as suffix ORs that already include the OR
+    of [cut, hi) as it was at the last refill, plus a running OR of the points added since.
+    Dropping a point pops a suffix; when the front runs out, the next run is made, twice
+    as long as the last, its remainder ORed from the index's buckets. A scan that moves
+    s times over a window of W points so costs O(s + log s x (B + P/B)) ORs instead of
+    O(W + s) for a queue of every point of the window. The index must not change while
+    the window is in use."""
+
+    __slots__ = ("_pts", "lo", "hi", "_front_a", "_front_b", "_back_a", "_back_b", "_chunk")
+
+    def __init__(self, pts: PointIndex, lo: int, hi: int) -> None:
+        self._pts = pts
+        self.lo, self.hi = lo, max(hi, lo)
+        self._chunk = 8
+        self._back_a = self._back_b = 0
+        self._refill()
+
+    def _refill(self) -> None:
+        """The next front run from lo, and the OR of the rest of the window behind it."""
+        lo, hi = self.lo, self.hi
+        cut = min(lo + self._chunk, hi)
+        self._chunk = min(2 * self._chunk, 4096)
+        pts = self._pts
+        ma, mb = pts.or_range(cut, hi)
+        self._front_a = list(accumulate(pts.chg[lo:cut][::-1], or_, initial=ma))[1:]
+        self._front_b = list(accumulate(pts.full[lo:cut][::-1], or_, initial=mb))[1:]
+        self._back_a = self._back_b = 0
+
+    def move(self, lo: int, hi: int) -> tuple[int, int]:
+        """Move the window to [lo, hi) (lo <= hi, neither behind its present value);
+        returns its (chg, full) OR. O(1) amortised per point passed, plus refills."""
+        pts = self._pts
+        if lo >= self.hi:
+            self.lo, self.hi = lo, hi
+            self._back_a = self._back_b = 0
+            self._refill()
+        else:
+            for k in range(self.hi, hi):
+                self._back_a |= pts.chg[k]
+                self._back_b |= pts.full[k]
+            self.hi = hi
+            drop = lo - self.lo
+            while drop:
+                fa, fb = self._front_a, self._front_b
+                take = min(drop, len(fa))
+                del fa[len(fa) - take:], fb[len(fb) - take:]
+                self.lo += take
+                drop -= take
+                if not fa:
+                    self._refill()
+        return self.total()
+
+    def total(self) -> tuple[int, int]:
+        """The OR over the window. O(1) big-int operations."""
+        if self._front_a:
+            return self._front_a[-1] | self._back_a, self._front_b[-1] | self._back_b
+        return self._back_a, self._back_b

@@ -2,11 +2,13 @@
 
 Truth is kept per node: the holds on it (running jobs, reservations of any kind) and the
 step function of its usage from the table's origin (now) on. A sorted index of change
-points carries, for each point, three node sets (Python ints, see bitset.py):
+points carries, for each point, four node sets (Python ints, see bitset.py):
 
     chg   nodes whose usage changes at that point
     idle  nodes of chg that hold nothing after it
     full  nodes of chg whose processors are all taken after it
+    frees nodes of chg whose usage falls there in some dimension (only there can a start
+          fit that did not fit at the point before)
 
 plus the idle and full sets at the origin. Sweeping the index in time order therefore gives
 the idle and full sets at any instant with a few big-int operations, and the OR of `chg`
@@ -30,8 +32,8 @@ from sortedcontainers import SortedList
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
 from . import owners
-from .bitset import OrQueue, mask_of, members
-from .points import PointIndex
+from .bitset import mask_of, members
+from .points import PointIndex, SlidingOr
 from .nodechoice import select
 
 FOREVER = 1 << 62
@@ -142,6 +144,25 @@ def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
     return best if best > 0 else 0
 
 
+def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+    """Does usage fall from `before` to `after` in some dimension? Where no node's does, no
+    node has more room over a window starting there than over one starting at the point
+    before: no start can fit there that did not fit there (ReservationTable.scan)."""
+    for a, b in zip(before, after):
+        if b < a:
+            return True
+    return False
+
+
+def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
+            zero: tuple[int, ...]) -> int:
+    """Tasks of per-task vector d a node of capacity `cap` holds when it uses at most `used`
+    over the window, as ReservationTable._fit counts them."""
+    if exclusive:
+        return _times(d, cap) if used == zero else 0
+    return _times(d, _vsub(cap, used)) if any(d) else (1 << 30)
+
+
 def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
     """Node name -> position; ValueError when a name repeats. O(N)."""
     index = {n.name: i for i, n in enumerate(nodes)}
@@ -186,6 +207,9 @@ class ReservationTable:
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
         self._compiled: dict[tuple, Compiled | NoPlacement] = {}
+        self._pmax: dict[int, tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
+                                    dict[tuple, int]]] = {}
+        """id(T) -> (T, U, running maxima of U, fits from the origin): see _from_origin."""
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
@@ -305,16 +329,18 @@ class ReservationTable:
 
     def _cats(self, cap: tuple[int, ...], T: list[int], U: list[tuple[int, ...]], lo: int, hi: int
               ) -> dict[int, int]:
-        """Categories (0 idle, 1 partly used, 2 processors all taken) of the breakpoints of
-        one step function with times in [lo, hi]."""
+        """Categories (0 idle, 1 partly used, 2 processors all taken; plus 3 where usage
+        falls in some dimension there: _frees) of the breakpoints of one step function with
+        times in [lo, hi]."""
         zero = self.zero
         out = {}
-        for k in range(bisect_left(T, lo), len(T)):
+        for k in range(max(bisect_left(T, lo), 1), len(T)):
             t = T[k]
             if t > hi:
                 break
             u = U[k]
-            out[t] = 0 if u == zero else (2 if u[0] >= cap[0] else 1)
+            out[t] = ((0 if u == zero else (2 if u[0] >= cap[0] else 1))
+                      + (3 if _frees(U[k - 1], u) else 0))
         return out
 
     def _record(self, nodes: list[int], cap: tuple[int, ...], oldT, oldU, T, U, lo: int, hi: int,
@@ -346,12 +372,13 @@ class ReservationTable:
                 continue
             slot = acc.get(t)
             if slot is None:
-                slot = acc[t] = [0, 0, 0, 0]
+                slot = acc[t] = [0, 0, 0, 0, 0]
             keep = ~m
             slot[0] |= m
             slot[1] = (slot[1] & keep) | (m if c >= 0 else 0)
-            slot[2] = (slot[2] & keep) | (m if c == 0 else 0)
-            slot[3] = (slot[3] & keep) | (m if c == 2 else 0)
+            slot[2] = (slot[2] & keep) | (m if c == 0 or c == 3 else 0)
+            slot[3] = (slot[3] & keep) | (m if c == 2 or c == 5 else 0)
+            slot[4] = (slot[4] & keep) | (m if c >= 3 else 0)
 
     def _splice(self, items: Iterable[tuple[int, tuple[int, ...]]], s: int, e: int,
                 sign: int, acc: dict[int, list[int]] | None = None,
@@ -400,33 +427,58 @@ class ReservationTable:
             self.idle0 = (self.idle0 & keep) | acc0[1]
             self.full0 = (self.full0 & keep) | acc0[2]
         pts = self._pts
-        for t, (clr, chg, idle, full) in acc.items():
+        for t, (clr, chg, idle, full, frees) in acc.items():
             keep = ~clr
             k = pts.find(t)
             if k >= 0:
                 pts.put(t, (pts.chg[k] & keep) | chg, (pts.idle[k] & keep) | idle,
-                        (pts.full[k] & keep) | full)
+                        (pts.full[k] & keep) | full, (pts.frees[k] & keep) | frees)
             else:
-                pts.put(t, chg, idle, full)
+                pts.put(t, chg, idle, full, frees)
 
     def _room(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
               ) -> tuple[int, ...]:
-        """Node i's smallest free vector over [s, e). O(log h + segments in window)."""
+        """Node i's smallest free vector over [s, e). O(log h + segments in window); O(log h)
+        from the origin (start-now questions), by the step function's prefix maxima."""
         if exclude:
             T, U = self._steps_without(i, exclude)
         else:
             T, U = self._T[i], self._U[i]
+            if s <= self.origin:
+                return _vsub(self.cap[i], self._prefix_max(T, U)[bisect_left(T, e) - 1])
         k = max(bisect_right(T, s) - 1, 0)
-        cap = self.cap[i]
-        worst = None
-        while k < len(T) and T[k] < e:
-            u = U[k]
-            if worst is None:
-                worst = u
-            else:
-                worst = tuple(map(max, worst, u))
-            k += 1
-        return _vsub(cap, worst or self.zero)
+        m = bisect_left(T, e, k)          # segments k..m-1 meet [s, e)
+        if m - k == 1:
+            worst = U[k]
+        elif m > k:
+            worst = tuple(map(max, *U[k:m]))   # componentwise, all segments in one call
+        else:
+            worst = self.zero
+        return _vsub(self.cap[i], worst)
+
+    def _prefix_max(self, T: list[int], U: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+        """Componentwise running maximum of U: entry k is the most a node with this step
+        function uses over [origin, T[k + 1]). O(h) the first time, O(1) after."""
+        return self._from_origin(T, U)[2]
+
+    def _from_origin(self, T: list[int], U: list[tuple[int, ...]]
+                     ) -> tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
+                                dict[tuple, int]]:
+        """The cache entry of a step function: (T, U, running maxima of U, the fits
+        _fit_now worked out on it). Cached per step function (the lists are never
+        mutated, and the cache keeps T alive so that its id is not reused; a hit is checked
+        by identity, so the stale keys of a deep copy are never used). O(h) the first
+        time, O(1) after."""
+        hit = self._pmax.get(id(T))
+        if hit is not None and hit[0] is T:
+            return hit
+        out = [U[0]]
+        for u in U[1:]:
+            out.append(tuple(map(max, out[-1], u)))
+        if len(self._pmax) > 4 * len(self.nodes) + 1024:
+            self._pmax.clear()
+        hit = self._pmax[id(T)] = (T, U, out, {})
+        return hit
 
     # ---------------------------------------------------------------- holds
     def _items(self, allocation: Iterable[tuple[str, Resources]]
@@ -866,6 +918,24 @@ class ReservationTable:
             return _times(cr.d, room) if room == self.cap[i] else 0
         return _times(cr.d, self._room(i, t, e, exclude)) if any(cr.d) else (1 << 30)
 
+    def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
+        """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
+        read from its step function's prefix maxima, and the fit kept with them per
+        (segments covered, capacity, per-task vector, exclusive): start-now questions ask
+        it of every partly used node, and most of those nodes do not change from one
+        question to the next. O(log h)."""
+        T = self._T[i]
+        hit = self._pmax.get(id(T))
+        if hit is None or hit[0] is not T:
+            hit = self._from_origin(T, self._U[i])
+        m = bisect_left(T, e)
+        cap = self.cap[i]
+        key = (m, cap, cr.d, cr.exclusive)
+        f = hit[3].get(key)
+        if f is None:
+            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
+        return f
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
@@ -875,15 +945,19 @@ class ReservationTable:
         they hold; None when nothing fits by `until` (or ever). Holds of `ignore`d owners
         are treated as free (the job's own reservation, reservations it may use).
 
-        O(P + changes in scanned windows) big-int operations plus O(h log h) per partly
-        used node whose usage changes during the scan; a start-now question (until = now)
-        costs O(1) big-int operations when no partly used node is involved.
+        Candidate starts are `after`, the change points where some eligible node frees
+        something (PointIndex.frees: elsewhere no node gains room, so the request fails as
+        it did at the candidate before) and ignored holds' ends and starts. O(P) big-int
+        operations to move the window (SlidingOr) plus O(1) per candidate examined, plus
+        O(h log h) per partly used node whose usage changes during the scan; a start-now
+        question (until = now) costs O(1) big-int operations when no partly used node is
+        involved.
         """
         w = max(int(wallclock), 1)
         origin = self.origin
         t = origin if after is None else max(int(after), origin)
         pts = self._pts
-        keys, chgs, idles, fulls = pts.times, pts.chg, pts.idle, pts.full
+        keys, chgs, idles, fulls, frees = pts.times, pts.chg, pts.idle, pts.full, pts.frees
         npts = len(keys)
         ign = frozenset(self.with_credits(ignore))
         ign_mask = 0
@@ -897,17 +971,15 @@ class ReservationTable:
             i = bisect_right(keys, t)
             for k in range(i):
                 chg = chgs[k]
-                idle = (idle & ~chg) | idles[k]
-                full = (full & ~chg) | fulls[k]
+                idle = (idle ^ (idle & chg)) | idles[k]
+                full = (full ^ (full & chg)) | fulls[k]
         j = bisect_left(keys, t + w)
-        queue = None
+        window = None
         if i == 0:
             touched, fullin = pts.or_before(t + w)
         else:
-            queue = OrQueue()
-            for k in range(i, j):
-                queue.push(chgs[k], fulls[k])
-            touched, fullin = queue.total()
+            window = SlidingOr(pts, i, j)
+            touched, fullin = window.total()
         E = cr.eligible
         classes = cr.classes
         mode, per, need, tasks = cr.mode, cr.per_node, cr.nodes_needed, cr.tasks
@@ -921,55 +993,69 @@ class ReservationTable:
                         if x > t})
         ei = 0
         tt, cap = self._T, self.cap
+        # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
+        # which every operation costs several times a plain one. `changed` gathers the
+        # nodes with a change point passed since the last evaluated start.
+        exclusive = cr.exclusive
+        evaluate = True
         while True:
-            stable = E & ~touched & ~ign_mask
-            fast = stable & idle
-            if cr.exclusive:
-                others = E & ign_mask
-            elif procs_bound:
-                others = E & ~fast & ~((full | fullin) & ~ign_mask)
-            else:
-                others = E & ~fast
-            if others or others_prev:
-                for k in members(others_prev & ~others):
-                    f = fits.pop(k)
-                    tot_o -= f if mode != "tpn" else 0
-                    cnt_o -= 1 if f >= per else 0
-                redo = (others & ~others_prev) | (others & others_prev & changed)
-                memo: dict[tuple, int] = {}
-                for k in members(redo):
-                    old = fits.get(k)
-                    if old is not None:
-                        tot_o -= old if mode != "tpn" else 0
-                        cnt_o -= 1 if old >= per else 0
-                    if (ign_mask >> k) & 1:
-                        key = (id(tt[k]), cap[k], tuple(self.holds[o].vec.get(k) for o in ign_list))
-                        f = memo.get(key)
-                        if f is None:
-                            f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
-                    else:
-                        key = (id(tt[k]), cap[k])
-                        f = memo.get(key)
-                        if f is None:
-                            f = memo[key] = self._fit(cr, k, t, t + w, None)
-                    fits[k] = f
-                    tot_o += f if mode != "tpn" else 0
-                    cnt_o += 1 if f >= per else 0
-                others_prev = others
-            cnt_f = tot_f = 0
-            for cm, kc in classes:
-                c = (fast & cm).bit_count()
-                cnt_f += c
-                tot_f += c * kc
-            if mode == "any":
-                ok = tot_f + tot_o >= tasks
-            else:
-                ok = cnt_f + cnt_o >= need
-                if ok and mode == "nodes":
-                    ok = tot_f + tot_o >= tasks and self._top_sum(
-                        fast, classes, fits, need) >= tasks
-            if ok:
-                return t, fast, {k: f for k, f in fits.items() if f >= per}
+            if evaluate:
+                moved = touched | ign_mask if ign_mask else touched
+                fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
+                if exclusive:
+                    others = E & ign_mask
+                elif procs_bound:
+                    busy = full | fullin
+                    if ign_mask:
+                        busy ^= busy & ign_mask
+                    others = E ^ fast                    # fast is a subset of E
+                    others ^= others & busy
+                else:
+                    others = E ^ fast
+                if others or others_prev:
+                    for k in members(others_prev ^ (others_prev & others)):
+                        f = fits.pop(k)
+                        tot_o -= f if mode != "tpn" else 0
+                        cnt_o -= 1 if f >= per else 0
+                    both = others & others_prev
+                    redo = (others ^ both) | (both & changed)
+                    memo: dict[tuple, int] = {}
+                    for k in members(redo):
+                        old = fits.get(k)
+                        if old is not None:
+                            tot_o -= old if mode != "tpn" else 0
+                            cnt_o -= 1 if old >= per else 0
+                        if (ign_mask >> k) & 1:
+                            key = (id(tt[k]), cap[k],
+                                   tuple(self.holds[o].vec.get(k) for o in ign_list))
+                            f = memo.get(key)
+                            if f is None:
+                                f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
+                        else:
+                            key = (id(tt[k]), cap[k])
+                            f = memo.get(key)
+                            if f is None:
+                                f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
+                                                 else self._fit(cr, k, t, t + w, None))
+                        fits[k] = f
+                        tot_o += f if mode != "tpn" else 0
+                        cnt_o += 1 if f >= per else 0
+                    others_prev = others
+                cnt_f = tot_f = 0
+                for cm, kc in classes:
+                    c = (fast & cm).bit_count()
+                    cnt_f += c
+                    tot_f += c * kc
+                if mode == "any":
+                    ok = tot_f + tot_o >= tasks
+                else:
+                    ok = cnt_f + cnt_o >= need
+                    if ok and mode == "nodes":
+                        ok = tot_f + tot_o >= tasks and self._top_sum(
+                            fast, classes, fits, need) >= tasks
+                if ok:
+                    return t, fast, {k: f for k, f in fits.items() if f >= per}
+                changed = ign_mask
             if until is not None and t >= until:
                 return None
             while ei < len(extra) and extra[ei] <= t:
@@ -981,28 +1067,27 @@ class ReservationTable:
                 t_new = extra[ei]
             if (until is not None and t_new > until) or t_new >= _HORIZON:
                 return None
-            if queue is None:
-                queue = OrQueue()
-                for k in range(i, j):
-                    queue.push(chgs[k], fulls[k])
-            changed = ign_mask
+            if window is None:
+                window = SlidingOr(pts, i, j)
+            evaluate = True
             if i < npts and keys[i] == t_new:
                 chg = chgs[i]
-                idle = (idle & ~chg) | idles[i]
-                full = (full & ~chg) | fulls[i]
-                if i < j:
-                    queue.pop()
+                idle = (idle ^ (idle & chg)) | idles[i]
+                full = (full ^ (full & chg)) | fulls[i]
+                # where no eligible node frees anything every one has at most the room it
+                # had over the last window: the request fails here as it did there (an
+                # ignored hold's start or end is always asked: its nodes may free there)
+                evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
             if j < i:
                 j = i
             lim = t_new + w
             while j < npts and keys[j] < lim:
-                c = chgs[j]
-                queue.push(c, fulls[j])
-                changed |= c
+                changed |= chgs[j]
                 j += 1
-            touched, fullin = queue.total()
+            if evaluate:
+                touched, fullin = window.move(i, j)
             t = t_new
 
     @staticmethod
@@ -1175,6 +1260,12 @@ class ReservationTable:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
         assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
+        for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
+            assert len(pm) == len(U) == len(T), "stale prefix maxima"
+            for (m, cap, d, excl), f in fits.items():
+                assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
+            assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
+                       for k in range(len(U))), "wrong prefix maxima"
         for r_owner, credits in self.credits_against.items():
             assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
             for c in credits:
@@ -1202,17 +1293,20 @@ class ReservationTable:
             c0 = self._cat(i, self._U[i][0])
             idle0 |= (c0 == 0) << i
             full0 |= (c0 == 2) << i
-            for t, u in zip(self._T[i][1:], self._U[i][1:]):
-                p = expect.setdefault(t, [0, 0, 0])
-                c = self._cat(i, u)
+            U = self._U[i]
+            for k, t in enumerate(self._T[i][1:], 1):
+                p = expect.setdefault(t, [0, 0, 0, 0])
+                c = self._cat(i, U[k])
                 p[0] |= 1 << i
                 p[1] |= (c == 0) << i
                 p[2] |= (c == 2) << i
+                p[3] |= any(b < a for a, b in zip(U[k - 1], U[k])) << i
         assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
         assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
                                     if (self.usable >> i) & 1), "free_now out of step"
         pts = self._pts
-        got = {t: [c, i, f] for t, c, i, f in zip(pts.times, pts.chg, pts.idle, pts.full)}
+        got = {t: [c, i, f, d] for t, c, i, f, d in zip(pts.times, pts.chg, pts.idle, pts.full,
+                                                        pts.frees)}
         assert got == expect, "change-point index out of step"
         assert pts.times == sorted(pts.times)
         for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:

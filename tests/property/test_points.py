@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maui_py.planning.points import PointIndex
+from maui_py.planning.points import PointIndex, SlidingOr
 
 ops = st.lists(st.one_of(
     st.tuples(st.just("put"), st.integers(0, 400), st.integers(0, 15), st.integers(0, 15)),
@@ -36,3 +36,32 @@ def test_or_before_matches_a_plain_fold(seq):
                     want_b |= vb
             assert idx.or_before(t) == (want_a, want_b)
         assert idx.times == sorted(ref)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 2000), min_size=0, max_size=400, unique=True), st.data())
+def test_or_range_and_sliding_window_match_a_plain_fold(times, data):
+    idx = PointIndex()
+    for t in times:
+        idx.put(t, (t * 2654435761) % 1021 + 1, 0, (t * 40503) % 257)
+    n = len(idx)
+
+    def fold(lo, hi):
+        a = f = 0
+        for k in range(lo, hi):
+            a |= idx.chg[k]
+            f |= idx.full[k]
+        return a, f
+
+    for _ in range(20):
+        lo = data.draw(st.integers(0, n))
+        hi = data.draw(st.integers(lo, n))
+        assert idx.or_range(lo, hi) == fold(lo, hi)
+    lo = data.draw(st.integers(0, n))
+    hi = data.draw(st.integers(lo, n))
+    win = SlidingOr(idx, lo, hi)
+    assert win.total() == fold(lo, hi)
+    while lo < n:
+        lo = min(n, lo + data.draw(st.integers(0, 40)))
+        hi = max(lo, min(n, hi + data.draw(st.integers(0, 60))))
+        assert win.move(lo, hi) == fold(lo, hi)
