@@ -993,10 +993,7 @@ class ReservationTable:
         i = 0
         if t > origin:
             i = bisect_right(keys, t)
-            for k in range(i):
-                chg = chgs[k]
-                idle = (idle ^ (idle & chg)) | idles[k]
-                full = (full ^ (full & chg)) | fulls[k]
+            idle, full = pts.sets_before(i, idle, full)
         j = bisect_left(keys, t + w)
         window = None
         if i == 0:
@@ -1369,6 +1366,13 @@ class ReservationTable:
                     a |= c
                     b |= f
             assert pts.or_before(x) == (a, b), "stale coarse index"
+        idle, full = self.idle0, self.full0
+        for k, (c, ia, fa) in enumerate(zip(pts.chg, pts.idle, pts.full)):
+            if k % 7 == 0 or k > len(pts.times) - 3:
+                assert pts.sets_before(k, idle, full) == (idle, full), "stale bucket sets"
+            idle = (idle ^ (idle & c)) | ia
+            full = (full ^ (full & c)) | fa
+        assert pts.sets_before(len(pts.times), self.idle0, self.full0) == (idle, full)
         self._check_floors()
 
     def _check_floors(self) -> None:
