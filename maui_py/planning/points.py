@@ -22,7 +22,7 @@ from operator import or_
 
 class PointIndex:
     __slots__ = ("times", "chg", "idle", "full", "frees", "_fences", "_bucket", "_prefix",
-                 "_dirty_from", "_size_at_build")
+                 "_dirty_from", "_size_at_build", "_sets")
 
     def __init__(self) -> None:
         self.times: list[int] = []
@@ -34,6 +34,8 @@ class PointIndex:
         can only fit where some node frees something (see ReservationTable.scan)."""
         self._fences: list[int] = []          # bucket b holds times in [fences[b-1], fences[b])
         self._bucket: list[tuple[int, int] | None] = [None]
+        self._sets: list[tuple[int, int] | None] = [None]
+        """Per bucket, the idle and full nodes its points set (see sets_before)."""
         self._prefix: list[tuple[int, int]] = []
         self._dirty_from = 0
         self._size_at_build = 0
@@ -66,6 +68,7 @@ class PointIndex:
             return
         b = bisect_right(self._fences, t)
         self._bucket[b] = None
+        self._sets[b] = None
         if b < self._dirty_from:
             self._dirty_from = b
 
@@ -83,6 +86,7 @@ class PointIndex:
         step = max(16, int(n ** 0.5))
         self._fences = [self.times[k] for k in range(step, n, step)]
         self._bucket = [None] * (len(self._fences) + 1)
+        self._sets = [None] * (len(self._fences) + 1)
         self._prefix = []
         self._dirty_from = 0
         self._size_at_build = n
@@ -100,6 +104,49 @@ class PointIndex:
         if hi <= lo:
             return 0, 0
         return reduce(or_, self.chg[lo:hi], 0), reduce(or_, self.full[lo:hi], 0)
+
+    def _span(self, b: int) -> tuple[int, int]:
+        """Bucket b's points, lo..hi-1 (indices). O(log P)."""
+        lo = bisect_left(self.times, self._fences[b - 1]) if b > 0 else 0
+        hi = bisect_left(self.times, self._fences[b]) if b < len(self._fences) else len(self.times)
+        return lo, hi
+
+    def _bucket_sets(self, b: int) -> tuple[int, int]:
+        """The idle and full nodes bucket b's points leave set among those they change:
+        applying them one by one to (idle, full) equals clearing the bucket's chg OR and
+        setting these. O(points in the bucket) the first time after a change, O(1) after."""
+        got = self._sets[b]
+        if got is None:
+            idle = full = 0
+            lo, hi = self._span(b)
+            for chg, ia, fa in zip(self.chg[lo:hi], self.idle[lo:hi], self.full[lo:hi]):
+                idle = (idle ^ (idle & chg)) | ia
+                full = (full ^ (full & chg)) | fa
+            got = self._sets[b] = (idle, full)
+        return got
+
+    def sets_before(self, i: int, idle: int, full: int) -> tuple[int, int]:
+        """(idle, full) after the points 0..i-1 change them in turn (each clears its chg and
+        sets its idle and full nodes): whole buckets at once, then the points of the last
+        one. O(B + P/B) amortised big-int operations instead of O(i)."""
+        n = len(self.times)
+        if n > 2 * self._size_at_build + 64 or 4 * n + 64 < self._size_at_build:
+            self._rebuild()
+        k = 0
+        if i > 32:
+            b_end = bisect_right(self._fences, self.times[i - 1])   # bucket of point i-1
+            for b in range(b_end):
+                chg = self._bucket_or(b)[0]
+                ia, fa = self._bucket_sets(b)
+                idle = (idle ^ (idle & chg)) | ia
+                full = (full ^ (full & chg)) | fa
+            k = self._span(b_end)[0] if b_end else 0
+        chgs, idles, fulls = self.chg, self.idle, self.full
+        for k in range(k, i):
+            chg = chgs[k]
+            idle = (idle ^ (idle & chg)) | idles[k]
+            full = (full ^ (full & chg)) | fulls[k]
+        return idle, full
 
     def or_range(self, lo: int, hi: int) -> tuple[int, int]:
         """OR of (chg, full) over points lo..hi-1 (indices): the cached ORs of the buckets

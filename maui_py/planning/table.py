@@ -42,6 +42,8 @@ NEVER = -FOREVER
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
 """First breakpoint of every node's step function: the usage there holds from the origin."""
+FLOORS = 16
+"""Earliest starts kept per request shape for ReservationTable._floor."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,18 @@ def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
     return best if best > 0 else 0
 
 
+def _times_left(d: tuple[int, ...], cap: tuple[int, ...], used: tuple[int, ...]) -> int:
+    """_times(d, _vsub(cap, used)) without building the free vector: the scan asks it of
+    every partly used node at every start it evaluates."""
+    best = 1 << 40
+    for need, c, u in zip(d, cap, used):
+        if need > 0:
+            q = (c - u) // need
+            if q < best:
+                best = q
+    return best if best > 0 else 0
+
+
 def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     """Does usage fall from `before` to `after` in some dimension? Where no node's does, no
     node has more room over a window starting there than over one starting at the point
@@ -160,7 +174,7 @@ def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tup
     over the window, as ReservationTable._fit counts them."""
     if exclusive:
         return _times(d, cap) if used == zero else 0
-    return _times(d, _vsub(cap, used)) if any(d) else (1 << 30)
+    return _times_left(d, cap, used) if any(d) else (1 << 30)
 
 
 def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
@@ -213,6 +227,9 @@ class ReservationTable:
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
+        self._floors: dict[tuple, list[tuple[int, int, int, Compiled]]] = {}
+        self._floors_at: tuple[int, int] | None = None
+        """Earliest starts found since the last release or origin move: see _floor."""
         self.credits_against: dict[str, set[str]] = {}
         """Reservation owner -> the credit holds jobs inside it have taken from it."""
         self.members_of: dict[str, set[str]] = {}
@@ -440,21 +457,25 @@ class ReservationTable:
               ) -> tuple[int, ...]:
         """Node i's smallest free vector over [s, e). O(log h + segments in window); O(log h)
         from the origin (start-now questions), by the step function's prefix maxima."""
+        return _vsub(self.cap[i], self._used(i, s, e, exclude))
+
+    def _used(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
+              ) -> tuple[int, ...]:
+        """Node i's largest usage vector over [s, e) (_room's complement, which the scan's
+        fits read without building the free vector). Same cost as _room."""
         if exclude:
             T, U = self._steps_without(i, exclude)
         else:
             T, U = self._T[i], self._U[i]
             if s <= self.origin:
-                return _vsub(self.cap[i], self._prefix_max(T, U)[bisect_left(T, e) - 1])
+                return self._prefix_max(T, U)[bisect_left(T, e) - 1]
         k = max(bisect_right(T, s) - 1, 0)
         m = bisect_left(T, e, k)          # segments k..m-1 meet [s, e)
         if m - k == 1:
-            worst = U[k]
-        elif m > k:
-            worst = tuple(map(max, *U[k:m]))   # componentwise, all segments in one call
-        else:
-            worst = self.zero
-        return _vsub(self.cap[i], worst)
+            return U[k]
+        if m > k:
+            return tuple(map(max, *U[k:m]))    # componentwise, all segments in one call
+        return self.zero
 
     def _prefix_max(self, T: list[int], U: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
         """Componentwise running maximum of U: entry k is the most a node with this step
@@ -913,10 +934,7 @@ class ReservationTable:
 
     def _fit(self, cr: Compiled, i: int, t: int, e: int, exclude) -> int:
         """Tasks node i holds over [t, e), as the request counts them. O(h) or O(h log h)."""
-        if cr.exclusive:
-            room = self._room(i, t, e, exclude)
-            return _times(cr.d, room) if room == self.cap[i] else 0
-        return _times(cr.d, self._room(i, t, e, exclude)) if any(cr.d) else (1 << 30)
+        return _fit_on(cr.d, cr.exclusive, self.cap[i], self._used(i, t, e, exclude), self.zero)
 
     def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
         """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
@@ -960,6 +978,12 @@ class ReservationTable:
         keys, chgs, idles, fulls, frees = pts.times, pts.chg, pts.idle, pts.full, pts.frees
         npts = len(keys)
         ign = frozenset(self.with_credits(ignore))
+        shape = None
+        sure = t == origin          # nothing fits before t: the start found may be a floor
+        if until is None and not ign:
+            shape, floor = self._floor(cr, w)
+            if floor >= t:
+                t, sure = floor, True
         ign_mask = 0
         for o in ign:
             h = self.holds.get(o)
@@ -969,10 +993,7 @@ class ReservationTable:
         i = 0
         if t > origin:
             i = bisect_right(keys, t)
-            for k in range(i):
-                chg = chgs[k]
-                idle = (idle ^ (idle & chg)) | idles[k]
-                full = (full ^ (full & chg)) | fulls[k]
+            idle, full = pts.sets_before(i, idle, full)
         j = bisect_left(keys, t + w)
         window = None
         if i == 0:
@@ -993,6 +1014,7 @@ class ReservationTable:
                         if x > t})
         ei = 0
         tt, cap = self._T, self.cap
+        d, used, zero = cr.d, self._used, self.zero
         # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
         # which every operation costs several times a plain one. `changed` gathers the
         # nodes with a change point passed since the last evaluated start.
@@ -1036,7 +1058,8 @@ class ReservationTable:
                             f = memo.get(key)
                             if f is None:
                                 f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
-                                                 else self._fit(cr, k, t, t + w, None))
+                                                 else _fit_on(d, exclusive, cap[k],
+                                                              used(k, t, t + w), zero))
                         fits[k] = f
                         tot_o += f if mode != "tpn" else 0
                         cnt_o += 1 if f >= per else 0
@@ -1054,6 +1077,8 @@ class ReservationTable:
                         ok = tot_f + tot_o >= tasks and self._top_sum(
                             fast, classes, fits, need) >= tasks
                 if ok:
+                    if shape is not None and sure:
+                        self._add_floor(shape, cr, w, t)
                     return t, fast, {k: f for k, f in fits.items() if f >= per}
                 changed = ign_mask
             if until is not None and t >= until:
@@ -1089,6 +1114,31 @@ class ReservationTable:
             if evaluate:
                 touched, fullin = window.move(i, j)
             t = t_new
+
+    def _floor(self, cr: Compiled, w: int) -> tuple[tuple, int]:
+        """(shape key, the earliest start a scan of `cr` over `w` can return) from the starts
+        found since anything was last released or the origin moved: holds were only added
+        since, so no node has more room anywhere than it had, and a request of the same
+        shape (eligible nodes, per-task vector, mode, nodes, exclusive) asking no fewer
+        tasks for no less time fits nowhere before the start found for the smaller one.
+        The reservations of one pass, made in order, ask this of one another. O(FLOORS)."""
+        if self._floors_at != (self.freed, self.origin):
+            self._floors = {}
+            self._floors_at = (self.freed, self.origin)
+        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
+        best = self.origin
+        for n, fw, ft, _cr in self._floors.get(shape, ()):
+            if ft > best and cr.tasks >= n and w >= fw:
+                best = ft
+        return shape, best
+
+    def _add_floor(self, shape: tuple, cr: Compiled, w: int, t: int) -> None:
+        """Remember that `cr` over `w` fits nowhere before t (see _floor), the latest
+        FLOORS per shape. O(FLOORS)."""
+        got = self._floors.setdefault(shape, [])
+        got.append((cr.tasks, w, t, cr))
+        if len(got) > FLOORS:
+            del got[0]
 
     @staticmethod
     def _top_sum(fast: int, classes: list[tuple[int, int]], fits: dict[int, int], n: int) -> int:
@@ -1316,3 +1366,27 @@ class ReservationTable:
                     a |= c
                     b |= f
             assert pts.or_before(x) == (a, b), "stale coarse index"
+        idle, full = self.idle0, self.full0
+        for k, (c, ia, fa) in enumerate(zip(pts.chg, pts.idle, pts.full)):
+            if k % 7 == 0 or k > len(pts.times) - 3:
+                assert pts.sets_before(k, idle, full) == (idle, full), "stale bucket sets"
+            idle = (idle ^ (idle & c)) | ia
+            full = (full ^ (full & c)) | fa
+        assert pts.sets_before(len(pts.times), self.idle0, self.full0) == (idle, full)
+        self._check_floors()
+
+    def _check_floors(self) -> None:
+        """Assert that every kept floor (see _floor) still holds: a scan from the origin,
+        with no floors, finds no start before it."""
+        if self._floors_at != (self.freed, self.origin):
+            return
+        kept, self._floors_at = self._floors, None
+        try:
+            for shape, got in kept.items():
+                assert len(got) <= FLOORS, shape
+                for _n, w, t, cr in got:
+                    assert t >= self.origin, "floor before the origin"
+                    found = self.scan(cr, w)
+                    assert found is None or found[0] >= t, f"floor {t} above a start {found[0]}"
+        finally:
+            self._floors, self._floors_at = kept, (self.freed, self.origin)

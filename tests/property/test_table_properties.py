@@ -199,3 +199,20 @@ def test_members_inside_reservations_are_counted_once(data):
             table._check()
     table.advance(data.draw(st.integers(0, 500)))
     table._check()
+
+
+@SETTINGS
+@given(st.data())
+def test_reservations_made_in_turn_start_where_a_full_scan_puts_them(data):
+    """Earlier starts of the same request shape bound later scans (ReservationTable._floor):
+    each start is still the earliest, as the brute-force search finds it."""
+    _nodes, table, req, _w = busy_table(data, 24)
+    for k, w in enumerate(data.draw(st.lists(st.integers(1, 600), min_size=2, max_size=5))):
+        p = table.earliest_start(req, w, policy=FIRST)
+        expect = brute_earliest(table, req, w, 0)
+        if expect is None:
+            assert not p
+            continue
+        assert p and p.start == expect
+        table.reserve(f"r{k}", p.start, p.end, p.allocation)
+        table._check()
