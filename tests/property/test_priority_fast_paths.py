@@ -24,23 +24,37 @@ def engines(draw):
              f"USERWEIGHT {draw(st.sampled_from([0, 10]))}",
              f"PROCWEIGHT {draw(st.sampled_from([0, 1, 4]))}",
              f"XFMINWCLIMIT {draw(st.sampled_from(['0', '00:02:00']))}",
-             "USERCFG[alice] PRIORITY=100"]
+             f"MEMWEIGHT {draw(st.sampled_from([0, 2]))}",
+             f"CLASSWEIGHT {draw(st.sampled_from([0, 2]))}",
+             f"QOSWEIGHT {draw(st.sampled_from([0, 1]))}",
+             "USERCFG[alice] PRIORITY=100", "GROUPCFG[g1] CLASSWEIGHT=3",
+             "QOSCFG[hi] PRIORITY=50", "CLASSCFG[batch] PRIORITY=7"]
     if draw(st.booleans()):
         lines.append(f"XFACTORCAP {draw(st.sampled_from([2, 50]))}")
     if draw(st.booleans()):
         lines.append(f"SERVICECAP {draw(st.sampled_from([100, 100000]))}")
-    return PriorityEngine(parse_config("\n".join(lines) + "\n"), 256)
+    return PriorityEngine(parse_config("\n".join(lines) + "\n"), 256, 256_000)
 
 
 @settings(max_examples=300, deadline=None)
-@given(engines(), st.lists(st.tuples(st.sampled_from(["alice", "bob"]), st.integers(1, 256),
-                                     st.integers(1, 200_000), st.integers(0, 10**6),
-                                     st.integers(0, 10**6), st.integers(0, 30)),
+@given(engines(), st.lists(st.tuples(st.sampled_from(["alice", "bob"]),
+                                     st.one_of(st.sampled_from([1, 4]), st.integers(1, 256)),
+                                     st.one_of(st.sampled_from([60, 3600]),
+                                               st.integers(1, 200_000)),
+                                     st.integers(0, 10**6),
+                                     st.integers(0, 10**6), st.integers(0, 30),
+                                     st.sampled_from(["", "g1"]), st.sampled_from(["", "hi"]),
+                                     st.sampled_from(["", "batch"]), st.sampled_from([0, 500])),
                            min_size=1, max_size=8))
 def test_fast_paths_equal_the_breakdown(engine, jobs):
-    for k, (user, procs, wc, submit, wait, bypass) in enumerate(jobs):
-        job = Job(f"j{k}", user, JobRequest(tasks=procs, per_task=Resources.of(1)), wc, submit)
+    """Jobs share credential sets and request shapes, so the static part's caches per
+    credential set and per shape are hit as well as filled (the fast path asks first: the
+    breakdown would leave the job's own static part cached for it)."""
+    for k, (user, procs, wc, submit, wait, bypass, group, qos, cls, mem) in enumerate(jobs):
+        job = Job(f"j{k}", user, JobRequest(tasks=procs, per_task=Resources.of(1, mem)), wc,
+                  submit, group=group, qos=qos, class_=cls)
         now = submit + wait
-        full = engine.priority(job, now, JobContext(submit, bypass))
         assert engine.serv_only
-        assert engine.serv_priority(job, now, submit, bypass) == full
+        fast = engine.serv_priority(job, now, submit, bypass)
+        full = engine.priority(job, now, JobContext(submit, bypass))
+        assert fast == full
