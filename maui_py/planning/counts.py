@@ -262,18 +262,23 @@ class CountTable:
                 raise OverAllocation(f"{owner}: a node of its allocation is busy now")
         else:
             self._freed_step(FOREVER if force else self.origin)
-        if s <= self.origin:
-            self.used0 += n
-        else:
-            self._point(s, n)
-        self._point(end, -n)
         nodes = tuple(items) if concrete else ()
-        if nodes:
-            self._take(nodes)
-        elif items:
+        if items and not nodes:
             self._unclaimed.add(owner)
-        self.holds[owner] = CountHold(owner, kind, s, end, n, nodes, allocation)
-        heappush(self._ends, (end, owner))
+        self._add(CountHold(owner, kind, s, end, n, nodes, allocation))
+
+    def _add(self, h: CountHold) -> None:
+        """Enter a hold whose room is settled: the profile, the nodes it takes now, the
+        registry and the end heap. O(P + k)."""
+        if h.start <= self.origin:
+            self.used0 += h.procs
+        else:
+            self._point(h.start, h.procs)
+        self._point(h.end, -h.procs)
+        if h.nodes:
+            self._take(h.nodes)
+        self.holds[h.owner] = h
+        heappush(self._ends, (h.end, h.owner))
         self.version += 1
 
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
@@ -298,12 +303,7 @@ class CountTable:
         for _i, k in chosen:
             n += k
         self._freed_step(self.origin)
-        self.used0 += n
-        self._point(end, -n)
-        self._take(chosen)
-        self.holds[owner] = CountHold(owner, kind, start, end, n, chosen, allocation)
-        heappush(self._ends, (end, owner))
-        self.version += 1
+        self._add(CountHold(owner, kind, start, end, n, chosen, allocation))
 
     def release(self, owner: str) -> bool:
         """Drop what `owner` holds; False when it held nothing. O(P + k log N)."""
