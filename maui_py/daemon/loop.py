@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ..core import gcpause
 from ..cfg import ConfigError, SchedulerConfig, load_config
 from ..core.cycle import run_cycle
 from ..model import Start
@@ -343,7 +344,8 @@ class Daemon:
         self.cycles_run += 1
         t0 = time.perf_counter()
         try:
-            ok = self._cycle(self.cycles_run)
+            with gcpause.paused():          # the collector runs between cycles (gcpause.py)
+                ok = self._cycle(self.cycles_run)
         except Exception:
             log.exception("cycle %d failed; state reloaded from the store", self.cycles_run)
             ok = self._recover()
