@@ -49,7 +49,7 @@ from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
 from ..priority.queues import make_queue_policy
-from . import changes
+from . import changes, selection
 from .state import PendingStart, SchedulerState
 
 
@@ -191,6 +191,7 @@ class Cycle:
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
         st = self.state
+        last_selection, st.selection = st.selection, None
         if st.changes is not None:
             fast = changes.run(self)
             if fast is not None:
@@ -241,7 +242,7 @@ class Cycle:
         self._forget_gone(by_id)
         deferral.settle_starts(self)
         deferral.release_defers(self)
-        order = self.select(queued)
+        order = selection.select(self, queued, last_selection)
         order = self._arrange(order)
         order = self._idle_limits(order)
         self.in_passes = True
@@ -315,8 +316,7 @@ class Cycle:
         st, now = self.state, self.now
         out: list[tuple[Job, Compiled, float]] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
-        serv = (self.engine.serv_priority if not self.explain and self.engine.serv_only
-                and self.passive_policy and not self.policy.fs.enabled else None)
+        serv = self.serv()
         bypass = st.bypass
         queue_time = st.queue_time
         for job in queued:
@@ -374,6 +374,13 @@ class Cycle:
             out.append((job, cr, prio))
         out.sort(key=lambda x: order_key(x[0], x[2]))
         return out
+
+    def serv(self):
+        """engine.serv_priority when it gives a job's priority (no system priority set):
+        explain off, only the service part moving, QUEUEPOLICY MAUI without fair share;
+        else None. O(1)."""
+        return (self.engine.serv_priority if not self.explain and self.engine.serv_only
+                and self.passive_policy and not self.policy.fs.enabled else None)
 
     def _priority(self, job: Job) -> float:
         st = self.state

@@ -141,6 +141,10 @@ class PriorityEngine:
                        and self.ccap["SERV"] <= 0 and self.scap["QUEUETIME"] <= 0)
         self.is_linear = (serv_linear and "TARG" not in self.active and "FS" not in self.active
                           and not res_dynamic and not self._qos_weights)
+        self.order_fixed = self.is_linear and self.cw["SERV"] >= 0 and self.sw["QUEUETIME"] >= 0
+        """Priority never falls as queue time grows, and nothing else moves with time: jobs
+        with one static part and queue time from submission keep their (submit time, id)
+        order at every instant (core/selection.py)."""
         self._res_static = not res_dynamic
         self.serv_only = not res_dynamic and not self._qos_weights
         """Only SERV moves with time (no fair share given, no targets, no per-user RES):
@@ -341,6 +345,17 @@ class PriorityEngine:
         if scap > 0 and total > scap:
             total = scap
         return static + self.cw["SERV"] * total
+
+    def fixed_priorities(self, jobs, now: int, static: float) -> list[float]:
+        """serv_priority(job, now, job.submit_time, bypass) of each job, when order_fixed
+        holds and every job's static part is `static`: the same operations in the same order
+        (no caps: is_linear), so the same floats, without a call per job. O(len(jobs))."""
+        cw = self.cw["SERV"]
+        if not self._serv_terms:
+            return [static + cw * 0.0] * len(jobs)
+        w = self._serv_terms[0][1]
+        return [static + cw * (0.0 + w * ((q if q > 0 else 0) / 60.0))
+                for q in [now - j.submit_time for j in jobs]]
 
     def static_sum(self, job: Job) -> float:
         """The sum of the components fixed for a job's life (CRED, static RES), cached per
