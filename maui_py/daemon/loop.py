@@ -25,6 +25,9 @@ now; an admin request received on the socket also starts one (unless REQUESTPOLL
 is 0). Requests come from the socket only, whose peer credentials name the sender; the
 store is never read for requests.
 
+A cycle runs with Python's cyclic garbage collector paused (core/gcpause.py); it collects
+between cycles, while the loop waits for the next poll.
+
 After every cycle, whatever its outcome: systemd is told (notify.py: READY=1 after the
 first, WATCHDOG=1 and a STATUS line after each) and, when METRICSPORT or METRICSFILE is
 set, the Prometheus metrics are updated (metrics.py, imported only then).
