@@ -34,10 +34,8 @@ from ..model import JobRequest, Node, Resources
 from . import owners
 from .bitset import mask_of, members
 from .points import PointIndex, SlidingOr
-from .nodechoice import select
+from .nodechoice import FOREVER, select
 
-FOREVER = 1 << 62
-"""End time of a hold or window without limit."""
 NEVER = -FOREVER
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
