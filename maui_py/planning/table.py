@@ -952,6 +952,31 @@ class ReservationTable:
             f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
         return f
 
+    def _fits_now(self, cr: Compiled, nodes: int, e: int, fits: dict[int, int], count: bool,
+                  per: int) -> tuple[int, int]:
+        """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
+        (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h)."""
+        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
+        d, exclusive = cr.d, cr.exclusive
+        tot = cnt = 0
+        for i in members(nodes):
+            T = tt[i]
+            hit = pmax.get(id(T))
+            if hit is None or hit[0] is not T:
+                hit = self._from_origin(T, uu[i])
+            m = bisect_left(T, e)
+            c = cap[i]
+            key = (m, c, d, exclusive)
+            f = hit[3].get(key)
+            if f is None:
+                f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+            fits[i] = f
+            if count:
+                tot += f
+            if f >= per:
+                cnt += 1
+        return tot, cnt
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
@@ -1040,6 +1065,12 @@ class ReservationTable:
                     both = others & others_prev
                     redo = (others ^ both) | (both & changed)
                     memo: dict[tuple, int] = {}
+                    if t == origin and not ign_mask and not fits:
+                        # the first look at the origin (every start-now question): each
+                        # node's fit is _fit_now's, inline (its cache per step function
+                        # stands in for memo)
+                        tot_o, cnt_o = self._fits_now(cr, redo, t + w, fits, mode != "tpn", per)
+                        redo = 0
                     for k in members(redo):
                         old = fits.get(k)
                         if old is not None:
