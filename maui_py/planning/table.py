@@ -374,10 +374,12 @@ class ReservationTable:
         zero = self.zero
         oc = 0 if oldU[0] == zero else (2 if oldU[0][0] >= cap[0] else 1)
         nc = 0 if U[0] == zero else (2 if U[0][0] >= cap[0] else 1)
+        # x ^ (x & m) is x & ~m without a negative int (several times dearer to work on)
         if oc != nc:
             acc0[0] |= m
-            acc0[1] = (acc0[1] & ~m) | (m if nc == 0 else 0)
-            acc0[2] = (acc0[2] & ~m) | (m if nc == 2 else 0)
+            a1, a2 = acc0[1], acc0[2]
+            acc0[1] = (a1 ^ (a1 & m)) | (m if nc == 0 else 0)
+            acc0[2] = (a2 ^ (a2 & m)) | (m if nc == 2 else 0)
         lo = max(lo, self.origin + 1)
         old = self._cats(cap, oldT, oldU, lo, hi)
         new = self._cats(cap, T, U, lo, hi)
@@ -388,12 +390,15 @@ class ReservationTable:
             slot = acc.get(t)
             if slot is None:
                 slot = acc[t] = [0, 0, 0, 0, 0]
-            keep = ~m
             slot[0] |= m
-            slot[1] = (slot[1] & keep) | (m if c >= 0 else 0)
-            slot[2] = (slot[2] & keep) | (m if c == 0 or c == 3 else 0)
-            slot[3] = (slot[3] & keep) | (m if c == 2 or c == 5 else 0)
-            slot[4] = (slot[4] & keep) | (m if c >= 3 else 0)
+            x = slot[1]
+            slot[1] = (x ^ (x & m)) | (m if c >= 0 else 0)
+            x = slot[2]
+            slot[2] = (x ^ (x & m)) | (m if c == 0 or c == 3 else 0)
+            x = slot[3]
+            slot[3] = (x ^ (x & m)) | (m if c == 2 or c == 5 else 0)
+            x = slot[4]
+            slot[4] = (x ^ (x & m)) | (m if c >= 3 else 0)
 
     def _splice(self, items: Iterable[tuple[int, tuple[int, ...]]], s: int, e: int,
                 sign: int, acc: dict[int, list[int]] | None = None,
@@ -437,17 +442,18 @@ class ReservationTable:
 
     def _apply(self, acc: dict[int, list[int]], acc0: list[int]) -> None:
         """Fold recorded node changes into the change-point index. O(points touched)."""
-        if acc0[0]:
-            keep = ~acc0[0]
-            self.idle0 = (self.idle0 & keep) | acc0[1]
-            self.full0 = (self.full0 & keep) | acc0[2]
+        c0 = acc0[0]
+        if c0:
+            i0, f0 = self.idle0, self.full0
+            self.idle0 = (i0 ^ (i0 & c0)) | acc0[1]
+            self.full0 = (f0 ^ (f0 & c0)) | acc0[2]
         pts = self._pts
         for t, (clr, chg, idle, full, frees) in acc.items():
-            keep = ~clr
             k = pts.find(t)
             if k >= 0:
-                pts.put(t, (pts.chg[k] & keep) | chg, (pts.idle[k] & keep) | idle,
-                        (pts.full[k] & keep) | full, (pts.frees[k] & keep) | frees)
+                a, b, c, d = pts.chg[k], pts.idle[k], pts.full[k], pts.frees[k]
+                pts.put(t, (a ^ (a & clr)) | chg, (b ^ (b & clr)) | idle,
+                        (c ^ (c & clr)) | full, (d ^ (d & clr)) | frees)
             else:
                 pts.put(t, chg, idle, full, frees)
 
