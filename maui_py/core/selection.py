@@ -73,6 +73,10 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
 
 
 def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, float | None]:
+    """select() with a cache of this table, configuration and engine: (order, fixed,
+    static). The jobs of `queued` found in the cache by identity, not batch-held or
+    deferred since, keep their entry with a new priority; the rest go through
+    Cycle.select in snapshot order. O(queued) plus what select() says."""
     st, now = c.state, c.now
     order, pos = cache.order, cache.pos
     mask = bytearray(len(order))
