@@ -27,12 +27,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..priority.engine import order_key
 
 if TYPE_CHECKING:
     from .cycle import Cycle
+
+_SYSTEM_PRIORITY = attrgetter("system_priority")
 
 
 @dataclass(slots=True)
@@ -120,19 +123,16 @@ def _fixed(c: Cycle, entries: list, static: float | None = None) -> tuple[bool, 
     eng, qt = c.engine, c.state.queue_time
     if c.serv() is None or not eng.order_fixed:
         return False, None
-    value = static
+    jobs = [e[0] for e in entries]
+    if any(map(_SYSTEM_PRIORITY, jobs)) or (qt and any(j.id in qt for j in jobs)):
+        return False, None
     prefix = eng._prefix
-    for e in entries:
-        job = e[0]
-        if job.system_priority or (qt and job.id in qt):
-            return False, None
-        hit = prefix.get(job.id)
-        v = hit[1] if hit is not None and hit[0] is job else eng.static_sum(job)
-        if v != value:
-            if value is not None:
-                return False, None
-            value = v
-    return True, value
+    values = {static} if static is not None else set()      # the first value seen is kept
+    values.update([h[1] if (h := prefix.get(j.id)) is not None and h[0] is j
+                   else eng.static_sum(j) for j in jobs])
+    if len(values) > 1 or any(v != v for v in values):      # NaN equals nothing
+        return False, None
+    return True, next(iter(values), None)
 
 
 def _key(e) -> tuple:

@@ -23,8 +23,8 @@ given below; big-int operations cost O(N/64) machine words each and are counted 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
-from operator import add, sub
+from dataclasses import dataclass, field, fields
+from operator import add, attrgetter, sub
 from typing import Iterable, Sequence
 
 from sortedcontainers import SortedList
@@ -36,6 +36,9 @@ from .bitset import mask_of, members
 from .points import PointIndex, SlidingOr
 from .nodechoice import FOREVER, select
 
+_REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare))
+"""A request's compared fields as a tuple, in C: the compile cache's key equals and hashes
+as the request does, without its generated __eq__ and __hash__ (Python calls)."""
 NEVER = -FOREVER
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
@@ -861,7 +864,7 @@ class ReservationTable:
         O(1) for a shape seen before, O(features + classes) with cached masks otherwise,
         O(N) the first time a feature is seen.
         """
-        key = (req, job_class, exclusive)
+        key = (_REQUEST_FIELDS(req), job_class, exclusive)
         got = self._compiled.get(key)
         if got is None:
             if len(self._compiled) > 100_000:

@@ -334,7 +334,7 @@ class PriorityEngine:
         """serv_priority() when QUEUETIME is SERV's only weighted subfactor (FCFS and most
         sites): the same operations in the same order, so the same float. O(1)."""
         hit = self._prefix.get(job.id)
-        static = hit[1] if hit is not None and hit[0] is job else self.static_sum(job)
+        static = hit[1] if hit is not None and hit[0] is job else self._new_static(job)
         _s, w, cap = self._serv_terms[0]
         qt_s = now - eff_queue_time
         v = (qt_s if qt_s > 0 else 0) / 60.0
@@ -362,10 +362,17 @@ class PriorityEngine:
         job object. O(1) once cached."""
         hit = self._prefix.get(job.id)
         if hit is None or hit[0] is not job:
-            if len(self._prefix) > 200_000:
-                self._prefix.clear()
-            hit = self._prefix[job.id] = (job, self._static_total(job))
+            return self._new_static(job)
         return hit[1]
+
+    def _new_static(self, job: Job) -> float:
+        """static_sum() of a job not cached yet (or cached for another Job object): worked
+        out and cached. O(1) for a credential set and request shape seen before."""
+        if len(self._prefix) > 200_000:
+            self._prefix.clear()
+        value = self._static_total(job)
+        self._prefix[job.id] = (job, value)
+        return value
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""
