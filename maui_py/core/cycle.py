@@ -134,6 +134,8 @@ class _Settings:
         self.qos_flags = {name: obj.get("QFLAGS") or frozenset()
                           for name, obj in cfg.objects("QOSCFG").items()}
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
+        self.no_backfill = frozenset(q for q, f in self.qos_flags.items() if "NOBF" in f)
+        """The QOS names with QFLAGS NOBF (backfill skips their jobs)."""
         self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
         self.nodecfg = bool(cfg.objects("NODECFG"))
         self.may_reserve = self.bf_policy != BackfillPolicy.NONE and bool(RESERVES[self.res_policy])
