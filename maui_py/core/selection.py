@@ -48,7 +48,8 @@ class SelectionCache:
     order: list
     """(job, compiled request, priority) in priority order, as Cycle.select returns it."""
     pos: dict[int, int]
-    """id(job) -> its index in order (order keeps every job alive, so ids stay unique)."""
+    """id(job) -> its index in order (order keeps every job alive, so ids stay unique; a hit
+    is still checked against order, in case the state was copied)."""
     fixed: bool
     """order is (submit time, id) order and stays so (see the module's docstring)."""
     static: float | None
@@ -87,7 +88,7 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, f
     held, deferred = st.batch_holds, st.deferred
     for job in queued:
         k = pos.get(id(job))
-        if k is None:
+        if k is None or order[k][0] is not job:     # (a copied cache holds other objects)
             rest.append(job)
             continue
         if held and job.id in held:
