@@ -46,10 +46,10 @@ from ..policy.limits import HARD, Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM, RESERVES
 from ..policy.reservation import ReservationGroups
-from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
+from ..priority.engine import Breakdown, JobContext, PriorityEngine
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
 from ..priority.queues import make_queue_policy
-from . import changes
+from . import changes, selection
 from .state import PendingStart, SchedulerState
 
 
@@ -134,6 +134,8 @@ class _Settings:
         self.qos_flags = {name: obj.get("QFLAGS") or frozenset()
                           for name, obj in cfg.objects("QOSCFG").items()}
         self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
+        self.no_backfill = frozenset(q for q, f in self.qos_flags.items() if "NOBF" in f)
+        """The QOS names with QFLAGS NOBF (backfill skips their jobs)."""
         self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
         self.nodecfg = bool(cfg.objects("NODECFG"))
         self.may_reserve = self.bf_policy != BackfillPolicy.NONE and bool(RESERVES[self.res_policy])
@@ -191,6 +193,7 @@ class Cycle:
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
         st = self.state
+        last_selection, st.selection = st.selection, None
         if st.changes is not None:
             fast = changes.run(self)
             if fast is not None:
@@ -241,7 +244,7 @@ class Cycle:
         self._forget_gone(by_id)
         deferral.settle_starts(self)
         deferral.release_defers(self)
-        order = self.select(queued)
+        order = selection.select(self, queued, last_selection)
         order = self._arrange(order)
         order = self._idle_limits(order)
         self.in_passes = True
@@ -312,13 +315,17 @@ class Cycle:
 
     # -------------------------------------------------------------- eligibility
     def select(self, queued: list[Job]) -> list[tuple[Job, Compiled, float]]:
+        """The eligible jobs of `queued` as (job, compiled request, priority), in priority
+        order; the others are reported, deferred or held. O(queued log queued)."""
         st, now = self.state, self.now
         out: list[tuple[Job, Compiled, float]] = []
+        keys: list[tuple] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
-        serv = (self.engine.serv_priority if not self.explain and self.engine.serv_only
-                and self.passive_policy and not self.policy.fs.enabled else None)
+        serv = self.serv()
         bypass = st.bypass
         queue_time = st.queue_time
+        batch_holds, deferred, compiled = st.batch_holds, st.deferred, st.compiled
+        table, cfg, passive = self.table, self.cfg, self.passive_policy
         for job in queued:
             jid = job.id
             if job.holds:
@@ -326,33 +333,34 @@ class Cycle:
                 self.report(jid, ReportStatus.HELD, "job has hold in place ("
                              + ",".join(sorted(h.value for h in job.holds)) + ")")
                 continue
-            if jid in st.batch_holds:
-                self.report(jid, ReportStatus.HELD, f"batch hold: {st.batch_holds[jid]}")
+            if batch_holds and jid in batch_holds:
+                self.report(jid, ReportStatus.HELD, f"batch hold: {batch_holds[jid]}")
                 continue
-            rec = st.deferred.get(jid)
-            if rec is not None and rec.until > now:
-                self.report(jid, ReportStatus.DEFERRED, f"deferred until {rec.until}: {rec.reason}")
-                continue
+            if deferred:
+                rec = deferred.get(jid)
+                if rec is not None and rec.until > now:
+                    self.report(jid, ReportStatus.DEFERRED, f"deferred until {rec.until}: {rec.reason}")
+                    continue
             if not job.depends_satisfied:
                 deferral.reset_accrual(self, jid, "dependency")
                 self.report(jid, ReportStatus.BLOCKED, "dependency not satisfied")
                 continue
-            hit = st.compiled.get(jid)
-            if hit is not None and hit[0] is job and hit[1] is self.table and hit[3] is self.cfg:
+            hit = compiled.get(jid)
+            if hit is not None and hit[0] is job and hit[1] is table and hit[3] is cfg:
                 cr, why = hit[2], hit[4]
             else:
-                cr = self.table.compile(job.request, job.class_)
+                cr = table.compile(job.request, job.class_)
                 why = self.limits.system_violation(job)
-                st.compiled[jid] = (job, self.table, cr, self.cfg, why)
+                compiled[jid] = (job, table, cr, cfg, why)
             if why:
                 if getattr(why, "hold", False):   # can never run as submitted: batch hold now
-                    st.batch_holds[jid] = str(why)
+                    batch_holds[jid] = str(why)
                     self.decisions.append(Hold(jid, HoldType.BATCH, str(why)))
                     self.report(jid, ReportStatus.HELD, f"batch hold: {why}")
                 else:
                     deferral.defer(self, job, why)
                 continue
-            if not self.passive_policy:
+            if not passive:
                 why = self.policy.cap_violation(job)
                 if why:
                     deferral.reset_accrual(self, jid, "limit")
@@ -372,8 +380,17 @@ class Cycle:
             else:
                 prio = self._priority(job)
             out.append((job, cr, prio))
-        out.sort(key=lambda x: order_key(x[0], x[2]))
+            keys.append((-prio, job.submit_time, len(jid), jid))    # order_key, inline
+        if len(out) > 1:        # keys are unique (job ids): any sort gives this order
+            out = [out[k] for k in sorted(range(len(out)), key=keys.__getitem__)]
         return out
+
+    def serv(self):
+        """engine.serv_priority when it gives a job's priority (no system priority set):
+        explain off, only the service part moving, QUEUEPOLICY MAUI without fair share;
+        else None. O(1)."""
+        return (self.engine.serv_priority if not self.explain and self.engine.serv_only
+                and self.passive_policy and not self.policy.fs.enabled else None)
 
     def _priority(self, job: Job) -> float:
         st = self.state
@@ -597,7 +614,10 @@ class Cycle:
         for a reservation that has not changed since."""
         st, now = self.state, self.now
         bf = sorted(self.bf_positions)
-        for k, (job, _cr, _p) in enumerate(order if bf or self.explain else ()):
+        # without explain only the jobs a backfill start jumped (those before the last one)
+        # have anything to do here
+        for k, (job, _cr, _p) in enumerate(order if self.explain else order[:bf[-1]] if bf
+                                           else ()):
             jid = job.id
             if jid in self.started or jid in self.settled:
                 continue

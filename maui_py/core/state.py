@@ -86,6 +86,8 @@ class SchedulerState:
     engine: Any = None
     changes: Any = None
     """What the last cycle leaves for a cycle from what changed (core/changes.py)."""
+    selection: Any = None
+    """The last cycle's eligible jobs in priority order (core/selection.py)."""
 
     def by_job(self) -> tuple[dict, ...]:
         """The persisted maps keyed by job id: what goes when a job leaves the system."""

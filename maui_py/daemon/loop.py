@@ -25,6 +25,9 @@ now; an admin request received on the socket also starts one (unless REQUESTPOLL
 is 0). Requests come from the socket only, whose peer credentials name the sender; the
 store is never read for requests.
 
+A cycle runs with Python's cyclic garbage collector paused (core/gcpause.py); it collects
+between cycles, while the loop waits for the next poll.
+
 After every cycle, whatever its outcome: systemd is told (notify.py: READY=1 after the
 first, WATCHDOG=1 and a STATUS line after each) and, when METRICSPORT or METRICSFILE is
 set, the Prometheus metrics are updated (metrics.py, imported only then).
@@ -41,6 +44,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from ..core import gcpause
 from ..cfg import ConfigError, SchedulerConfig, load_config
 from ..core.cycle import run_cycle
 from ..model import Start
@@ -343,7 +347,8 @@ class Daemon:
         self.cycles_run += 1
         t0 = time.perf_counter()
         try:
-            ok = self._cycle(self.cycles_run)
+            with gcpause.paused():          # the collector runs between cycles (gcpause.py)
+                ok = self._cycle(self.cycles_run)
         except Exception:
             log.exception("cycle %d failed; state reloaded from the store", self.cycles_run)
             ok = self._recover()

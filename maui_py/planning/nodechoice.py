@@ -29,6 +29,9 @@ from .bitset import first_members, iter_members, members
 if TYPE_CHECKING:
     from .table import Compiled, ReservationTable
 
+FOREVER = 1 << 62
+"""End time of a hold or window without limit (table.FOREVER: defined here, as the table
+imports this module, so that node choice reads it without an import per call)."""
 _SMALL_GROUP = 64
 _SWEEP_LIMIT = 128
 """Change points examined after a job's end to rank idle nodes by their next use; nodes
@@ -68,6 +71,7 @@ def _fast_minresource(table: "ReservationTable", fast: int, cr: "Compiled"):
 def _fast_lastavailable(table: "ReservationTable", fast: int, cr: "Compiled", t: int, w: int):
     """Fast nodes in (gap before t, gap after t+w, fit, index) order, lazily."""
     fit_of = _fit_lookup(cr)
+    single = cr.classes[0][1] if len(cr.classes) == 1 else None
     keys, chgs = table._pts.times, table._pts.chg
     end = t + w
     rest = fast
@@ -76,14 +80,15 @@ def _fast_lastavailable(table: "ReservationTable", fast: int, cr: "Compiled", t:
         g = rest & chgs[k]
         if g:
             rest ^= g                   # g is a subset of rest: no negative int
-            yield from _by_gap_after(table, g, t - keys[k], end, fit_of)
+            yield from _by_gap_after(table, g, t - keys[k], end, fit_of, single)
         k -= 1
     if rest:
-        yield from _by_gap_after(table, rest, t - table.origin, end, fit_of)
+        yield from _by_gap_after(table, rest, t - table.origin, end, fit_of, single)
 
 
-def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
-    from .table import FOREVER
+def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of, single: int | None = None):
+    """The nodes of `group` in (gap before, gap after `end`, fit, index) order, lazily;
+    `single`: the fit of every node, when the request has one capacity class."""
     if group.bit_count() <= _SMALL_GROUP:
         keyed = []
         tt = table._T
@@ -108,7 +113,11 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of):
             seen ^= g                   # g is a subset of seen (and of rest): no negative int
             rest ^= g
             gap = keys[k] - end
-            yield from sorted(((gap_before, gap, fit_of(i), i), i, fit_of(i)) for i in members(g))
+            if single is not None:      # one fit for all: (fit, index) order is index order
+                yield from (((gap_before, gap, single, i), i, single) for i in iter_members(g))
+            else:
+                yield from sorted(((gap_before, gap, fit_of(i), i), i, fit_of(i))
+                                  for i in members(g))
         k += 1
     if rest:                            # not reached: as far as the end of the sweep
         far = FOREVER if stop >= len(keys) else keys[stop] - end
@@ -139,7 +148,6 @@ def _key_fastest(table: "ReservationTable", i: int, fit: int, t: int, w: int) ->
 
 
 def _key_last(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
-    from .table import FOREVER
     last = table.last_change(i, t)
     nxt = table.next_change(i, t + w - 1)
     return (t - last if t > table.origin else 0, nxt - (t + w) if nxt < FOREVER else FOREVER,
@@ -167,9 +175,13 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int
     """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
     without four calls per node (the cycle's start-now questions rank some 25 partly used
     nodes each). O(len(fits) log h)."""
-    from .table import FOREVER
     tt, origin = table._T, table.origin
     end = t + w
+    if t <= origin:     # a start now: no idle time before it, one comprehension
+        e1 = end - 1
+        return [((0, (T[k] - end if T[k] < FOREVER else FOREVER)
+                  if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i), i, f)
+                for i, f in fits.items()]
     out = []
     for i, f in fits.items():
         T = tt[i]
@@ -207,7 +219,8 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
         lazy = _fast_minresource(table, fast, cr)
     elif policy == NodeAllocation.LASTAVAILABLE:
         if t == table.origin:
-            lazy = _by_gap_after(table, fast, 0, t + w, _fit_lookup(cr))
+            lazy = _by_gap_after(table, fast, 0, t + w, _fit_lookup(cr),
+                                 cr.classes[0][1] if len(cr.classes) == 1 else None)
         else:
             lazy = _fast_lastavailable(table, fast, cr, t, w)
     else:

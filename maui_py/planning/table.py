@@ -23,8 +23,8 @@ given below; big-int operations cost O(N/64) machine words each and are counted 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
-from operator import add, sub
+from dataclasses import dataclass, field, fields
+from operator import add, attrgetter, sub
 from typing import Iterable, Sequence
 
 from sortedcontainers import SortedList
@@ -34,10 +34,11 @@ from ..model import JobRequest, Node, Resources
 from . import owners
 from .bitset import mask_of, members
 from .points import PointIndex, SlidingOr
-from .nodechoice import select
+from .nodechoice import FOREVER, select
 
-FOREVER = 1 << 62
-"""End time of a hold or window without limit."""
+_REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare))
+"""A request's compared fields as a tuple, in C: the compile cache's key equals and hashes
+as the request does, without its generated __eq__ and __hash__ (Python calls)."""
 NEVER = -FOREVER
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
@@ -376,10 +377,12 @@ class ReservationTable:
         zero = self.zero
         oc = 0 if oldU[0] == zero else (2 if oldU[0][0] >= cap[0] else 1)
         nc = 0 if U[0] == zero else (2 if U[0][0] >= cap[0] else 1)
+        # x ^ (x & m) is x & ~m without a negative int (several times dearer to work on)
         if oc != nc:
             acc0[0] |= m
-            acc0[1] = (acc0[1] & ~m) | (m if nc == 0 else 0)
-            acc0[2] = (acc0[2] & ~m) | (m if nc == 2 else 0)
+            a1, a2 = acc0[1], acc0[2]
+            acc0[1] = (a1 ^ (a1 & m)) | (m if nc == 0 else 0)
+            acc0[2] = (a2 ^ (a2 & m)) | (m if nc == 2 else 0)
         lo = max(lo, self.origin + 1)
         old = self._cats(cap, oldT, oldU, lo, hi)
         new = self._cats(cap, T, U, lo, hi)
@@ -390,12 +393,15 @@ class ReservationTable:
             slot = acc.get(t)
             if slot is None:
                 slot = acc[t] = [0, 0, 0, 0, 0]
-            keep = ~m
             slot[0] |= m
-            slot[1] = (slot[1] & keep) | (m if c >= 0 else 0)
-            slot[2] = (slot[2] & keep) | (m if c == 0 or c == 3 else 0)
-            slot[3] = (slot[3] & keep) | (m if c == 2 or c == 5 else 0)
-            slot[4] = (slot[4] & keep) | (m if c >= 3 else 0)
+            x = slot[1]
+            slot[1] = (x ^ (x & m)) | (m if c >= 0 else 0)
+            x = slot[2]
+            slot[2] = (x ^ (x & m)) | (m if c == 0 or c == 3 else 0)
+            x = slot[3]
+            slot[3] = (x ^ (x & m)) | (m if c == 2 or c == 5 else 0)
+            x = slot[4]
+            slot[4] = (x ^ (x & m)) | (m if c >= 3 else 0)
 
     def _splice(self, items: Iterable[tuple[int, tuple[int, ...]]], s: int, e: int,
                 sign: int, acc: dict[int, list[int]] | None = None,
@@ -439,17 +445,18 @@ class ReservationTable:
 
     def _apply(self, acc: dict[int, list[int]], acc0: list[int]) -> None:
         """Fold recorded node changes into the change-point index. O(points touched)."""
-        if acc0[0]:
-            keep = ~acc0[0]
-            self.idle0 = (self.idle0 & keep) | acc0[1]
-            self.full0 = (self.full0 & keep) | acc0[2]
+        c0 = acc0[0]
+        if c0:
+            i0, f0 = self.idle0, self.full0
+            self.idle0 = (i0 ^ (i0 & c0)) | acc0[1]
+            self.full0 = (f0 ^ (f0 & c0)) | acc0[2]
         pts = self._pts
         for t, (clr, chg, idle, full, frees) in acc.items():
-            keep = ~clr
             k = pts.find(t)
             if k >= 0:
-                pts.put(t, (pts.chg[k] & keep) | chg, (pts.idle[k] & keep) | idle,
-                        (pts.full[k] & keep) | full, (pts.frees[k] & keep) | frees)
+                a, b, c, d = pts.chg[k], pts.idle[k], pts.full[k], pts.frees[k]
+                pts.put(t, (a ^ (a & clr)) | chg, (b ^ (b & clr)) | idle,
+                        (c ^ (c & clr)) | full, (d ^ (d & clr)) | frees)
             else:
                 pts.put(t, chg, idle, full, frees)
 
@@ -857,7 +864,7 @@ class ReservationTable:
         O(1) for a shape seen before, O(features + classes) with cached masks otherwise,
         O(N) the first time a feature is seen.
         """
-        key = (req, job_class, exclusive)
+        key = (_REQUEST_FIELDS(req), job_class, exclusive)
         got = self._compiled.get(key)
         if got is None:
             if len(self._compiled) > 100_000:
@@ -954,6 +961,31 @@ class ReservationTable:
             f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
         return f
 
+    def _fits_now(self, cr: Compiled, nodes: int, e: int, fits: dict[int, int], count: bool,
+                  per: int) -> tuple[int, int]:
+        """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
+        (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h)."""
+        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
+        d, exclusive = cr.d, cr.exclusive
+        tot = cnt = 0
+        for i in members(nodes):
+            T = tt[i]
+            hit = pmax.get(id(T))
+            if hit is None or hit[0] is not T:
+                hit = self._from_origin(T, uu[i])
+            m = bisect_left(T, e)
+            c = cap[i]
+            key = (m, c, d, exclusive)
+            f = hit[3].get(key)
+            if f is None:
+                f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+            fits[i] = f
+            if count:
+                tot += f
+            if f >= per:
+                cnt += 1
+        return tot, cnt
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
@@ -1042,6 +1074,12 @@ class ReservationTable:
                     both = others & others_prev
                     redo = (others ^ both) | (both & changed)
                     memo: dict[tuple, int] = {}
+                    if t == origin and not ign_mask and not fits:
+                        # the first look at the origin (every start-now question): each
+                        # node's fit is _fit_now's, inline (its cache per step function
+                        # stands in for memo)
+                        tot_o, cnt_o = self._fits_now(cr, redo, t + w, fits, mode != "tpn", per)
+                        redo = 0
                     for k in members(redo):
                         old = fits.get(k)
                         if old is not None:

@@ -68,10 +68,10 @@ def backfill(c, order, first: int = 0) -> None:
         return
     by = ORDERS[c.bf_order]
     st = c.state
-    started, reserved, flags = c.started, st.reservations, c.flags_of
+    started, reserved, nobf = c.started, st.reservations, c.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
             if job.id not in started and job.id not in reserved
-            and not (job.qos and "NOBF" in flags(job))]
+            and not (nobf and job.qos in nobf)]
     # without throttling limits the hard pass would ask the same jobs again, after the soft
     # one, on resources that only shrank: it could start nothing
     for level in (SOFT, HARD) if c.limits.any_active else (SOFT,):

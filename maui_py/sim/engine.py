@@ -25,6 +25,7 @@ import time as _time
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from ..core import gcpause
 from ..cfg import SchedulerConfig
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
@@ -116,7 +117,8 @@ class Simulation:
         def cycle(t: int) -> None:
             """One scheduling cycle at t; its starts become end events."""
             nonlocal state, cycles, active, progress, seq
-            result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
+            with gcpause.paused():          # collected between cycles, as mauid does
+                result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
             state = result.state
             cycles += 1
             if opt.check_table:

@@ -9,7 +9,6 @@ compare with the literature.
 
 from __future__ import annotations
 
-import gc
 import gzip
 import io
 import math
@@ -17,12 +16,12 @@ import os
 import re
 import warnings
 import zlib
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Mapping, Union
+from typing import IO, Iterable, Mapping, Union
 
+from maui_py.core import gcpause
 from maui_py.model import Job, JobRequest, Resources
 
 PathOrFile = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
@@ -190,19 +189,6 @@ class SwfHeader:
         return ", ".join(p for p in parts if p)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while building many objects that stay alive: otherwise it
-    rescans the growing list again and again, which doubles the time on large traces."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _read_text(src: PathOrFile) -> tuple[str, str]:
     """(text, name) of a path or file object, gunzipped when it starts with the gzip magic."""
     if isinstance(src, (str, os.PathLike)):
@@ -235,7 +221,7 @@ def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
     comments: list[str] = []
     bad: list[tuple[int, int]] = []
     append, build = records.append, _build_record
-    with _gc_paused():
+    with gcpause.paused():   # many objects that stay alive
         for lineno, line in enumerate(text.splitlines(), 1):
             tokens = line.split()
             if len(tokens) == 18:
@@ -359,7 +345,7 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     counts = dict.fromkeys(("no_procs", "too_wide", "no_runtime", "no_estimate", "clipped",
                             "estimate_from_runtime"), 0)
     total = 0
-    with _gc_paused():
+    with gcpause.paused():   # many objects that stay alive
         for r in records:
             total += 1
             if requested_first and r.req_procs > 0:
@@ -412,7 +398,7 @@ def to_sim_jobs(records: Iterable[SwfRecord], procs_per_node: int = 1) -> list[S
         raise ValueError(f"procs_per_node must be >= 1, not {procs_per_node}")
     requests: dict[tuple[int, int], JobRequest] = {}
     out = []
-    with _gc_paused():
+    with gcpause.paused():   # many objects that stay alive
         for r in records:
             procs = r.procs
             if procs <= 0 or r.req_time <= 0 or r.runtime < 0:

@@ -58,3 +58,24 @@ def test_fast_paths_equal_the_breakdown(engine, jobs):
         fast = engine.serv_priority(job, now, submit, bypass)
         full = engine.priority(job, now, JobContext(submit, bypass))
         assert fast == full
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 50), st.sampled_from([0, 1, 2, 7]), st.sampled_from([0, 3]),
+       st.lists(st.tuples(st.integers(0, 10**6), st.integers(-100, 10**6)), min_size=1,
+                max_size=20))
+def test_fixed_priorities_equal_serv_priority(qt_weight, serv_weight, user_weight, jobs):
+    """PriorityEngine.fixed_priorities (the selection cache's priorities of a fixed order)
+    gives serv_priority's floats bit for bit, waits before submission included."""
+    engine = PriorityEngine(parse_config(
+        f"QUEUETIMEWEIGHT {qt_weight}\nSERVICEWEIGHT {serv_weight}\nUSERWEIGHT {user_weight}\n"
+        "CREDWEIGHT 1\nUSERCFG[alice] PRIORITY=100\n"), 256, 256_000)
+    assert engine.order_fixed
+    now = 10**6
+    made = [Job(f"j{k}", "alice", JobRequest(), 60, submit) for k, (submit, _w) in enumerate(jobs)]
+    static = engine.static_sum(made[0])
+    assert engine.fixed_priorities(made, now, static) == [
+        engine.serv_priority(j, now, j.submit_time, 0) for j in made]
+    later = now + jobs[0][1]
+    assert engine.fixed_priorities(made, later, static) == [
+        engine.serv_priority(j, later, j.submit_time, 0) for j in made]

@@ -1,0 +1,154 @@
+"""The eligible queued jobs in priority order, carried from one cycle to the next.
+
+Cycle.select classifies every queued job (holds, defers, limits, its compiled request) and
+sorts the eligible ones by priority: at 50,000 queued jobs the largest part of a steady
+cycle. Most of that repeats the last cycle. A job the last cycle found eligible that is
+the same Job object now (so the same holds, dependencies and request), with the same table
+and configuration (so the same compiled request and system limits), not batch-held and not
+deferred since, is eligible again: only its priority is computed anew; the other jobs go
+through Cycle.select as before, in snapshot order (so holds and defers come out in the
+same order).
+
+The order: when every eligible job has the same static priority part, no system priority
+and its queue time counted from submission, and priority grows linearly with queue time
+(PriorityEngine.order_fixed), priority falls with the submit time at every instant, so the
+order is (submit time, id length, id) and never changes: the last order is kept and the new
+jobs are merged into it. Otherwise the list is sorted again, as Cycle.select sorts it; keys
+are unique, so the result is the same list either way.
+
+Applies with explain off and QUEUEPOLICY MAUI (the other policies' caps are asked per
+job). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
+cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
+checks the decisions against cycles without it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any
+
+from ..priority.engine import order_key
+
+if TYPE_CHECKING:
+    from .cycle import Cycle
+
+_SYSTEM_PRIORITY = attrgetter("system_priority")
+
+
+@dataclass(slots=True)
+class SelectionCache:
+    """The eligible jobs of a cycle, sorted, and what they were classified with."""
+
+    cfg: Any
+    table: Any
+    engine: Any
+    order: list
+    """(job, compiled request, priority) in priority order, as Cycle.select returns it."""
+    pos: dict[int, int]
+    """id(job) -> its index in order (order keeps every job alive, so ids stay unique; a hit
+    is still checked against order, in case the state was copied)."""
+    fixed: bool
+    """order is (submit time, id) order and stays so (see the module's docstring)."""
+    static: float | None
+    """The static priority part every job in order shares, when fixed."""
+
+
+def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
+    """Cycle.select(queued), from `cache` (the last cycle's) where it applies; leaves this
+    cycle's cache in c.state.selection. O(queued) dictionary look-ups and one O(1)
+    priority per eligible job, plus Cycle.select for the jobs not eligible last cycle and
+    O(new x log queued) to merge them, or O(queued log queued) when the order is not fixed."""
+    st = c.state
+    if c.explain or not c.passive_policy:
+        st.selection = None
+        return c.select(queued)
+    if (cache is None or cache.cfg is not c.cfg or cache.table is not c.table
+            or cache.engine is not c.engine):
+        out = c.select(queued)
+        fixed, static = _fixed(c, out)
+    else:
+        out, fixed, static = _reuse(c, cache, queued)
+    st.selection = SelectionCache(c.cfg, c.table, c.engine, out,
+                                  {id(e[0]): k for k, e in enumerate(out)}, fixed, static)
+    return out
+
+
+def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, float | None]:
+    """select() with a cache of this table, configuration and engine: (order, fixed,
+    static). The jobs of `queued` found in the cache by identity, not batch-held or
+    deferred since, keep their entry with a new priority; the rest go through
+    Cycle.select in snapshot order. O(queued) plus what select() says."""
+    st, now = c.state, c.now
+    order, pos = cache.order, cache.pos
+    mask = bytearray(len(order))
+    rest = []
+    held, deferred = st.batch_holds, st.deferred
+    for job in queued:
+        k = pos.get(id(job))
+        if k is None or order[k][0] is not job:     # (a copied cache holds other objects)
+            rest.append(job)
+            continue
+        if held and job.id in held:
+            rest.append(job)
+            continue
+        if deferred:
+            rec = deferred.get(job.id)
+            if rec is not None and rec.until > now:
+                rest.append(job)
+                continue
+        mask[k] = 1
+    new = c.select(rest)
+    kept = list(compress(order, mask))
+    qt = st.queue_time
+    if cache.fixed and c.engine.order_fixed and (not qt or not any(e[0].id in qt for e in kept)):
+        fixed, static = _fixed(c, new, cache.static)
+        if fixed:
+            if kept:
+                prios = c.engine.fixed_priorities([e[0] for e in kept], now, static)
+                kept = [(e[0], e[1], p) for e, p in zip(kept, prios)]
+            return (_merge(kept, new) if new else kept), True, static
+    serv, prio, bp = c.serv(), c._priority, st.bypass
+    out = [(j, cr, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0))
+            if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
+    out += new
+    out.sort(key=lambda x: order_key(x[0], x[2]))
+    return out, *_fixed(c, out)
+
+
+def _fixed(c: Cycle, entries: list, static: float | None = None) -> tuple[bool, float | None]:
+    """Whether the order of `entries` stays fixed in time, with every static part equal (to
+    `static` when given), and that static part (None for no entries). O(len(entries))."""
+    eng, qt = c.engine, c.state.queue_time
+    if c.serv() is None or not eng.order_fixed:
+        return False, None
+    jobs = [e[0] for e in entries]
+    if any(map(_SYSTEM_PRIORITY, jobs)) or (qt and any(j.id in qt for j in jobs)):
+        return False, None
+    prefix = eng._prefix
+    values = {static} if static is not None else set()      # the first value seen is kept
+    values.update([h[1] if (h := prefix.get(j.id)) is not None and h[0] is j
+                   else eng.static_sum(j) for j in jobs])
+    if len(values) > 1 or any(v != v for v in values):      # NaN equals nothing
+        return False, None
+    return True, next(iter(values), None)
+
+
+def _key(e) -> tuple:
+    job = e[0]
+    return (job.submit_time, len(job.id), job.id)
+
+
+def _merge(kept: list, new: list) -> list:
+    """Two lists in (submit, id) order merged. O(len(kept) + len(new) x log len(kept))."""
+    out: list = []
+    lo = 0
+    for e in new:
+        k = bisect_right(kept, _key(e), lo, key=_key)
+        out += kept[lo:k]
+        out.append(e)
+        lo = k
+    out += kept[lo:]
+    return out

@@ -1,0 +1,97 @@
+"""The selection cache (core/selection.py) changes no decision: two states go through the same
+random sequence of snapshots, one carrying the last cycle's eligible jobs and order, the
+other dropping that cache before each cycle: they decide, order and persist the same.
+
+The snapshots keep the Job objects of jobs that did not change (as the simulator and the
+benchmarks do), so the cache is used; the steps hold and release jobs, break and restore
+dependencies, replace jobs by equal or changed copies, set system priorities, submit jobs
+older than those queued and jobs no node can run (deferred, then batch-held), and start
+and end jobs. The priority settings cover a fixed order (one static part, queue time
+only), static parts that differ, XFACTOR, queue times that restart, a negative queue-time
+weight and idle-job limits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maui_py.cfg import parse_config
+from maui_py.core.cycle import run_cycle
+from maui_py.core.state import SchedulerState
+from maui_py.model import (ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources,
+                           Start)
+
+PRIORITIES = ["", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\n", "XFACTORWEIGHT 10\n",
+              "JOBPRIOACCRUALPOLICY FULLPOLICY\n", "QUEUETIMEWEIGHT -1\n",
+              "USERCFG[DEFAULT] MAXIJOB=3\n", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\nSERVICEWEIGHT 0\n"]
+
+
+@st.composite
+def scenarios(draw):
+    nodes = tuple(Node(f"n{i}", Resources(procs=draw(st.sampled_from([2, 4])),
+                                          mem=draw(st.sampled_from([1000, 4000]))))
+                  for i in range(draw(st.integers(2, 5))))
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 3]))}\n"
+            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT']))}\n"
+            "DEFERTIME 60\nDEFERCOUNT 2\n" + draw(st.sampled_from(PRIORITIES)))
+    steps = [(draw(st.sampled_from(["arrive", "arrive", "old", "huge", "end", "hold",
+                                    "release", "depend", "copy", "change", "setspri", "tick"])),
+              draw(st.integers(0, 10_000))) for _ in range(draw(st.integers(4, 20)))]
+    return nodes, text, steps
+
+
+SETTINGS = settings(max_examples=80, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@SETTINGS
+@given(scenarios())
+def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
+    nodes, text, steps = sc
+    cfg = parse_config(text)
+    jobs: dict[str, Job] = {}
+    state, bare = SchedulerState(), SchedulerState()
+    now = 1000
+    for k, (kind, pick) in enumerate(steps):
+        now += 30
+        queued = sorted(j for j, job in jobs.items() if job.state is JobState.IDLE)
+        running = sorted(j for j, job in jobs.items() if job.state is JobState.RUNNING)
+        one = queued[pick % len(queued)] if queued else None
+        if kind in ("arrive", "old", "huge"):
+            for b in range(1 + pick % 3):
+                submit = now - (pick % 500 if kind == "old" else 0)
+                tasks = 99 if kind == "huge" else 1 + (pick >> b) % 4
+                jobs[f"j{k}{b}"] = Job(f"j{k}{b}", f"u{pick % 3}",
+                                       JobRequest(tasks=tasks, per_task=Resources(1, 100 * (pick % 5))),
+                                       60 + pick % 300, submit, qos="hi" if pick % 4 == 0 else "")
+        elif kind == "end" and running:
+            del jobs[running[pick % len(running)]]
+        elif kind == "hold" and one:
+            jobs[one] = replace(jobs[one], holds=frozenset({HoldType.USER}))
+        elif kind == "release":
+            for j in queued:
+                jobs[j] = replace(jobs[j], holds=frozenset(), depends_satisfied=True)
+        elif kind == "depend" and one:
+            jobs[one] = replace(jobs[one], depends_satisfied=False)
+        elif kind == "copy" and one:
+            jobs[one] = replace(jobs[one])
+        elif kind == "change" and one:
+            jobs[one] = replace(jobs[one], wallclock=jobs[one].wallclock + 60)
+        elif kind == "setspri" and one:
+            state.system_priority[one] = bare.system_priority[one] = 1 + pick % 50
+        snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
+        got = run_cycle(snap, cfg, state, explain=False)
+        bare.selection = None
+        want = run_cycle(snap, cfg, bare, explain=False)
+        assert got.decisions == want.decisions, f"step {k} ({kind})"
+        assert got.order == want.order, f"step {k} ({kind})"
+        for name in ("deferred", "batch_holds", "bypass", "queue_time", "pending"):
+            assert getattr(got.state, name) == getattr(want.state, name), f"step {k}: {name}"
+        state, bare = got.state, want.state
+        for d in got.decisions:
+            if isinstance(d, Start):
+                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
+                                         allocation=d.allocation)
