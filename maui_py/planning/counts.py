@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
+from .owners import is_priority
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
 _ONE = (1,)
@@ -125,6 +126,15 @@ class CountTable:
         `freed_until` reads. A step that freed nothing after the origin logs the origin;
         one that cannot be bounded (a forced hold, a load) logs FOREVER. The older half goes
         when it passes _LOG entries."""
+        self._other: dict[int, int] = {}
+        self._other0 = 0
+        """The profile of the holds that are not priority reservations, kept as they come
+        and go: {instant: change of held processors}, instants at or before the origin
+        folded into _other0 when replan reads it. What replan starts from."""
+        self._n_priority = 0
+        self._bounds: dict[int, int] = {}
+        """{instant: how many priority reservations start or end there}: the instants
+        replan's array must have (a search and a subtraction each go bound to bound)."""
         self.version = 0
         self._compiled: dict[JobRequest, Compiled | NoPlacement] = {}
         self._res: dict[int, Resources] = {}
@@ -280,6 +290,29 @@ class CountTable:
         self.holds[h.owner] = h
         heappush(self._ends, (h.end, h.owner))
         self.version += 1
+        if is_priority(h.owner):
+            self._n_priority += 1
+            self._bound(h.start, 1)
+            self._bound(h.end, 1)
+        else:
+            self._other_step(h.start, h.procs)
+            self._other_step(h.end, -h.procs)
+
+    def _bound(self, t: int, d: int) -> None:
+        bounds = self._bounds
+        v = bounds.get(t, 0) + d
+        if v:
+            bounds[t] = v
+        else:
+            del bounds[t]
+
+    def _other_step(self, t: int, d: int) -> None:
+        other = self._other
+        v = other.get(t, 0) + d
+        if v:
+            other[t] = v
+        else:
+            del other[t]
 
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
                           inside: Iterable[str] = ()) -> None:
@@ -318,12 +351,30 @@ class CountTable:
         self._point(h.end, h.procs)
         if h.nodes:
             self._give(h.nodes)
+        if is_priority(owner):
+            self._n_priority -= 1
+            self._bound(h.start, -1)
+            self._bound(h.end, -1)
+        else:
+            self._other_step(h.start, -h.procs)
+            self._other_step(h.end, h.procs)
         if len(self._ends) > 2 * len(self.holds) + 64:
             self._ends = [(x.end, o) for o, x in self.holds.items()]
             heapify(self._ends)
         self._freed_step(h.end)
         self.version += 1
         return True
+
+    def _fold_other(self) -> dict[int, int]:
+        """The profile of the holds that are not priority reservations after the origin,
+        its instants at or before the origin folded into _other0. O(its instants)."""
+        origin, other, bounds = self.origin, self._other, self._bounds
+        gone = [t for t in other if t <= origin]
+        if gone:
+            self._other0 += sum(map(other.pop, gone))
+        for t in [t for t in bounds if t <= origin]:
+            del bounds[t]
+        return other
 
     def _freed_step(self, until: int) -> None:
         self.freed += 1
@@ -364,16 +415,22 @@ class CountTable:
         moved here, are searched. O(P log P + H_o log P + candidates S), S the segments a
         search passes."""
         origin, holds = self.origin, self.holds
-        held = dict(zip(self._times, self._deltas))
-        u0 = self.used0
-        for h in map(holds.get, owners):
-            if h is None:
-                continue
-            if h.start > origin:
-                held[h.start] = held.get(h.start, 0) - h.procs
-            else:
-                u0 -= h.procs
-            held[h.end] = held.get(h.end, 0) + h.procs
+        if len(owners) == self._n_priority == sum(map(holds.__contains__, owners)):
+            other = self._fold_other()          # the owners are every priority reservation
+            held = dict.fromkeys(self._bounds, 0)
+            held.update(other)
+            u0 = self._other0
+        else:
+            held = dict(zip(self._times, self._deltas))
+            u0 = self.used0
+            for h in map(holds.get, owners):
+                if h is None:
+                    continue
+                if h.start > origin:
+                    held[h.start] = held.get(h.start, 0) - h.procs
+                else:
+                    u0 -= h.procs
+                held[h.end] = held.get(h.end, 0) + h.procs
         later = sorted(held)
         seg = [origin]
         seg += later
@@ -383,60 +440,153 @@ class CountTable:
         moved = []
         bound = FOREVER if freed_until is None else freed_until
         loaded = origin
-        """The latest end of a hold moved here: a later hold's own place is still free
-        (what came since its placement was placed around it) unless a moved one reaches
-        it, or unless something was held without a room check (freed_until unknown)."""
-        fails: list[tuple[int, int, int]] = []
-        """(procs, seconds, t): no start before t for as many or more of both (what is
-        free only shrinks as holds are placed); the latest _FAILS."""
+        """The latest instant a moved hold added load at: a hold moved from [s, e) to an
+        earlier [t, t + w) adds processors only over [t, min(s, t + w)). A later hold's own place
+        was free around every hold at its old place (what came since its placement was
+        placed around it), so it is still free unless such added load reaches it, or
+        unless something was held without a room check (freed_until unknown)."""
+        full: list[tuple[int, int]] = []
+        """(procs, seconds): no start before `bound` for as many or more of both (what is
+        free only shrinks as holds are placed); kept minimal, at most _FAILS."""
+        part: list[tuple[int, int, int]] = []
+        """(procs, seconds, t): the same before t < bound; the latest _FAILS."""
+        pending: list[tuple[int, int, int]] = []
+        """A heap of (start, end, procs) of holds placed but not yet subtracted: only what
+        a search can read (instants before its window's end plus its span) is brought up
+        to date, so the holds far behind the freed window are never subtracted."""
+
+        def settle(until: int) -> None:
+            """Subtract the pending holds that start before `until` (all of each: settling
+            a long hold a part at a time was twice as slow on HPC2N)."""
+            while pending and pending[0][0] < until:
+                ps, pe, pn = heappop(pending)
+                pa = bisect_left(seg, ps)
+                pb = bisect_left(seg, pe, pa)
+                free[pa:pb] = [x - pn for x in free[pa:pb]]
+
         for o in owners[:candidates]:
             h = holds.get(o)
-            if h is None or h.start <= origin:
+            if h is None:
                 break
-            n, w = h.procs, h.end - h.start
-            a = bisect_left(seg, h.start)
-            b = bisect_left(seg, h.end)
-            until = h.start if bound >= h.start else bound
-            since = origin
-            for fn, fw, ft in reversed(fails):
-                if ft > since and fn <= n and fw <= w:
-                    since = ft
-                    if since >= until:
-                        break
+            s0, e, n = h.start, h.end, h.procs
+            if s0 <= origin:
+                break
+            w = e - s0
             k = None
-            if since < until:
-                lo = bisect_left(seg, since) if since > origin else 0
-                hi = bisect_left(seg, until, lo, a + 1)
-                if hi > lo and max(free[lo:hi]) >= n:
-                    k = _first_run(seg, free, lo, hi, n, w)
-                if k is None:
-                    if len(fails) >= _FAILS:
-                        del fails[0]
-                    fails.append((n, w, until))
-            if k is None and (loaded > h.start or freed_until is None) and min(free[a:b]) < n:
-                k = _first_run(seg, free, a, len(seg), n, w)
-            if k is not None:
-                if k == 0 and self.overcommitted:
-                    break
-                a = k
-                t = seg[k]
-                b = bisect_left(seg, t + w)
-                if b == len(seg) or seg[b] != t + w:
-                    seg.insert(b, t + w)
-                    free.insert(b, free[b - 1])
-                moved.append((h, t))
-                if h.end > bound:
-                    bound = h.end
-                if t + w > loaded:
-                    loaded = t + w
-            starts.append(seg[a])
-            free[a:b] = [x - n for x in free[a:b]]
-        for h, t in moved:
-            self.release(h.owner)
-            if t > origin:
-                self.reserve(h.owner, t, t + h.end - h.start, (), h.kind, procs=h.procs,
-                             checked=True)
+            if bound > origin:
+                until = s0 if bound >= s0 else bound
+                since, sw = origin, 0
+                for fn, fw in full:
+                    if fn <= n and fw <= w:
+                        since = until
+                        break
+                else:
+                    for fn, fw, ft in reversed(part):
+                        if ft > since and fn <= n and fw <= w:
+                            since = ft
+                            if fw > sw:
+                                sw = fw
+                            if since >= until:
+                                break
+                if since < until:
+                    if pending and pending[0][0] < until:
+                        settle(until)
+                    lo = bisect_left(seg, since) if since > origin else 0
+                    hi = bisect_left(seg, until, lo)
+                    if hi > lo and max(free[lo:hi]) >= n:
+                        if pending and pending[0][0] < until + w:
+                            settle(until + w)
+                        k = _first_run(seg, free, lo, hi, n, w)
+                        sw = w
+                    if k is None:       # no start before until for (n, sw) or more
+                        if until >= bound:
+                            full = [f for f in full if f[0] < n or f[1] < sw]
+                            if len(full) >= _FAILS:
+                                del full[0]
+                            full.append((n, sw))
+                        else:
+                            if len(part) >= _FAILS:
+                                del part[0]
+                            part.append((n, sw, until))
+            if k is None and (loaded > s0 or freed_until is None):
+                settle(FOREVER)
+                a = bisect_left(seg, s0)
+                if min(free[a:bisect_left(seg, e, a)]) < n:
+                    k = _first_run(seg, free, a, len(seg), n, w)
+            if k is None:
+                starts.append(s0)
+                heappush(pending, (s0, e, n))
+                continue
+            if k == 0 and self.overcommitted:
+                break
+            t = seg[k]
+            b = bisect_left(seg, t + w, k)
+            if b == len(seg) or seg[b] != t + w:
+                seg.insert(b, t + w)
+                free.insert(b, free[b - 1])
+            moved.append((h, t))
+            if e > bound:
+                if full:
+                    part += [(fn, fw, bound) for fn, fw in full]
+                    full = []
+                    if len(part) > _FAILS:
+                        del part[:-_FAILS]
+                bound = e
+            reach = t + w if t > s0 or t + w < s0 else s0
+            if reach > loaded:
+                loaded = reach
+            starts.append(t)
+            free[k:b] = [x - n for x in free[k:b]]
+        if moved:
+            self._shift(moved)
         return starts
+
+    def _shift(self, moved: list[tuple[CountHold, int]]) -> None:
+        """Move future holds (none with nodes) to start at the instants given, as release
+        and reserve would; one at the origin is released. The profile's changes are
+        summed first, so a point two moves share is touched once. O(moved P)."""
+        origin, bound, ends = self.origin, self._bound, self._ends
+        top = origin
+        d: dict[int, int] = {}
+        get = d.get
+        for h, t in moved:
+            n, s, e, o = h.procs, h.start, h.end, h.owner
+            prio = is_priority(o)
+            d[s] = get(s, 0) - n
+            d[e] = get(e, 0) + n
+            if prio:
+                bound(s, -1)
+                bound(e, -1)
+            else:
+                self._other_step(s, -n)
+                self._other_step(e, n)
+            if e > top:
+                top = e
+            self._unclaimed.discard(o)
+            if t > origin:
+                ne = t + e - s
+                h.start, h.end, h.allocation = t, ne, ()
+                d[t] = get(t, 0) + n
+                d[ne] = get(ne, 0) - n
+                if prio:
+                    bound(t, 1)
+                    bound(ne, 1)
+                else:
+                    self._other_step(t, n)
+                    self._other_step(ne, -n)
+                heappush(ends, (ne, o))
+            else:
+                del self.holds[o]
+                if prio:
+                    self._n_priority -= 1
+        for t, v in d.items():
+            if v:
+                self._point(t, v)
+        if len(ends) > 2 * len(self.holds) + 64:
+            self._ends = [(x.end, o) for o, x in self.holds.items()]
+            heapify(self._ends)
+        self._freed_step(top)
+        self.version += 1
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
@@ -490,7 +640,13 @@ class CountTable:
             self._unclaimed.discard(owner)
             if h.nodes:
                 self._give(h.nodes)
+            if is_priority(owner):
+                self._n_priority -= 1
+                self._bound(h.start, -1)
+                self._bound(h.end, -1)
             expired.append(owner)
+        if len(self._other) + len(self._bounds) > 4 * len(self.holds) + 64:
+            self._fold_other()
         if expired:
             self._freed_step(now)
         for owner in sorted(self._unclaimed):
@@ -708,3 +864,25 @@ class CountTable:
             if i not in self.overcommitted:
                 assert self.node_free[i] >= 0, f"node {self.nodes[i].name} over-allocated"
         assert sum(busy) <= self.used0 or self.overcommitted, "nodes busy beyond the count"
+        o0, opts, n_prio = 0, {}, 0
+        for o, h in self.holds.items():
+            if is_priority(o):
+                n_prio += 1
+                continue
+            if h.start <= self.origin:
+                o0 += h.procs
+            else:
+                opts[h.start] = opts.get(h.start, 0) + h.procs
+            opts[h.end] = opts.get(h.end, 0) - h.procs
+        assert n_prio == self._n_priority, "priority holds miscounted"
+        bounds: dict[int, int] = {}
+        for o, h in self.holds.items():
+            if is_priority(o):
+                for t in (h.start, h.end):
+                    bounds[t] = bounds.get(t, 0) + 1
+        assert {t: v for t, v in self._bounds.items() if t > self.origin} == {
+            t: v for t, v in bounds.items() if t > self.origin}, "priority bounds are stale"
+        later = {t: v for t, v in self._other.items() if t > self.origin}
+        assert self._other0 + sum(v for t, v in self._other.items() if t <= self.origin) == o0, \
+            "other holds' count now is stale"
+        assert later == {t: v for t, v in opts.items() if v}, "other holds' profile is stale"

@@ -47,6 +47,11 @@ def priority(job_id: str) -> str:
     return _PRIORITY + job_id
 
 
+def is_priority(owner: str) -> bool:
+    """A queued job's priority reservation (a key priority() made). O(1)."""
+    return owner.startswith(_PRIORITY)
+
+
 def priorities(job_ids: Iterable[str]) -> list[str]:
     """priority() of each, in order. O(len)."""
     return [_PRIORITY + j for j in job_ids]

@@ -55,37 +55,41 @@ def _unmoved(c, order) -> set[str]:
     res = st.reservations
     freed = table.freed
     stamp = freed
-    cands = []
+    holds = table.holds
+    prefix = owners.priority("")
+    request = not c.predicting.on
+    span = c.span
+    cands: list[tuple[str, object]] = []
+    cut = odd = None        # the first without a hold; the first whose span differs
+    checked = 0             # reservations seen with no retry hold
     for (job, _cr, _p), (jid, kr) in zip(order, res.items()):
         if job.id != jid or kr.start <= now or (kr.retry_until is not None
                                                 and kr.retry_until > now):
             break
+        checked += 1
         if kr.stamp < stamp:
             stamp = kr.stamp
-        cands.append(job)
-    held = owners.priorities(res)
-    holds = table.holds
-    for k, o in enumerate(held[:len(cands)]):
-        if o not in holds:
-            del cands[k:]
-            break
+        if cut is None:
+            if prefix + jid not in holds:
+                cut = len(cands)
+                continue
+            if odd is None and kr.end - kr.start != max(
+                    job.wallclock if request else int(span(job)), 1):
+                odd = len(cands)
+            cands.append((jid, kr))
     if not cands or stamp == freed:
-        return {job.id for job in cands}
-    if len(cands) < MIN_REPLAN or c.access or c.limits.any_active or any(
-            kr.retry_until is not None and kr.retry_until > now for kr in res.values()):
+        return {jid for jid, _kr in cands}
+    if len(cands) < MIN_REPLAN or c.access or c.limits.any_active or (
+            checked < len(res) and any(kr.retry_until is not None and kr.retry_until > now
+                                       for kr in res.values())):
         return set()
-    span = c.span
-    for k, job in enumerate(cands):
-        kr = res[job.id]
-        if kr.end - kr.start != max(int(span(job)), 1):
-            del cands[k:]
-            break
-    starts = table.replan(held, len(cands), table.freed_until(stamp))
+    if odd is not None:
+        del cands[odd:]
+    starts = table.replan(owners.priorities(res), len(cands), table.freed_until(stamp))
     keep = set()
-    for job, t in zip(cands, starts):
-        kr = res[job.id]
+    for (jid, kr), t in zip(cands, starts):
         if t > now:
-            keep.add(job.id)
+            keep.add(jid)
             if t != kr.start:
                 kr.end += t - kr.start
                 kr.start = t
