@@ -104,7 +104,7 @@ def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         [e[0].id for e in left], c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED
-                        else _common_static(c.engine, left) if c.engine.is_linear and not st.queue_time
+                        else _common_static(c.engine, left) if c.engine.order_fixed and not st.queue_time
                         else None)
 
 
@@ -180,9 +180,10 @@ def run(c: Cycle) -> CycleResult | None:
     qt, bp = st.queue_time, st.bypass
     static = _common_static(eng, [(j,) for j in new], cache.static)
     reorder = False
-    if eng.is_linear and not qt and static is not None:
-        # one slope, one static part, queue time from submission: priority falls with the
-        # submit time at every instant, so the order is (submit, id) and never changes
+    if eng.order_fixed and not qt and static is not None:
+        # one slope that never falls (order_fixed), one static part, queue time from
+        # submission: priority falls with the submit time at every instant, so the order
+        # is (submit, id) and never changes
         fresh = cache.order
         last = fresh[-1][0] if fresh else None
         for job in new:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
+import random
 from dataclasses import fields, replace
 
 from hypothesis import HealthCheck, given, settings
@@ -99,8 +100,8 @@ def scenarios(draw):
             f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
             f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT']))}\n"
             f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['LASTAVAILABLE', 'FIRSTAVAILABLE', 'MINRESOURCE']))}\n"
-            "QUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\n"
-            "RESERVATIONRETRYTIME 30\n"
+            f"QUEUETIMEWEIGHT {draw(st.sampled_from([1, 1, 1, -1]))}\n"
+            "DEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\nRESERVATIONRETRYTIME 30\n"
             + draw(st.sampled_from(["", "XFACTORWEIGHT 100\n", "BYPASSWEIGHT 50\n",
                                     "PROCWEIGHT 3\nSERVICEWEIGHT 2\n"]))
             + draw(st.sampled_from(["", "", "BFPRIORITYPOLICY DURATION\n",
@@ -202,3 +203,39 @@ def check_incremental(sc) -> None:
         failures = rm.apply(decisions)
         assert rm.check.ok, rm.check.violations
         state.note_failures(list(failures) + [StartFailure(j, "refused by the test") for j in refused])
+
+
+def test_arrival_cycles_keep_the_order_a_negative_queue_time_weight_gives(monkeypatch):
+    """With QUEUETIMEWEIGHT below zero the newest job ranks first: the arrival-only cycle
+    (core/changes.py) may not append new jobs after the kept order. It used the order
+    from submission for any linear priority and scheduled 1,465 of 3,000 KTH-SP2 jobs
+    differently from full cycles; now the same starts as with the shortcut off."""
+    from maui_py.core import changes
+    from maui_py.sim.engine import Simulation
+    from maui_py.sim.swf import SimJob
+
+    nodes = tuple(Node(f"n{i}", Resources.of(1)) for i in range(8))
+    rng = random.Random(7)
+    jobs, t = [], 0
+    for k in range(300):
+        t += rng.randrange(0, 40)
+        wall = rng.randrange(60, 2000)
+        jobs.append(SimJob(Job(f"j{k}", f"u{k % 5}", JobRequest(tasks=rng.randrange(1, 9)),
+                               wall, t), rng.randrange(1, wall + 1)))
+    text = ("RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT -1\n"
+            "NODEALLOCATIONPOLICY LASTAVAILABLE\n")
+    shortcut = Simulation(nodes, jobs, parse_config(text)).run()
+    used = []
+    real = changes.run
+
+    def spy(c):
+        r = real(c)
+        used.append(r is not None)
+        return r
+    monkeypatch.setattr(changes, "run", spy)
+    Simulation(nodes, jobs, parse_config(text)).run()
+    assert sum(used) > 100                  # the arrival-only cycle does apply here
+    monkeypatch.setattr(changes, "applies", lambda c: False)
+    full = Simulation(nodes, jobs, parse_config(text)).run()
+    assert {j: r.start for j, r in shortcut.records.items()} == {
+        j: r.start for j, r in full.records.items()}
