@@ -90,6 +90,15 @@ def _first_run(seg: list[int], free: list[int], lo: int, hi: int, n: int, w: int
     return None
 
 
+def _step(counts: dict[int, int], t: int, d: int) -> None:
+    """Add d at instant t of a {instant: count} map, dropping counts that reach 0. O(1)."""
+    v = counts.get(t, 0) + d
+    if v:
+        counts[t] = v
+    else:
+        del counts[t]
+
+
 class CountTable:
     """Held processors over time on identical nodes; concrete nodes only for what runs now."""
 
@@ -292,27 +301,12 @@ class CountTable:
         self.version += 1
         if is_priority(h.owner):
             self._n_priority += 1
-            self._bound(h.start, 1)
-            self._bound(h.end, 1)
+            _step(self._bounds, h.start, 1)
+            _step(self._bounds, h.end, 1)
         else:
-            self._other_step(h.start, h.procs)
-            self._other_step(h.end, -h.procs)
+            _step(self._other, h.start, h.procs)
+            _step(self._other, h.end, -h.procs)
 
-    def _bound(self, t: int, d: int) -> None:
-        bounds = self._bounds
-        v = bounds.get(t, 0) + d
-        if v:
-            bounds[t] = v
-        else:
-            del bounds[t]
-
-    def _other_step(self, t: int, d: int) -> None:
-        other = self._other
-        v = other.get(t, 0) + d
-        if v:
-            other[t] = v
-        else:
-            del other[t]
 
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
                           inside: Iterable[str] = ()) -> None:
@@ -353,11 +347,11 @@ class CountTable:
             self._give(h.nodes)
         if is_priority(owner):
             self._n_priority -= 1
-            self._bound(h.start, -1)
-            self._bound(h.end, -1)
+            _step(self._bounds, h.start, -1)
+            _step(self._bounds, h.end, -1)
         else:
-            self._other_step(h.start, -h.procs)
-            self._other_step(h.end, h.procs)
+            _step(self._other, h.start, -h.procs)
+            _step(self._other, h.end, h.procs)
         if len(self._ends) > 2 * len(self.holds) + 64:
             self._ends = [(x.end, o) for o, x in self.holds.items()]
             heapify(self._ends)
@@ -545,7 +539,7 @@ class CountTable:
         """Move future holds (none with nodes) to start at the instants given, as release
         and reserve would; one at the origin is released. The profile's changes are
         summed first, so a point two moves share is touched once. O(moved P)."""
-        origin, bound, ends = self.origin, self._bound, self._ends
+        origin, bounds, other, ends = self.origin, self._bounds, self._other, self._ends
         top = origin
         d: dict[int, int] = {}
         get = d.get
@@ -555,11 +549,11 @@ class CountTable:
             d[s] = get(s, 0) - n
             d[e] = get(e, 0) + n
             if prio:
-                bound(s, -1)
-                bound(e, -1)
+                _step(bounds, s, -1)
+                _step(bounds, e, -1)
             else:
-                self._other_step(s, -n)
-                self._other_step(e, n)
+                _step(other, s, -n)
+                _step(other, e, n)
             if e > top:
                 top = e
             self._unclaimed.discard(o)
@@ -569,11 +563,11 @@ class CountTable:
                 d[t] = get(t, 0) + n
                 d[ne] = get(ne, 0) - n
                 if prio:
-                    bound(t, 1)
-                    bound(ne, 1)
+                    _step(bounds, t, 1)
+                    _step(bounds, ne, 1)
                 else:
-                    self._other_step(t, n)
-                    self._other_step(ne, -n)
+                    _step(other, t, n)
+                    _step(other, ne, -n)
                 heappush(ends, (ne, o))
             else:
                 del self.holds[o]
@@ -642,8 +636,8 @@ class CountTable:
                 self._give(h.nodes)
             if is_priority(owner):
                 self._n_priority -= 1
-                self._bound(h.start, -1)
-                self._bound(h.end, -1)
+                _step(self._bounds, h.start, -1)
+                _step(self._bounds, h.end, -1)
             expired.append(owner)
         if len(self._other) + len(self._bounds) > 4 * len(self.holds) + 64:
             self._fold_other()
