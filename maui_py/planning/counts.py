@@ -606,8 +606,21 @@ class CountTable:
         return h is not None and h.end == entry[0]
 
     def ending_by(self, now: int) -> list[str]:
-        """Owners whose holds end at or before `now`, by end then owner. O(H)."""
-        return [o for _e, o in sorted({x for x in self._ends if x[0] <= now and self._live(x)})]
+        """Owners whose holds end at or before `now`, by end then owner: the heap is walked
+        only below entries that end by then. O(k log k), k such entries (stale included)."""
+        ends, found, stack = self._ends, set(), [0] if self._ends else []
+        size = len(ends)
+        while stack:
+            i = stack.pop()
+            x = ends[i]
+            if x[0] <= now:
+                if self._live(x):
+                    found.add(x)
+                if 2 * i + 1 < size:
+                    stack.append(2 * i + 1)
+                    if 2 * i + 2 < size:
+                        stack.append(2 * i + 2)
+        return [o for _e, o in sorted(found)]
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then (what they

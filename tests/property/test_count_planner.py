@@ -65,6 +65,9 @@ def test_random_operations_keep_the_invariants_and_earliest_start_is_the_first_f
             assert all(o not in table.holds for o in gone)
         table._check()
         assert 0 <= table.free_now <= total
+        by = now + data.draw(st.integers(0, 200))
+        assert table.ending_by(by) == [o for _e, o in sorted(
+            (h.end, o) for o, h in table.holds.items() if h.end <= by)]
 
 
 @SETTINGS
