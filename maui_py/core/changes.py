@@ -248,4 +248,5 @@ def run(c: Cycle) -> CycleResult | None:
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
     st.changes = remember(c, order, static)
     from .cycle import CycleResult
-    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [])
+    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
+                       len(c.reserve_decisions))

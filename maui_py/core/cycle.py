@@ -86,6 +86,13 @@ class CycleResult:
     """Every reservation held after the cycle: standing, administrative, the resource
     manager's, and (with explain: the store and the commands show them; a replay reads the
     decisions) the priority reservations of jobs (kind JOB), with their nodes."""
+    reserve_tail: int = 0
+    """How many Reserve decisions end `decisions`: all of them (the cycle lists its
+    reservations last, one per reservation held)."""
+
+    def actions(self) -> list[Decision]:
+        """The decisions before the Reserve tail: what a resource manager acts on. O(len)."""
+        return self.decisions[:len(self.decisions) - self.reserve_tail]
 
     def starts(self) -> list[Start]:
         return [d for d in self.decisions if isinstance(d, Start)]
@@ -258,7 +265,8 @@ class Cycle:
         st.last_now = now
         st.changes = changes.remember(self, order)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
-                           [j.id for j, _cr, _p in order], self.priorities, self._held_view())
+                           [j.id for j, _cr, _p in order], self.priorities, self._held_view(),
+                           len(self.reserve_decisions))
 
     def _counting(self, queued: list[Job]) -> bool:
         """Plan with processor counts (planning/counts.py): identical nodes, only job

@@ -123,12 +123,11 @@ class Simulation:
             cycles += 1
             if opt.check_table:
                 state.table._check()
-            state.note_failures(rm.apply(result.decisions))
+            acts = result.actions()
+            state.note_failures(rm.apply(acts))
             wake_at_reservations = not isinstance(state.table, CountTable)
             predictions = state.predictions
-            for d in result.decisions:
-                if type(d) is Reserve and not wake_at_reservations:
-                    continue
+            for d in result.decisions if wake_at_reservations else acts:
                 if isinstance(d, Start):
                     rec = rm.records[d.job_id]
                     if rec.start == t:

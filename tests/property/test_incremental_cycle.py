@@ -188,6 +188,10 @@ def check_incremental(sc) -> None:
         assert got.decisions == want.decisions, f"step {k} ({kind})"
         assert got.decisions == explained.decisions, f"step {k} ({kind}): explain changed it"
         assert persisted(got.state) == persisted(want.state), f"step {k} ({kind})"
+        for r in (got, want, explained):        # the Reserve decisions are the tail
+            acts = r.actions()
+            assert not any(isinstance(d, Reserve) for d in acts)
+            assert all(isinstance(d, Reserve) for d in r.decisions[len(acts):])
         state = got.state
         state.table._check()
         built = as_commands_build(snap, got, cfg)
