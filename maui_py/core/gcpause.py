@@ -13,18 +13,20 @@ run_cycle for the daemon and the simulator, which both may import core.
 from __future__ import annotations
 
 import gc
-from contextlib import contextmanager
-from typing import Iterator
 
 
-@contextmanager
-def paused() -> Iterator[None]:
-    """The collector off inside, as it was before on exit (nesting is harmless). O(1); the
-    first collection after it may take longer, as it sees everything allocated inside."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
+class paused:
+    """The collector off inside a `with`, as it was before on exit (nesting separate
+    instances is harmless; one instance may be used again after its `with` ends). A class, not a generator: entering costs about 0.2 us, against
+    1.4 us, which a replay pays once per event. O(1); the first collection after it may take
+    longer, as it sees everything allocated inside."""
+
+    __slots__ = ("_was",)
+
+    def __enter__(self) -> None:
+        self._was = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._was:
             gc.enable()

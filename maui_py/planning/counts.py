@@ -135,6 +135,9 @@ class CountTable:
         `freed_until` reads. A step that freed nothing after the origin logs the origin;
         one that cannot be bounded (a forced hold, a load) logs FOREVER. The older half goes
         when it passes _LOG entries."""
+        self._tracking = False
+        """Whether the three fields below are kept: from the first replan on (EASY never
+        asks for one, and does not pay for them)."""
         self._other: dict[int, int] = {}
         self._other0 = 0
         """The profile of the holds that are not priority reservations, kept as they come
@@ -299,13 +302,25 @@ class CountTable:
         self.holds[h.owner] = h
         heappush(self._ends, (h.end, h.owner))
         self.version += 1
+        if self._tracking:
+            self._track(h, 1)
+
+    def _track(self, h: CountHold, sign: int) -> None:
+        """A hold entered (1) or dropped (-1) in what replan starts from. O(1)."""
         if is_priority(h.owner):
-            self._n_priority += 1
-            _step(self._bounds, h.start, 1)
-            _step(self._bounds, h.end, 1)
+            self._n_priority += sign
+            _step(self._bounds, h.start, sign)
+            _step(self._bounds, h.end, sign)
         else:
-            _step(self._other, h.start, h.procs)
-            _step(self._other, h.end, -h.procs)
+            _step(self._other, h.start, sign * h.procs)
+            _step(self._other, h.end, -sign * h.procs)
+
+    def _start_tracking(self) -> None:
+        """Build what replan starts from out of the holds, and keep it from now on. O(H)."""
+        self._other, self._other0, self._bounds, self._n_priority = {}, 0, {}, 0
+        self._tracking = True
+        for h in self.holds.values():
+            self._track(h, 1)
 
 
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
@@ -345,13 +360,8 @@ class CountTable:
         self._point(h.end, h.procs)
         if h.nodes:
             self._give(h.nodes)
-        if is_priority(owner):
-            self._n_priority -= 1
-            _step(self._bounds, h.start, -1)
-            _step(self._bounds, h.end, -1)
-        else:
-            _step(self._other, h.start, -h.procs)
-            _step(self._other, h.end, h.procs)
+        if self._tracking:
+            self._track(h, -1)
         if len(self._ends) > 2 * len(self.holds) + 64:
             self._ends = [(x.end, o) for o, x in self.holds.items()]
             heapify(self._ends)
@@ -409,6 +419,8 @@ class CountTable:
         moved here, are searched. O(P log P + H_o log P + candidates S), S the segments a
         search passes."""
         origin, holds = self.origin, self.holds
+        if not self._tracking:
+            self._start_tracking()
         if len(owners) == self._n_priority == sum(map(holds.__contains__, owners)):
             other = self._fold_other()          # the owners are every priority reservation
             held = dict.fromkeys(self._bounds, 0)
@@ -647,7 +659,7 @@ class CountTable:
             self._unclaimed.discard(owner)
             if h.nodes:
                 self._give(h.nodes)
-            if is_priority(owner):
+            if self._tracking and is_priority(owner):
                 self._n_priority -= 1
                 _step(self._bounds, h.start, -1)
                 _step(self._bounds, h.end, -1)
@@ -871,6 +883,11 @@ class CountTable:
             if i not in self.overcommitted:
                 assert self.node_free[i] >= 0, f"node {self.nodes[i].name} over-allocated"
         assert sum(busy) <= self.used0 or self.overcommitted, "nodes busy beyond the count"
+        if self._tracking:
+            self._check_tracked()
+
+    def _check_tracked(self) -> None:
+        """What replan starts from agrees with the holds. O(H)."""
         o0, opts, n_prio = 0, {}, 0
         for o, h in self.holds.items():
             if is_priority(o):

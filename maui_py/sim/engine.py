@@ -114,10 +114,12 @@ class Simulation:
         correction = CorrectionPolicy(self.config.get("PREDICTIONCORRECTION") or "REQUEST")
         per_event = opt.per_event and not interval
 
+        pause = gcpause.paused()
+
         def cycle(t: int) -> None:
             """One scheduling cycle at t; its starts become end events."""
             nonlocal state, cycles, active, progress, seq
-            with gcpause.paused():          # collected between cycles, as mauid does
+            with pause:                     # collected between cycles, as mauid does
                 result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
             state = result.state
             cycles += 1
