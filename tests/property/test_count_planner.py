@@ -3,6 +3,8 @@ starts against a brute force, and the same answers as the node table where both 
 
 from __future__ import annotations
 
+import os
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +16,8 @@ from maui_py.planning.table import ReservationTable
 FIRST = NodeAllocation.FIRSTAVAILABLE
 """Nodes in index (resource-manager) order: what these tests' expected nodes follow."""
 
-SETTINGS = settings(max_examples=150, deadline=None,
+SETTINGS = settings(max_examples=150 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
+                    deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
