@@ -218,6 +218,9 @@ class ReservationTable:
         self._pts = PointIndex()
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
+        self.later = 0
+        """Nodes with a change point after the origin: a set no wider than the OR of the
+        index's chg sets over any run of points, without walking them (node choice)."""
         self.holds: dict[str, TableHold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
@@ -372,6 +375,9 @@ class ReservationTable:
             tt[i] = T
             uu[i] = U
         m = mask_of(nodes, len(self.nodes))
+        if (len(oldT) > 1) != (len(T) > 1):
+            x = self.later
+            self.later = (x ^ (x & m)) | (m if len(T) > 1 else 0)
         if oldU[0][0] != U[0][0]:
             self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
         zero = self.zero
@@ -828,6 +834,7 @@ class ReservationTable:
                     del self.members_of[r_owner]
         usable = self.usable
         trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
+        done = 0
         for i in members(touched):
             T, U = self._T[i], self._U[i]
             j = bisect_right(T, now) - 1
@@ -835,8 +842,11 @@ class ReservationTable:
             if new is None:
                 new = trimmed[id(T)] = ([NEVER] + T[j + 1:], U[j:])
             self._T[i], self._U[i] = new
+            if len(new[0]) == 1:
+                done |= 1 << i
             if (usable >> i) & 1:
                 self.free_now += U[0][0] - U[j][0]
+        self.later ^= self.later & done
         return expired
 
     # --------------------------------------------------------------- requests
@@ -1390,6 +1400,8 @@ class ReservationTable:
                 p[2] |= (c == 2) << i
                 p[3] |= any(b < a for a, b in zip(U[k - 1], U[k])) << i
         assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
+        assert self.later == mask_of([i for i in range(n) if len(self._T[i]) > 1], n), (
+            "nodes with change points out of step")
         assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
                                     if (self.usable >> i) & 1), "free_now out of step"
         pts = self._pts
