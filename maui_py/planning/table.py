@@ -169,6 +169,17 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     return False
 
 
+def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
+    """Are a node's processors all taken after some change point of step function U (the
+    index's `full`, ReservationTable.fills)? O(h)."""
+    c = cap[0]
+    for k in range(1, len(U)):
+        u = U[k]
+        if u[0] >= c and u != zero:
+            return True
+    return False
+
+
 def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
             zero: tuple[int, ...]) -> int:
     """Tasks of per-task vector d a node of capacity `cap` holds when it uses at most `used`
@@ -221,6 +232,9 @@ class ReservationTable:
         self.later = 0
         """Nodes with a change point after the origin: a set no wider than the OR of the
         index's chg sets over any run of points, without walking them (node choice)."""
+        self.fills = 0
+        """Nodes whose processors are all taken at some change point after the origin: no
+        narrower than the OR of the index's full sets over any run of points (scan)."""
         self.holds: dict[str, TableHold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
@@ -378,6 +392,10 @@ class ReservationTable:
         if (len(oldT) > 1) != (len(T) > 1):
             x = self.later
             self.later = (x ^ (x & m)) | (m if len(T) > 1 else 0)
+        nf = _fills(cap, U, self.zero)
+        if nf != _fills(cap, oldU, self.zero):
+            x = self.fills
+            self.fills = (x ^ (x & m)) | (m if nf else 0)
         if oldU[0][0] != U[0][0]:
             self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
         zero = self.zero
@@ -834,7 +852,7 @@ class ReservationTable:
                     del self.members_of[r_owner]
         usable = self.usable
         trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
-        done = 0
+        done = unfilled = 0
         for i in members(touched):
             T, U = self._T[i], self._U[i]
             j = bisect_right(T, now) - 1
@@ -844,9 +862,12 @@ class ReservationTable:
             self._T[i], self._U[i] = new
             if len(new[0]) == 1:
                 done |= 1 << i
+            if not _fills(self.cap[i], new[1], self.zero):
+                unfilled |= 1 << i
             if (usable >> i) & 1:
                 self.free_now += U[0][0] - U[j][0]
         self.later ^= self.later & done
+        self.fills ^= self.fills & unfilled
         return expired
 
     # --------------------------------------------------------------- requests
@@ -1039,7 +1060,7 @@ class ReservationTable:
         j = bisect_left(keys, t + w)
         window = None
         if i == 0:
-            touched, fullin = pts.or_before(t + w)
+            touched, fullin = self._origin_sets(cr.eligible, idle, full, t + w)
         else:
             window = SlidingOr(pts, i, j)
             touched, fullin = window.total()
@@ -1162,6 +1183,34 @@ class ReservationTable:
             if evaluate:
                 touched, fullin = window.move(i, j)
             t = t_new
+
+    def _origin_sets(self, E: int, idle: int, full: int, x: int) -> tuple[int, int]:
+        """What the scan reads of PointIndex.or_before(x) when it starts before the first
+        change point, with idle and full sets `idle` and `full`: of the nodes that change
+        before x, those of E idle (the others are not idle whatever they do); of the nodes
+        full before x, those of E not full already. Where few nodes of E have change points
+        or fill later (a first cycle's start-now questions) their step functions say so,
+        which spares or_before rebuilding its prefixes after every hold added. O(k log h)
+        for k such nodes, else or_before's."""
+        a = E & idle & self.later
+        b = E & self.fills
+        b ^= b & full
+        if (a | b).bit_count() > 32:
+            return self._pts.or_before(x)
+        tt, uu, cap, zero = self._T, self._U, self.cap, self.zero
+        touched = fullin = 0
+        for i in members(a):
+            if tt[i][1] < x:
+                touched |= 1 << i
+        for i in members(b):
+            T, U = tt[i], uu[i]
+            c = cap[i][0]
+            for k in range(1, bisect_left(T, x)):
+                u = U[k]
+                if u[0] >= c and u != zero:
+                    fullin |= 1 << i
+                    break
+        return touched, fullin
 
     def _floor(self, cr: Compiled, w: int) -> tuple[tuple, int]:
         """(shape key, the earliest start a scan of `cr` over `w` can return) from the starts
@@ -1402,6 +1451,8 @@ class ReservationTable:
         assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
         assert self.later == mask_of([i for i in range(n) if len(self._T[i]) > 1], n), (
             "nodes with change points out of step")
+        assert self.fills == mask_of([i for i in range(n) if any(
+            self._cat(i, u) == 2 for u in self._U[i][1:])], n), "nodes that fill out of step"
         assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
                                     if (self.usable >> i) & 1), "free_now out of step"
         pts = self._pts
