@@ -172,12 +172,11 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
 def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
     """Are a node's processors all taken after some change point of step function U (the
     index's `full`, ReservationTable.fills)? O(h)."""
-    c = cap[0]
-    for k in range(1, len(U)):
-        u = U[k]
-        if u[0] >= c and u != zero:
-            return True
-    return False
+    if len(U) < 2:
+        return False
+    if cap[0] > 0:      # the largest step in tuple order has the largest processor count
+        return max(U[1:])[0] >= cap[0]
+    return any(u != zero for u in U[1:])
 
 
 def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
@@ -397,8 +396,8 @@ class ReservationTable:
             x = self.later
             self.later = (x ^ (x & m)) | (m if len(T) > 1 else 0)
         nf = _fills(cap, U, self.zero)
-        if nf != _fills(cap, oldU, self.zero):
-            x = self.fills
+        x = self.fills
+        if nf or x & m:
             self.fills = (x ^ (x & m)) | (m if nf else 0)
         if oldU[0][0] != U[0][0]:
             self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
