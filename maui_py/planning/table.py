@@ -1056,7 +1056,7 @@ class ReservationTable:
         pts = self._pts
         keys, chgs, idles, fulls, frees = pts.times, pts.chg, pts.idle, pts.full, pts.frees
         npts = len(keys)
-        ign = frozenset(self.with_credits(ignore))
+        ign = frozenset(self.with_credits(ignore)) if ignore else frozenset()
         shape = None
         sure = t == origin          # nothing fits before t: the start found may be a floor
         if until is None and not ign:
@@ -1088,9 +1088,9 @@ class ReservationTable:
         tot_o = cnt_o = 0
         others_prev = 0
         changed = 0
-        ign_list = [o for o in ign if o in self.holds]
+        ign_list = [o for o in ign if o in self.holds] if ign else []
         extra = sorted({x for o in ign_list for x in (self.holds[o].start, self.holds[o].end)
-                        if x > t})
+                        if x > t}) if ign_list else []
         ei = 0
         tt, cap = self._T, self.cap
         d, used, zero = cr.d, self._used, self.zero
