@@ -392,10 +392,14 @@ class ReservationTable:
             tt[i] = T
             uu[i] = U
         m = mask_of(nodes, len(self.nodes))
-        if (len(oldT) > 1) != (len(T) > 1):
+        if len(oldT) == 1:
+            if len(T) > 1:
+                self.later |= m
+        elif len(T) == 1:
             x = self.later
-            self.later = (x ^ (x & m)) | (m if len(T) > 1 else 0)
-        nf = _fills(cap, U, self.zero)
+            self.later = x ^ (x & m)
+        nf = len(U) > 1 and (max(U[1:])[0] >= cap[0] if cap[0] > 0
+                             else _fills(cap, U, self.zero))
         x = self.fills
         if nf or x & m:
             self.fills = (x ^ (x & m)) | (m if nf else 0)
@@ -1207,7 +1211,7 @@ class ReservationTable:
         full before x, those of E not full already. Where few nodes of E have change points
         or fill later (a first cycle's start-now questions) their step functions say so,
         which spares or_before rebuilding its prefixes after every hold added. O(k log h)
-        for k such nodes, else or_before's."""
+        for k such nodes (prefix maxima), else or_before's."""
         a = E & idle & self.later
         b = E & self.fills
         b ^= b & full
@@ -1221,9 +1225,13 @@ class ReservationTable:
         for i in members(b):
             T, U = tt[i], uu[i]
             c = cap[i][0]
-            for k in range(1, bisect_left(T, x)):
-                u = U[k]
-                if u[0] >= c and u != zero:
+            m = bisect_left(T, x)
+            if c > 0:       # not full at the origin: full before x if it uses c then
+                if self._prefix_max(T, U)[m - 1][0] >= c:
+                    fullin |= 1 << i
+                continue
+            for k in range(1, m):
+                if U[k] != zero:
                     fullin |= 1 << i
                     break
         return touched, fullin
