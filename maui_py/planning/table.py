@@ -466,11 +466,13 @@ class ReservationTable:
             if sign < 0:
                 v = tuple(-x for x in v)
             T, U = self._spliced(oldT, oldU, s, e, v, origin)
-            key = (tuple(T), tuple(U))
-            shared = made.get(key)
-            if shared is None:
-                made[key] = shared = (T, U)
-            self._record(nodes, cap, oldT, oldU, shared[0], shared[1], s, e, acc, acc0)
+            if len(groups) > 1:     # groups that end up alike share one step function
+                key = (tuple(T), tuple(U))
+                shared = made.get(key)
+                if shared is None:
+                    made[key] = shared = (T, U)
+                T, U = shared
+            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0)
         if own:
             self._apply(acc, acc0)
 
@@ -1308,7 +1310,7 @@ class ReservationTable:
             else:
                 got = per.get(ntasks)
                 if got is None:
-                    v = tuple(x * ntasks for x in d)
+                    v = tuple([x * ntasks for x in d])
                     got = per[ntasks] = (v, self.resources(v))
                 v, r = got
             alloc.append((nodes[i].name, r))
