@@ -229,11 +229,12 @@ class ReservationTable:
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
         self.later = 0
-        """Nodes with a change point after the origin: a set no wider than the OR of the
-        index's chg sets over any run of points, without walking them (node choice)."""
+        """Nodes with a change point after the origin (the OR of every point's chg set): no
+        run of points changes a node outside it, which node choice and the scan read
+        without walking the points."""
         self.fills = 0
-        """Nodes whose processors are all taken at some change point after the origin: no
-        narrower than the OR of the index's full sets over any run of points (scan)."""
+        """Nodes whose processors are all taken after some change point (the OR of every
+        point's full set): no run of points fills a node outside it (scan)."""
         self.holds: dict[str, TableHold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
