@@ -106,7 +106,9 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of, single: 
     k = bisect_left(keys, end)
     stop = min(len(keys), k + _SWEEP_LIMIT)
     rest = group
-    seen = rest & pts.or_range(k, stop)[0]   # the nodes the sweep will meet: it ends with them
+    # the nodes the sweep will meet (it ends with them); none when no node of the group has
+    # a change point at all, as idle nodes at the origin seldom do
+    seen = rest & pts.or_range(k, stop)[0] if rest & table.later else 0
     while seen and k < stop:
         g = seen & chgs[k]
         if g:
@@ -238,7 +240,7 @@ def _take_by_gap_after(table: "ReservationTable", group: int, end: int, k: int) 
     stop = min(len(keys), j + _SWEEP_LIMIT)
     out: list[int] = []
     rest = group
-    seen = rest & pts.or_range(j, stop)[0]   # the nodes the sweep will meet: it ends with them
+    seen = rest & pts.or_range(j, stop)[0] if rest & table.later else 0   # as _by_gap_after
     while seen and j < stop and len(out) < k:
         g = seen & chgs[j]
         if g:

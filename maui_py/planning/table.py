@@ -169,6 +169,16 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     return False
 
 
+def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
+    """Are a node's processors all taken after some change point of step function U (the
+    index's `full`, ReservationTable.fills)? O(h)."""
+    if len(U) < 2:
+        return False
+    if cap[0] > 0:      # the largest step in tuple order has the largest processor count
+        return max(U[1:])[0] >= cap[0]
+    return any(u != zero for u in U[1:])
+
+
 def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
             zero: tuple[int, ...]) -> int:
     """Tasks of per-task vector d a node of capacity `cap` holds when it uses at most `used`
@@ -218,6 +228,13 @@ class ReservationTable:
         self._pts = PointIndex()
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
+        self.later = 0
+        """Nodes with a change point after the origin (the OR of every point's chg set): no
+        run of points changes a node outside it, which node choice and the scan read
+        without walking the points."""
+        self.fills = 0
+        """Nodes whose processors are all taken after some change point (the OR of every
+        point's full set): no run of points fills a node outside it (scan)."""
         self.holds: dict[str, TableHold] = {}
         self._ends: SortedList = SortedList()
         self._feature_masks: dict[str, int] = {}
@@ -225,6 +242,10 @@ class ReservationTable:
         self._pmax: dict[int, tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
                                     dict[tuple, int]]] = {}
         """id(T) -> (T, U, running maxima of U, fits from the origin): see _from_origin."""
+        self._flat_fits: dict[tuple, dict[int, tuple[list[int], int]]] = {}
+        """(per-task vector, exclusive) -> node -> (its step function's T, fit): for nodes
+        whose usage never rises above the origin's, whose fit from the origin is the same
+        over any window (_fits_now reads it with one look-up while T is the node's)."""
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
@@ -372,6 +393,17 @@ class ReservationTable:
             tt[i] = T
             uu[i] = U
         m = mask_of(nodes, len(self.nodes))
+        if len(oldT) == 1:
+            if len(T) > 1:
+                self.later |= m
+        elif len(T) == 1:
+            x = self.later
+            self.later = x ^ (x & m)
+        nf = len(U) > 1 and (max(U[1:])[0] >= cap[0] if cap[0] > 0
+                             else _fills(cap, U, self.zero))
+        x = self.fills
+        if nf or x & m:
+            self.fills = (x ^ (x & m)) | (m if nf else 0)
         if oldU[0][0] != U[0][0]:
             self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
         zero = self.zero
@@ -435,11 +467,13 @@ class ReservationTable:
             if sign < 0:
                 v = tuple(-x for x in v)
             T, U = self._spliced(oldT, oldU, s, e, v, origin)
-            key = (tuple(T), tuple(U))
-            shared = made.get(key)
-            if shared is None:
-                made[key] = shared = (T, U)
-            self._record(nodes, cap, oldT, oldU, shared[0], shared[1], s, e, acc, acc0)
+            if len(groups) > 1:     # groups that end up alike share one step function
+                key = (tuple(T), tuple(U))
+                shared = made.get(key)
+                if shared is None:
+                    made[key] = shared = (T, U)
+                T, U = shared
+            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0)
         if own:
             self._apply(acc, acc0)
 
@@ -828,6 +862,7 @@ class ReservationTable:
                     del self.members_of[r_owner]
         usable = self.usable
         trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
+        done = unfilled = 0
         for i in members(touched):
             T, U = self._T[i], self._U[i]
             j = bisect_right(T, now) - 1
@@ -835,8 +870,14 @@ class ReservationTable:
             if new is None:
                 new = trimmed[id(T)] = ([NEVER] + T[j + 1:], U[j:])
             self._T[i], self._U[i] = new
+            if len(new[0]) == 1:
+                done |= 1 << i
+            if not _fills(self.cap[i], new[1], self.zero):
+                unfilled |= 1 << i
             if (usable >> i) & 1:
                 self.free_now += U[0][0] - U[j][0]
+        self.later ^= self.later & done
+        self.fills ^= self.fills & unfilled
         return expired
 
     # --------------------------------------------------------------- requests
@@ -964,21 +1005,34 @@ class ReservationTable:
     def _fits_now(self, cr: Compiled, nodes: int, e: int, fits: dict[int, int], count: bool,
                   per: int) -> tuple[int, int]:
         """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
-        (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h)."""
+        (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h);
+        O(1) per node with a flat fit (_flat_fits), as most partly used nodes have."""
         tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
         d, exclusive = cr.d, cr.exclusive
+        flat = self._flat_fits.get((d, exclusive))
+        if flat is None:
+            if len(self._flat_fits) > 64:
+                self._flat_fits.clear()
+            flat = self._flat_fits[(d, exclusive)] = {}
         tot = cnt = 0
         for i in members(nodes):
             T = tt[i]
-            hit = pmax.get(id(T))
-            if hit is None or hit[0] is not T:
-                hit = self._from_origin(T, uu[i])
-            m = bisect_left(T, e)
-            c = cap[i]
-            key = (m, c, d, exclusive)
-            f = hit[3].get(key)
-            if f is None:
-                f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+            got = flat.get(i)
+            if got is not None and got[0] is T:
+                f = got[1]
+            else:
+                hit = pmax.get(id(T))
+                if hit is None or hit[0] is not T:
+                    hit = self._from_origin(T, uu[i])
+                m = bisect_left(T, e)
+                c = cap[i]
+                key = (m, c, d, exclusive)
+                f = hit[3].get(key)
+                if f is None:
+                    f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+                pm = hit[2]
+                if pm[-1] == pm[0]:
+                    flat[i] = (T, f)
             fits[i] = f
             if count:
                 tot += f
@@ -1009,7 +1063,7 @@ class ReservationTable:
         pts = self._pts
         keys, chgs, idles, fulls, frees = pts.times, pts.chg, pts.idle, pts.full, pts.frees
         npts = len(keys)
-        ign = frozenset(self.with_credits(ignore))
+        ign = frozenset(self.with_credits(ignore)) if ignore else frozenset()
         shape = None
         sure = t == origin          # nothing fits before t: the start found may be a floor
         if until is None and not ign:
@@ -1029,7 +1083,7 @@ class ReservationTable:
         j = bisect_left(keys, t + w)
         window = None
         if i == 0:
-            touched, fullin = pts.or_before(t + w)
+            touched, fullin = self._origin_sets(cr.eligible, idle, full, t + w)
         else:
             window = SlidingOr(pts, i, j)
             touched, fullin = window.total()
@@ -1041,9 +1095,9 @@ class ReservationTable:
         tot_o = cnt_o = 0
         others_prev = 0
         changed = 0
-        ign_list = [o for o in ign if o in self.holds]
+        ign_list = [o for o in ign if o in self.holds] if ign else []
         extra = sorted({x for o in ign_list for x in (self.holds[o].start, self.holds[o].end)
-                        if x > t})
+                        if x > t}) if ign_list else []
         ei = 0
         tt, cap = self._T, self.cap
         d, used, zero = cr.d, self._used, self.zero
@@ -1153,6 +1207,38 @@ class ReservationTable:
                 touched, fullin = window.move(i, j)
             t = t_new
 
+    def _origin_sets(self, E: int, idle: int, full: int, x: int) -> tuple[int, int]:
+        """What the scan reads of PointIndex.or_before(x) when it starts before the first
+        change point, with idle and full sets `idle` and `full`: of the nodes that change
+        before x, those of E idle (the others are not idle whatever they do); of the nodes
+        full before x, those of E not full already. Where few nodes of E have change points
+        or fill later (a first cycle's start-now questions) their step functions say so,
+        which spares or_before rebuilding its prefixes after every hold added. O(k log h)
+        for k such nodes (prefix maxima), else or_before's."""
+        a = E & idle & self.later
+        b = E & self.fills
+        b ^= b & full
+        if (a | b).bit_count() > 32:
+            return self._pts.or_before(x)
+        tt, uu, cap, zero = self._T, self._U, self.cap, self.zero
+        touched = fullin = 0
+        for i in members(a):
+            if tt[i][1] < x:
+                touched |= 1 << i
+        for i in members(b):
+            T, U = tt[i], uu[i]
+            c = cap[i][0]
+            m = bisect_left(T, x)
+            if c > 0:       # not full at the origin: full before x if it uses c then
+                if self._prefix_max(T, U)[m - 1][0] >= c:
+                    fullin |= 1 << i
+                continue
+            for k in range(1, m):
+                if U[k] != zero:
+                    fullin |= 1 << i
+                    break
+        return touched, fullin
+
     def _floor(self, cr: Compiled, w: int) -> tuple[tuple, int]:
         """(shape key, the earliest start a scan of `cr` over `w` can return) from the starts
         found since anything was last released or the origin moved: holds were only added
@@ -1225,7 +1311,7 @@ class ReservationTable:
             else:
                 got = per.get(ntasks)
                 if got is None:
-                    v = tuple(x * ntasks for x in d)
+                    v = tuple([x * ntasks for x in d])
                     got = per[ntasks] = (v, self.resources(v))
                 v, r = got
             alloc.append((nodes[i].name, r))
@@ -1348,6 +1434,12 @@ class ReservationTable:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
         assert set(self._ends) == {(h.end, o) for o, h in self.holds.items()}
+        for (d, excl), flat in self._flat_fits.items():
+            for i, (T, f) in flat.items():
+                if T is self._T[i]:
+                    pm = self._prefix_max(T, self._U[i])
+                    assert pm[-1] == pm[0] and f == _fit_on(d, excl, self.cap[i], pm[0],
+                                                            self.zero), "stale flat fit"
         for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
             assert len(pm) == len(U) == len(T), "stale prefix maxima"
             for (m, cap, d, excl), f in fits.items():
@@ -1390,6 +1482,10 @@ class ReservationTable:
                 p[2] |= (c == 2) << i
                 p[3] |= any(b < a for a, b in zip(U[k - 1], U[k])) << i
         assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
+        assert self.later == mask_of([i for i in range(n) if len(self._T[i]) > 1], n), (
+            "nodes with change points out of step")
+        assert self.fills == mask_of([i for i in range(n) if any(
+            self._cat(i, u) == 2 for u in self._U[i][1:])], n), "nodes that fill out of step"
         assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
                                     if (self.usable >> i) & 1), "free_now out of step"
         pts = self._pts

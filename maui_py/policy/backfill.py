@@ -77,7 +77,8 @@ def backfill(c, order, first: int = 0) -> None:
     for level in (SOFT, HARD) if c.limits.any_active else (SOFT,):
         if c.table.free_now <= 0:
             return
-        cands = [e for e in base if e[1].id not in c.started]
+        # base left out the jobs started before; only a pass since can have started more
+        cands = base[:] if level is SOFT else [e for e in base if e[1].id not in c.started]
         if c.bf_depth > 0:
             cands = cands[: c.bf_depth]
         if by is not None:
