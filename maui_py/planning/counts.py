@@ -470,8 +470,7 @@ class CountTable:
                 pb = bisect_left(seg, pe, pa)
                 free[pa:pb] = [x - pn for x in free[pa:pb]]
 
-        for o in owners[:candidates]:
-            h = holds.get(o)
+        for h in map(holds.get, owners[:candidates]):
             if h is None:
                 break
             s0, e, n = h.start, h.end, h.procs

@@ -29,7 +29,11 @@ whole profile costs more than a few earliest-start scans (EASY has one)."""
 def _positions(order, wanted) -> dict[str, int]:
     """Where the jobs in `wanted` stand in `order` (those that are in it): the scan stops at
     the last of them, which under priority order is near the front. O(position of the last)."""
-    left = len(wanted)
+    n = len(wanted)
+    ids = [e[0].id for e in order[:n]]
+    if ids == list(wanted):             # the common case: they head the order, in order
+        return dict(zip(ids, range(n)))
+    left = n
     index: dict[str, int] = {}
     for k, (job, _cr, _p) in enumerate(order):
         if job.id in wanted:
@@ -122,9 +126,10 @@ def reserved_jobs(c, order) -> None:
     if len(keep) == len(st.reservations):
         return                      # every one is a job at the head of the order, in place
     index = _positions(order, st.reservations)
-    for jid in [j for j in st.reservations if j not in index]:
-        c.table.release(owners.priority(jid))
-        del st.reservations[jid]
+    if len(index) < len(st.reservations):
+        for jid in [j for j in st.reservations if j not in index]:
+            c.table.release(owners.priority(jid))
+            del st.reservations[jid]
     redo = sorted((j for j in st.reservations if j not in keep), key=index.__getitem__)
     for jid in redo:
         kr = st.reservations[jid]
