@@ -64,6 +64,7 @@ def _unmoved(c, order) -> set[str]:
     request = not c.predicting.on
     span = c.span
     cands: list[tuple[str, object]] = []
+    held: list[str] = []     # their holds' owners
     cut = odd = None        # the first without a hold; the first whose span differs
     checked = 0             # reservations seen with no retry hold
     for (job, _cr, _p), (jid, kr) in zip(order, res.items()):
@@ -74,13 +75,15 @@ def _unmoved(c, order) -> set[str]:
         if kr.stamp < stamp:
             stamp = kr.stamp
         if cut is None:
-            if prefix + jid not in holds:
+            o = prefix + jid
+            if o not in holds:
                 cut = len(cands)
                 continue
             if odd is None and kr.end - kr.start != max(
                     job.wallclock if request else int(span(job)), 1):
                 odd = len(cands)
             cands.append((jid, kr))
+            held.append(o)
     if not cands or stamp == freed:
         return {jid for jid, _kr in cands}
     if len(cands) < MIN_REPLAN or c.access or c.limits.any_active or (
@@ -89,7 +92,8 @@ def _unmoved(c, order) -> set[str]:
         return set()
     if odd is not None:
         del cands[odd:]
-    starts = table.replan(owners.priorities(res), len(cands), table.freed_until(stamp))
+    starts = table.replan(held if len(held) == len(res) else owners.priorities(res),
+                          len(cands), table.freed_until(stamp))
     keep = set()
     for (jid, kr), t in zip(cands, starts):
         if t > now:
