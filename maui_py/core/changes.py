@@ -104,8 +104,8 @@ def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         [e[0].id for e in left], c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED
-                        else _common_static(c.engine, left) if c.engine.order_fixed and not st.queue_time
-                        else None)
+                        else _common_static(c.engine, left)
+                        if c.engine.order_fixed and not st.queue_time else None)
 
 
 def _common_static(engine, entries, start=_MIXED) -> float | None:

@@ -46,7 +46,7 @@ from ..policy.limits import HARD, Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM, RESERVES
 from ..policy.reservation import ReservationGroups
-from ..priority.engine import Breakdown, JobContext, PriorityEngine
+from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
 from ..priority.queues import make_queue_policy
 from . import changes, selection
@@ -347,7 +347,8 @@ class Cycle:
             if deferred:
                 rec = deferred.get(jid)
                 if rec is not None and rec.until > now:
-                    self.report(jid, ReportStatus.DEFERRED, f"deferred until {rec.until}: {rec.reason}")
+                    self.report(jid, ReportStatus.DEFERRED,
+                                f"deferred until {rec.until}: {rec.reason}")
                     continue
             if not job.depends_satisfied:
                 deferral.reset_accrual(self, jid, "dependency")
@@ -388,7 +389,7 @@ class Cycle:
             else:
                 prio = self._priority(job)
             out.append((job, cr, prio))
-            keys.append((-prio, job.submit_time, len(jid), jid))    # order_key, inline
+            keys.append(order_key(job, prio))
         if len(out) > 1:        # keys are unique (job ids): any sort gives this order
             out = [out[k] for k in sorted(range(len(out)), key=keys.__getitem__)]
         return out

@@ -17,9 +17,10 @@ import gc
 
 class paused:
     """The collector off inside a `with`, as it was before on exit (nesting separate
-    instances is harmless; one instance may be used again after its `with` ends). A class, not a generator: entering costs about 0.2 us, against
-    1.4 us, which a replay pays once per event. O(1); the first collection after it may take
-    longer, as it sees everything allocated inside."""
+    instances is harmless; one instance may be used again after its `with` ends). A class,
+    not a generator: entering costs about 0.2 us, against 1.4 us, which a replay pays once
+    per event. O(1); the first collection after it may take longer, as it sees everything
+    allocated inside."""
 
     __slots__ = ("_was",)
 

@@ -322,7 +322,6 @@ class CountTable:
         for h in self.holds.values():
             self._track(h, 1)
 
-
     def reserve_placement(self, owner: str, p: Placement, kind: str = "job",
                           inside: Iterable[str] = ()) -> None:
         """reserve() for a Placement this table computed; when the table has not changed
@@ -447,10 +446,11 @@ class CountTable:
         bound = FOREVER if freed_until is None else freed_until
         loaded = origin
         """The latest instant a moved hold added load at: a hold moved from [s, e) to an
-        earlier [t, t + w) adds processors only over [t, min(s, t + w)). A later hold's own place
-        was free around every hold at its old place (what came since its placement was
-        placed around it), so it is still free unless such added load reaches it, or
-        unless something was held without a room check (freed_until unknown)."""
+        earlier [t, t + w) adds processors only over [t, min(s, t + w)), one pushed later up
+        to t + w. A later hold's own place was free around every hold at its old place (what
+        came since its placement was placed around it), so it is still free unless such
+        added load reaches it, or unless something was held without a room check
+        (freed_until unknown)."""
         full: list[tuple[int, int]] = []
         """(procs, seconds): no start before `bound` for as many or more of both (what is
         free only shrinks as holds are placed); kept minimal, at most _FAILS."""
@@ -550,21 +550,15 @@ class CountTable:
         """Move future holds (none with nodes) to start at the instants given, as release
         and reserve would; one at the origin is released. The profile's changes are
         summed first, so a point two moves share is touched once. O(moved P)."""
-        origin, bounds, other, ends = self.origin, self._bounds, self._other, self._ends
+        origin, ends = self.origin, self._ends
         top = origin
         d: dict[int, int] = {}
         get = d.get
         for h, t in moved:
             n, s, e, o = h.procs, h.start, h.end, h.owner
-            prio = is_priority(o)
+            self._track(h, -1)
             d[s] = get(s, 0) - n
             d[e] = get(e, 0) + n
-            if prio:
-                _step(bounds, s, -1)
-                _step(bounds, e, -1)
-            else:
-                _step(other, s, -n)
-                _step(other, e, n)
             if e > top:
                 top = e
             self._unclaimed.discard(o)
@@ -573,17 +567,10 @@ class CountTable:
                 h.start, h.end, h.allocation = t, ne, ()
                 d[t] = get(t, 0) + n
                 d[ne] = get(ne, 0) - n
-                if prio:
-                    _step(bounds, t, 1)
-                    _step(bounds, ne, 1)
-                else:
-                    _step(other, t, n)
-                    _step(other, ne, -n)
+                self._track(h, 1)
                 heappush(ends, (ne, o))
             else:
                 del self.holds[o]
-                if prio:
-                    self._n_priority -= 1
         for t, v in d.items():
             if v:
                 self._point(t, v)

@@ -399,8 +399,7 @@ class ReservationTable:
         elif len(T) == 1:
             x = self.later
             self.later = x ^ (x & m)
-        nf = len(U) > 1 and (max(U[1:])[0] >= cap[0] if cap[0] > 0
-                             else _fills(cap, U, self.zero))
+        nf = _fills(cap, U, self.zero)
         x = self.fills
         if nf or x & m:
             self.fills = (x ^ (x & m)) | (m if nf else 0)
