@@ -9,6 +9,7 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 
 from __future__ import annotations
 
+from itertools import accumulate
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -91,24 +92,24 @@ def first_fit(c, cands, level) -> None:
     reservation and within the limits of `level`."""
     table = c.table
     procs = [e[1].procs for e in cands]
-    least = procs[:]
-    for i in range(len(least) - 2, -1, -1):
-        if least[i + 1] < least[i]:
-            least[i] = least[i + 1]
+    least = list(accumulate(reversed(procs), min))   # least[-1 - i]: fewest from i on
+    last = len(least) - 1
     limited = c.limits.any_active
     gates = (_gates(c) if 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
              else None)
-    span, now = c.span, c.now
+    one = gates[0] if gates and len(gates) == 1 else None
+    span = c.span
     for i, (k, job, cr) in enumerate(cands):
         free = table.free_now
-        if free <= 0 or free < least[i]:
+        if free <= 0 or free < least[last - i]:
             break                       # no job left in this pass is narrow enough
         n = procs[i]
         if n > free:
             continue
         if gates:
-            end = now + max(span(job), 1)
-            if any(s < end and n > cap for s, cap in gates):
+            w = span(job)
+            if (n > one[1] and w > one[0] if one is not None
+                    else any(n > cap and w > room for room, cap in gates)):
                 continue                # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
@@ -117,7 +118,7 @@ def first_fit(c, cands, level) -> None:
             c.start(job, p, StartKind.BACKFILL, k)
             if gates:
                 for g in gates:
-                    if g[0] < end:
+                    if w > g[0]:
                         g[1] -= n
 
 
@@ -127,13 +128,15 @@ with many, making them costs more than the scans they save."""
 
 
 def _gates(c) -> list[list[int]]:
-    """[start, free processors at that instant] of the reservations to come, under the
-    count planner: a job that would still run at such a start needs that many free there,
-    a necessary condition checked in O(1) before the planner is asked (which stays the
-    judge). Kept up to date as the pass starts jobs. O(P) per reservation."""
+    """[seconds from now to its start, free processors at that instant] of the
+    reservations to come, under the count planner: a job planned to run longer than that
+    (its max(span, 1) would reach the start, which is at least a second away) needs that
+    many free there, a necessary condition checked in O(1) before the planner is asked
+    (which stays the judge). Kept up to date as the pass starts jobs. O(P) per
+    reservation."""
     now = c.now
     starts = sorted({kr.start for kr in c.state.reservations.values() if kr.start > now})
-    return [[s, c.table.free_procs_at(s)] for s in starts]
+    return [[s - now, c.table.free_procs_at(s)] for s in starts]
 
 
 def greedy(c, cands, level) -> None:
