@@ -154,6 +154,17 @@ class _Settings:
 
 
 class Cycle:
+    """One cycle's working context, which the passes (policy/) read and extend. The
+    scalars it starts from are class attributes, set on the instance when a cycle changes
+    them: a replay makes a Cycle per event."""
+
+    fail_stamp = -1
+    in_passes = False
+    """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
+    pass_defers = False
+    res_started = False
+    pass_end: tuple | None = None
+
     def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
                  explain: bool):
         self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
@@ -187,13 +198,7 @@ class Cycle:
         self.priorities: dict[str, Breakdown] = {}
         self.usage = Usage()
         self.table: ReservationTable
-        self.fail_stamp = -1
         self.failures: dict[tuple, list[tuple[int, int]]] = {}
-        self.in_passes = False
-        """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
-        self.pass_defers = False
-        self.res_started = False
-        self.pass_end: tuple | None = None
         self.reserve_decisions: list[Reserve] = []
 
     # ------------------------------------------------------------------ driver
