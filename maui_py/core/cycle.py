@@ -25,6 +25,7 @@ one to the bypass count of every job it jumped (spec §3.5.4).
 
 from __future__ import annotations
 
+from itertools import islice
 from operator import attrgetter
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -677,8 +678,8 @@ class Cycle:
         freed = self.table.freed
         made = self.reserve_decisions = list(reuse) if reuse else []
         items = iter(st.reservations.items())
-        for _ in range(len(made)):
-            next(items)[1].stamp = freed
+        for _jid, kr in islice(items, len(made)):
+            kr.stamp = freed
         last = {r.job_id: r for r in known} if known else {}
         for jid, kr in items:
             kr.stamp = freed
