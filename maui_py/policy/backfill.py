@@ -68,6 +68,9 @@ def backfill(c, order, first: int = 0) -> None:
     if run is None or c.table.free_now <= 0:
         return
     by = ORDERS[c.bf_order]
+    if run is first_fit and by is None and c.bf_depth <= 0 and not c.limits.any_active:
+        first_fit(c, order[first:] if first else order, SOFT, first)
+        return
     st = c.state
     started, reserved, nobf = c.started, st.reservations, c.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
@@ -87,11 +90,18 @@ def backfill(c, order, first: int = 0) -> None:
         run(c, cands, level)
 
 
-def first_fit(c, cands, level) -> None:
-    """FIRSTFIT: each candidate, in the given order, starts if it fits now around every
-    reservation and within the limits of `level`."""
+def first_fit(c, cands, level, first: int | None = None) -> None:
+    """FIRSTFIT: each candidate (position in the order, job, compiled request), in the
+    given order, starts if it fits now around every reservation and within the limits of
+    `level`. With `first`, `cands` are the order's own entries from position `first` on,
+    and the jobs started or holding a reservation or NOBF are passed over here: no list
+    of candidates is built (backfill's one pass in priority order)."""
     table = c.table
-    procs = [e[1].procs for e in cands]
+    if first is None:
+        procs = [e[1].procs for e in cands]
+    else:
+        procs = [e[0].procs for e in cands]
+        started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
     least = list(accumulate(reversed(procs), min))   # least[-1 - i]: fewest from i on
     last = len(least) - 1
     limited = c.limits.any_active
@@ -99,13 +109,20 @@ def first_fit(c, cands, level) -> None:
              else None)
     one = gates[0] if gates and len(gates) == 1 else None
     span = c.span
-    for i, (k, job, cr) in enumerate(cands):
+    for i, e in enumerate(cands):
         free = table.free_now
         if free <= 0 or free < least[last - i]:
             break                       # no job left in this pass is narrow enough
         n = procs[i]
         if n > free:
             continue
+        if first is None:
+            k, job, cr = e
+        else:
+            job, cr, _p = e
+            if job.id in started or job.id in reserved or (nobf and job.qos in nobf):
+                continue
+            k = first + i
         if gates:
             w = span(job)
             if (n > one[1] and w > one[0] if one is not None
