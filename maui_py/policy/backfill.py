@@ -105,9 +105,8 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
     least = list(accumulate(reversed(procs), min))   # least[-1 - i]: fewest from i on
     last = len(least) - 1
     limited = c.limits.any_active
-    gates = (_gates(c) if 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
-             else None)
-    one = gates[0] if gates and len(gates) == 1 else None
+    gated = 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
+    gates = one = None                  # made for the first candidate narrow enough
     span = c.span
     for i, e in enumerate(cands):
         free = table.free_now
@@ -123,6 +122,9 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
             if job.id in started or job.id in reserved or (nobf and job.qos in nobf):
                 continue
             k = first + i
+        if gated and gates is None:
+            gates = _gates(c)
+            one = gates[0] if len(gates) == 1 else None
         if gates:
             w = span(job)
             if (n > one[1] and w > one[0] if one is not None

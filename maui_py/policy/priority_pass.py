@@ -7,9 +7,6 @@ takes the shortest jobs first (BFPRIORITYPOLICY).
 
 from __future__ import annotations
 
-from collections import Counter
-from operator import attrgetter
-
 from ..cfg.choices import BackfillOrder, BackfillPolicy, ReservationPolicy
 from ..core.state import KeptReservation
 from ..model import Job, StartKind
@@ -19,7 +16,6 @@ from ..planning.table import Compiled, NoPlacement, Placement
 from . import deferral
 from .limits import SOFT
 
-_GROUP = attrgetter("group")
 NO_ROOM = NoPlacement("fewer processors free now than the job needs")
 SHORTEST_FIRST = frozenset({BackfillOrder.DURATION, BackfillOrder.HWDURATION})
 """BFPRIORITYPOLICY values that order backfill shortest first: with them the priority pass
@@ -42,8 +38,6 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
         counts: dict[int, int] = {}
         idle_found = waiting = broke = False
         c.stop_reason = ""
-        head = _held_head(c, order, first, counts)
-        waiting, first = head > first, head
     else:
         counts, idle_found, waiting, c.stop_reason, broke = resume
         counts = dict(counts)
@@ -105,22 +99,6 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
             idle_found = True
             broke = not c.explain
     c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
-
-
-def _held_head(c, order, first: int, counts: dict[int, int]) -> int:
-    """Where the pass starts looking: past the head of the order when (as kept
-    reservations are under HIGHEST) exactly the first jobs from `first` hold every
-    reservation, none started this cycle; each of them would only be counted in its
-    group, which is done here in bulk, in C. Else `first`, for the pass to count them one
-    by one. O(reservations)."""
-    res = c.state.reservations
-    n = len(res)
-    if first or not n or n > len(order) or not c.started.isdisjoint(res):
-        return first
-    if [e[0].id for e in order[:n]] != list(res):
-        return first
-    counts.update(Counter(map(_GROUP, res.values())))
-    return n
 
 
 def why_no_reservation(c, job: Job) -> str:
