@@ -27,7 +27,6 @@ of the queue with eligibility, limits and sorting.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..cfg.choices import BackfillPolicy
@@ -46,7 +45,6 @@ _IDLE = JobState.IDLE
 _ORDERED_BACKFILL = (BackfillPolicy.FIRSTFIT, BackfillPolicy.BESTFIT, BackfillPolicy.NONE)
 """Backfill policies whose starts depend only on the order and what is free (not GREEDY)."""
 _MIXED = object()
-_RETRY = attrgetter("retry_until")
 
 
 @dataclass(slots=True)
@@ -86,8 +84,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     job deferred or started at its reservation during the passes. `ids`: the ids of
     `order`, given by run() (whose jobs are known to have no system priority: the last
     cache's and arrivals checked for it). The cache keeps `order` itself when no job
-    started: the caller is done with it. O(queued), in C but for the system priorities
-    of a full cycle's order."""
+    started: the caller is done with it. O(queued)."""
     st = c.state
     table = c.table
     if (not applies(c) or not isinstance(table, CountTable) or c.held or c.pass_defers
@@ -99,6 +96,12 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     res = st.reservations
     if len(res) > len(left):
         return None
+    for (job, _cr, _p), jid in zip(left, res):
+        if job.id != jid:
+            return None
+    for kr in res.values():
+        if kr.retry_until is not None and kr.retry_until > c.now:
+            return None
     if ids is None:
         for job, _cr, _p in left:
             if job.system_priority:
@@ -106,14 +109,6 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
         ids = [e[0].id for e in left]
     else:
         ids = [jid for jid in ids if jid not in started] if started else ids[:]
-    if res:
-        if ids[:len(res)] != list(res):
-            return None
-        if any(map(_RETRY, res.values())):      # some retry hold: is one still on?
-            now = c.now
-            for kr in res.values():
-                if kr.retry_until is not None and kr.retry_until > now:
-                    return None
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         ids, c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED

@@ -54,5 +54,5 @@ def test_evolve_gives_what_replace_gives(tasks, per, state, start, with_request)
 
 def test_evolve_refuses_a_name_that_is_no_field():
     job = Job("j1", "u", JobRequest(), 600, 10)
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError):
         evolve(job, start=5)
