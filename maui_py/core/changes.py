@@ -92,7 +92,9 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
             or c.pass_end is None):
         return None
     started = c.started
-    left = [e for e in order if e[0].id not in started] if started else order
+    places = _places(order, started, c.positions) if started else None
+    left = (order if not started else [e for e in order if e[0].id not in started]
+            if places is None else _drop(order, places))
     res = st.reservations
     if len(res) > len(left):
         return None
@@ -108,12 +110,33 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
                 return None
         ids = [e[0].id for e in left]
     else:
-        ids = [jid for jid in ids if jid not in started] if started else ids[:]
+        ids = (ids[:] if not started else [jid for jid in ids if jid not in started]
+               if places is None else _drop(ids, places))
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         ids, c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED
                         else _common_static(c.engine, left)
                         if c.engine.order_fixed and not st.queue_time else None)
+
+
+def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:
+    """The places of the `started` jobs in `order`, last first, when `positions` (the
+    cycle's start positions) names each of them once, else None. O(started)."""
+    if len(set(positions)) != len(positions) or len(positions) != len(started):
+        return None
+    for k in positions:
+        if not 0 <= k < len(order) or order[k][0].id not in started:
+            return None
+    return sorted(positions, reverse=True)
+
+
+def _drop(items: list, places: list[int]) -> list:
+    """A copy of `items` without the ones at `places` (last first). O(len(items)), in C:
+    cheaper than filtering every item by id."""
+    out = items[:]
+    for k in places:
+        del out[k]
+    return out
 
 
 def _common_static(engine, entries, start=_MIXED) -> float | None:

@@ -192,6 +192,9 @@ class Cycle:
         else its request. O(1)."""
         self.started: set[str] = set()
         self.bf_positions: list[int] = []
+        self.positions: list[int] = []
+        """Where each job started this cycle stands in the order the passes were given
+        (changes.remember takes them out by place)."""
         self.blocked_soft: dict[str, str] = {}
         self.no_reservation: dict[str, str] = {}
         self.settled: set[str] = set()
@@ -486,6 +489,7 @@ class Cycle:
         st.run_now.discard(job.id)
         st.pending[job.id] = PendingStart(job.id, p.allocation, kind, now, job.wallclock)
         self.started.add(job.id)
+        self.positions.append(pos)
         if kind is StartKind.BACKFILL:
             self.bf_positions.append(pos)
         if self.explain:
