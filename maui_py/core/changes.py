@@ -77,10 +77,14 @@ def applies(c: Cycle) -> bool:
             and c.bf_depth == 0 and c.bf_policy in _ORDERED_BACKFILL)
 
 
-def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
+def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
+             ) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     another planner, reservations that are not the first jobs of the order, a retry hold, a
-    job deferred or started at its reservation during the passes. O(queued)."""
+    job deferred or started at its reservation during the passes. `ids`: the ids of
+    `order`, given by run() (whose jobs are known to have no system priority: the last
+    cache's and arrivals checked for it). The cache keeps `order` itself when no job
+    started: the caller is done with it. O(queued)."""
     st = c.state
     table = c.table
     if (not applies(c) or not isinstance(table, CountTable) or c.held or c.pass_defers
@@ -88,7 +92,9 @@ def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
             or c.pass_end is None):
         return None
     started = c.started
-    left = [e for e in order if e[0].id not in started] if started else list(order)
+    places = _places(order, started, c.positions) if started else None
+    left = (order if not started else [e for e in order if e[0].id not in started]
+            if places is None else _drop(order, places))
     res = st.reservations
     if len(res) > len(left):
         return None
@@ -98,14 +104,39 @@ def remember(c: Cycle, order: list, static=_MIXED) -> ChangeCache | None:
     for kr in res.values():
         if kr.retry_until is not None and kr.retry_until > c.now:
             return None
-    for job, _cr, _p in left:
-        if job.system_priority:
-            return None
+    if ids is None:
+        for job, _cr, _p in left:
+            if job.system_priority:
+                return None
+        ids = [e[0].id for e in left]
+    else:
+        ids = (ids[:] if not started else [jid for jid in ids if jid not in started]
+               if places is None else _drop(ids, places))
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
-                        [e[0].id for e in left], c.pass_end, c.reserve_decisions,
+                        ids, c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED
                         else _common_static(c.engine, left)
                         if c.engine.order_fixed and not st.queue_time else None)
+
+
+def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:
+    """The places of the `started` jobs in `order`, last first, when `positions` (the
+    cycle's start positions) names each of them once, else None. O(started)."""
+    if len(set(positions)) != len(positions) or len(positions) != len(started):
+        return None
+    for k in positions:
+        if not 0 <= k < len(order) or order[k][0].id not in started:
+            return None
+    return sorted(positions, reverse=True)
+
+
+def _drop(items: list, places: list[int]) -> list:
+    """A copy of `items` without the ones at `places` (last first). O(len(items)), in C:
+    cheaper than filtering every item by id."""
+    out = items[:]
+    for k in places:
+        del out[k]
+    return out
 
 
 def _common_static(engine, entries, start=_MIXED) -> float | None:
@@ -135,6 +166,18 @@ def _forget(st, engine, ended) -> None:
                 d.pop(jid, None)
     for jid in ended:
         engine.forget(jid)
+
+
+def _result():
+    """core.cycle.CycleResult (cycle.py imports this module: looked up on first use)."""
+    global _result_class
+    if _result_class is None:
+        from .cycle import CycleResult
+        _result_class = CycleResult
+    return _result_class
+
+
+_result_class = None
 
 
 def run(c: Cycle) -> CycleResult | None:
@@ -246,7 +289,6 @@ def run(c: Cycle) -> CycleResult | None:
         c.finish(order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.changes = remember(c, order, static)
-    from .cycle import CycleResult
-    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
+    st.changes = remember(c, order, static, ids)
+    return _result()(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))

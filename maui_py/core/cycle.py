@@ -25,7 +25,7 @@ one to the bypass count of every job it jumped (spec §3.5.4).
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from itertools import islice
 from operator import attrgetter
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -155,6 +155,17 @@ class _Settings:
 
 
 class Cycle:
+    """One cycle's working context, which the passes (policy/) read and extend. The
+    scalars it starts from are class attributes, set on the instance when a cycle changes
+    them: a replay makes a Cycle per event."""
+
+    fail_stamp = -1
+    in_passes = False
+    """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
+    pass_defers = False
+    res_started = False
+    pass_end: tuple | None = None
+
     def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
                  explain: bool):
         self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
@@ -181,6 +192,9 @@ class Cycle:
         else its request. O(1)."""
         self.started: set[str] = set()
         self.bf_positions: list[int] = []
+        self.positions: list[int] = []
+        """Where each job started this cycle stands in the order the passes were given
+        (changes.remember takes them out by place)."""
         self.blocked_soft: dict[str, str] = {}
         self.no_reservation: dict[str, str] = {}
         self.settled: set[str] = set()
@@ -188,13 +202,7 @@ class Cycle:
         self.priorities: dict[str, Breakdown] = {}
         self.usage = Usage()
         self.table: ReservationTable
-        self.fail_stamp = -1
         self.failures: dict[tuple, list[tuple[int, int]]] = {}
-        self.in_passes = False
-        """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
-        self.pass_defers = False
-        self.res_started = False
-        self.pass_end: tuple | None = None
         self.reserve_decisions: list[Reserve] = []
 
     # ------------------------------------------------------------------ driver
@@ -481,6 +489,7 @@ class Cycle:
         st.run_now.discard(job.id)
         st.pending[job.id] = PendingStart(job.id, p.allocation, kind, now, job.wallclock)
         self.started.add(job.id)
+        self.positions.append(pos)
         if kind is StartKind.BACKFILL:
             self.bf_positions.append(pos)
         if self.explain:
@@ -615,6 +624,20 @@ class Cycle:
     # ------------------------------------------------------------ backfill (B)
 
     # ------------------------------------------------------------------ finish
+    def _bypassed(self, order, bf: list[int]) -> None:
+        """Add to the bypass count of each waiting job the backfill starts at the sorted
+        order positions `bf` jumped (those after it): one walk of the order up to the last
+        such start, a segment per start, no search per job. O(bf[-1])."""
+        bypass, started, settled = self.state.bypass, self.started, self.settled
+        lo = 0
+        for i, hi in enumerate(bf):
+            jumped = len(bf) - i
+            for job, _cr, _p in order[lo:hi]:
+                jid = job.id
+                if jid not in started and jid not in settled:
+                    bypass[jid] = bypass.get(jid, 0) + jumped
+            lo = hi + 1
+
     def finish(self, order, running: list[Job], reuse: list[Reserve] | None = None,
                known: list[Reserve] | None = None) -> None:
         """Bypass counts, reports, and one Reserve per reservation held. `reuse`: the
@@ -622,19 +645,11 @@ class Cycle:
         listed first (changes.py); `known`: the last cycle's, any of which is used again
         for a reservation that has not changed since."""
         st, now = self.state, self.now
-        bf = sorted(self.bf_positions)
-        # without explain only the jobs a backfill start jumped (those before the last one)
-        # have anything to do here
-        for k, (job, _cr, _p) in enumerate(order if self.explain else order[:bf[-1]] if bf
-                                           else ()):
+        if self.bf_positions:
+            self._bypassed(order, sorted(self.bf_positions))
+        for job, _cr, _p in order if self.explain else ():
             jid = job.id
             if jid in self.started or jid in self.settled:
-                continue
-            if bf:
-                jumped = len(bf) - bisect_right(bf, k)
-                if jumped:
-                    st.bypass[jid] = st.bypass.get(jid, 0) + jumped
-            if not self.explain:
                 continue
             prio = self.priorities[jid].clipped if jid in self.priorities else None
             kr = st.reservations.get(jid)
@@ -667,8 +682,8 @@ class Cycle:
         freed = self.table.freed
         made = self.reserve_decisions = list(reuse) if reuse else []
         items = iter(st.reservations.items())
-        for _ in range(len(made)):
-            next(items)[1].stamp = freed
+        for _jid, kr in islice(items, len(made)):
+            kr.stamp = freed
         last = {r.job_id: r for r in known} if known else {}
         for jid, kr in items:
             kr.stamp = freed

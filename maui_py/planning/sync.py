@@ -79,9 +79,11 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
         for jid in delta.ended:
             table.release(owners.job(jid))
             state.running.pop(jid, None)
-        redo = set(delta.started) | set(delta.changed)
-        redo.update(j for j in map(owners.job_of, expired) if j is not None and j in by_id)
-        for jid in sorted(redo):
+        redo = frozenset(delta.started).union(delta.changed)
+        if expired:
+            redo = redo.union(j for j in map(owners.job_of, expired)
+                              if j is not None and j in by_id)
+        for jid in sorted(redo) if redo else ():
             _place(table, state, by_id.get(jid), now, overrun, span)
     else:
         current = {j.id: j for j in running}

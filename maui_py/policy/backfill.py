@@ -67,6 +67,9 @@ def backfill(c, order, first: int = 0) -> None:
     if run is None or c.table.free_now <= 0:
         return
     by = ORDERS[c.bf_order]
+    if run is first_fit and by is None and c.bf_depth <= 0 and not c.limits.any_active:
+        first_fit(c, order[first:] if first else order, SOFT, first)
+        return
     st = c.state
     started, reserved, nobf = c.started, st.reservations, c.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
@@ -86,29 +89,47 @@ def backfill(c, order, first: int = 0) -> None:
         run(c, cands, level)
 
 
-def first_fit(c, cands, level) -> None:
-    """FIRSTFIT: each candidate, in the given order, starts if it fits now around every
-    reservation and within the limits of `level`."""
+def first_fit(c, cands, level, first: int | None = None) -> None:
+    """FIRSTFIT: each candidate (position in the order, job, compiled request), in the
+    given order, starts if it fits now around every reservation and within the limits of
+    `level`. With `first`, `cands` are the order's own entries from position `first` on,
+    and the jobs started or holding a reservation or NOBF are passed over here: no list
+    of candidates is built (backfill's one pass in priority order)."""
     table = c.table
-    procs = [e[1].procs for e in cands]
-    least = procs[:]
+    if first is None:
+        procs = [e[1].procs for e in cands]
+    else:
+        procs = [e[0].procs for e in cands]
+        started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
+    least = procs[:]                    # least[i]: the fewest processors from i on
     for i in range(len(least) - 2, -1, -1):
         if least[i + 1] < least[i]:
             least[i] = least[i + 1]
     limited = c.limits.any_active
-    gates = (_gates(c) if 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
-             else None)
-    span, now = c.span, c.now
-    for i, (k, job, cr) in enumerate(cands):
+    gated = 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
+    gates = one = None                  # made for the first candidate narrow enough
+    span = c.span
+    for i, e in enumerate(cands):
         free = table.free_now
         if free <= 0 or free < least[i]:
             break                       # no job left in this pass is narrow enough
         n = procs[i]
         if n > free:
             continue
+        if first is None:
+            k, job, cr = e
+        else:
+            job, cr, _p = e
+            if job.id in started or job.id in reserved or (nobf and job.qos in nobf):
+                continue
+            k = first + i
+        if gated and gates is None:
+            gates = _gates(c)
+            one = gates[0] if len(gates) == 1 else None
         if gates:
-            end = now + max(span(job), 1)
-            if any(s < end and n > cap for s, cap in gates):
+            w = span(job)
+            if (n > one[1] and w > one[0] if one is not None
+                    else any(n > cap and w > room for room, cap in gates)):
                 continue                # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
@@ -117,7 +138,7 @@ def first_fit(c, cands, level) -> None:
             c.start(job, p, StartKind.BACKFILL, k)
             if gates:
                 for g in gates:
-                    if g[0] < end:
+                    if w > g[0]:
                         g[1] -= n
 
 
@@ -127,13 +148,15 @@ with many, making them costs more than the scans they save."""
 
 
 def _gates(c) -> list[list[int]]:
-    """[start, free processors at that instant] of the reservations to come, under the
-    count planner: a job that would still run at such a start needs that many free there,
-    a necessary condition checked in O(1) before the planner is asked (which stays the
-    judge). Kept up to date as the pass starts jobs. O(P) per reservation."""
+    """[seconds from now to its start, free processors at that instant] of the
+    reservations to come, under the count planner: a job planned to run longer than that
+    (its max(span, 1) would reach the start, which is at least a second away) needs that
+    many free there, a necessary condition checked in O(1) before the planner is asked
+    (which stays the judge). Kept up to date as the pass starts jobs. O(P) per
+    reservation."""
     now = c.now
     starts = sorted({kr.start for kr in c.state.reservations.values() if kr.start > now})
-    return [[s, c.table.free_procs_at(s)] for s in starts]
+    return [[s - now, c.table.free_procs_at(s)] for s in starts]
 
 
 def greedy(c, cands, level) -> None:

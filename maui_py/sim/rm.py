@@ -108,18 +108,25 @@ class SimulatedRM:
     def snapshot(self) -> ClusterSnapshot:
         """O(jobs in the system) in C (a tuple of the live jobs), O(changes) in Python."""
         prev = self._seq
-        self._seq += 1
+        self._seq = seq = prev + 1
         live = self._jobs
-        arrived = tuple(j for j in self._arrived if j in live)
-        changed = {j: live[j] for j in self._started if j in live}
-        changed.update((j, live[j]) for j in arrived)
-        delta = SnapshotDelta(prev, frozenset(self._started), frozenset(self._ended),
-                              arrived=arrived, jobs=changed)
-        self._started = set()
-        self._ended = set()
-        self._arrived = []
-        return ClusterSnapshot(self.clock(), self.nodes, tuple(self._jobs.values()),
-                               seq=self._seq, delta=delta)
+        started, ended, arrived = self._started, self._ended, self._arrived
+        changed = {j: live[j] for j in started if j in live} if started else {}
+        if arrived:
+            arrived = tuple([j for j in arrived if j in live])
+            for j in arrived:
+                changed[j] = live[j]
+            self._arrived = []
+        else:
+            arrived = ()
+        if started:
+            self._started = set()
+        if ended:
+            self._ended = set()
+        delta = SnapshotDelta(prev, frozenset(started), frozenset(ended), arrived=arrived,
+                              jobs=changed)
+        return ClusterSnapshot(self.clock(), self.nodes, tuple(live.values()), seq=seq,
+                               delta=delta)
 
     def apply(self, decisions: Iterable[Decision]) -> list[StartFailure]:
         failures = []

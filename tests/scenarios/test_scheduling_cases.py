@@ -26,6 +26,19 @@ def test_case11_each_backfill_start_bypasses_the_waiting_jobs_ahead():
     assert r.reports["B"].status == "reserved" and r.reports["B"].start == 100
 
 
+def test_case11_two_backfill_starts_bypass_by_how_many_jumped_each_job():
+    """Each waiting job counts the backfill starts behind it: B both, D only E's, F none;
+    the same with and without explain (finish counts them by segments of the order)."""
+    running = job("A", 2, 100, 0, start=0, nodes=("n0", "n1"))
+    jobs = [running, job("B", 4, 100, 1), job("C", 1, 50, 2), job("D", 2, 200, 3),
+            job("E", 1, 50, 4), job("F", 1, 50, 5)]
+    for explain in (True, False):
+        r = run_cycle(snapshot(5, cluster(4), jobs), config(EASY), explain=explain)
+        assert [(d.job_id, d.kind.value) for d in r.starts()] == [("C", "BACKFILL"),
+                                                                   ("E", "BACKFILL")]
+        assert r.state.bypass == {"B": 2, "D": 1}
+
+
 POLICY_JOBS = [job("A", 2, 100, 0), job("B", 4, 100, 1), job("C", 2, 200, 2),
                job("V", 4, 50, 10, user="vip")]
 POLICY_CFG = EASY + "USERWEIGHT 1\nUSERCFG[vip] PRIORITY=1000\n"

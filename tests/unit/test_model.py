@@ -1,5 +1,6 @@
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -49,3 +50,9 @@ def test_evolve_gives_what_replace_gives(tasks, per, state, start, with_request)
     assert got == want
     assert got.procs == want.procs == want.request.tasks * per
     assert job.state is JobState.IDLE and job.allocation == ()
+
+
+def test_evolve_refuses_a_name_that_is_no_field():
+    job = Job("j1", "u", JobRequest(), 600, 10)
+    with pytest.raises(TypeError):
+        evolve(job, start=5)
