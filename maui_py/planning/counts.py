@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
-from itertools import accumulate
+from itertools import accumulate, takewhile
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
@@ -400,14 +400,16 @@ class CountTable:
         return None if top >= FOREVER else top
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None
-               ) -> list[int]:
+               ) -> tuple[int, list[tuple[str, int]]]:
         """Re-make the first `candidates` future holds of `owners` in their order, each at
         its earliest start around the holds not in `owners` and the owners before it (as
         placed here): what releasing them all and reserving each again would give, but
         with the table touched only for the holds that move. A hold whose earliest start
         is now is released, for its owner to start on nodes chosen then (planned here as
         taking processors from now; not when a node is overcommitted, where the choice
-        may fail: the re-plan stops before it). Returns the starts, in order.
+        may fail: the re-plan stops before it). Returns how many holds were re-made (the
+        first ones of `owners`) and (owner, new start) of those that moved, in order: the
+        others keep their starts.
 
         The profile without `owners` is built once on an array of every change point and
         owner bound; each hold's start is then searched on it and subtracted. An earlier
@@ -441,7 +443,6 @@ class CountTable:
         seg += later
         total = self.total
         free = [total - u for u in accumulate(map(held.__getitem__, later), initial=u0)]
-        starts: list[int] = []
         moved = []
         bound = FOREVER if freed_until is None else freed_until
         loaded = origin
@@ -470,12 +471,14 @@ class CountTable:
                 pb = bisect_left(seg, pe, pa)
                 free[pa:pb] = [x - pn for x in free[pa:pb]]
 
-        for h in map(holds.get, owners[:candidates]):
-            if h is None:
+        visit = owners[:candidates]
+        done = len(visit)
+        for h in map(holds.get, visit):
+            if h is None or h.start <= origin:
+                done = visit.index(h.owner) if h is not None else sum(
+                    1 for _ in takewhile(holds.__contains__, visit))
                 break
             s0, e, n = h.start, h.end, h.procs
-            if s0 <= origin:
-                break
             w = e - s0
             k = None
             if bound > origin:
@@ -519,10 +522,10 @@ class CountTable:
                 if min(free[a:bisect_left(seg, e, a)]) < n:
                     k = _first_run(seg, free, a, len(seg), n, w)
             if k is None:
-                starts.append(s0)
                 heappush(pending, (s0, e, n))
                 continue
             if k == 0 and self.overcommitted:
+                done = visit.index(h.owner)
                 break
             t = seg[k]
             b = bisect_left(seg, t + w, k)
@@ -540,11 +543,10 @@ class CountTable:
             reach = t + w if t > s0 or t + w < s0 else s0
             if reach > loaded:
                 loaded = reach
-            starts.append(t)
             free[k:b] = [x - n for x in free[k:b]]
         if moved:
             self._shift(moved)
-        return starts
+        return done, [(h.owner, t) for h, t in moved]
 
     def _shift(self, moved: list[tuple[CountHold, int]]) -> None:
         """Move future holds (none with nodes) to start at the instants given, as release
