@@ -445,13 +445,13 @@ class CountTable:
         free = [total - u for u in accumulate(map(held.__getitem__, later), initial=u0)]
         moved = []
         bound = FOREVER if freed_until is None else freed_until
-        loaded = origin
+        loaded = origin if freed_until is not None else FOREVER
         """The latest instant a moved hold added load at: a hold moved from [s, e) to an
         earlier [t, t + w) adds processors only over [t, min(s, t + w)), one pushed later up
         to t + w. A later hold's own place was free around every hold at its old place (what
         came since its placement was placed around it), so it is still free unless such
         added load reaches it, or unless something was held without a room check
-        (freed_until unknown)."""
+        (freed_until unknown: every place is checked)."""
         full: list[tuple[int, int]] = []
         """(procs, seconds): no start before `bound` for as many or more of both (what is
         free only shrinks as holds are placed); kept minimal, at most _FAILS."""
@@ -482,13 +482,18 @@ class CountTable:
             w = e - s0
             k = None
             if bound > origin:
-                until = s0 if bound >= s0 else bound
-                since, sw = origin, 0
                 for fn, fw in full:
                     if fn <= n and fw <= w:
-                        since = until
-                        break
+                        break           # no start before bound for (n, w)
                 else:
+                    fn = 0
+                if fn:
+                    if loaded <= s0:    # its own place is still free
+                        heappush(pending, (s0, e, n))
+                        continue
+                else:
+                    until = s0 if bound >= s0 else bound
+                    since, sw = origin, 0
                     for fn, fw, ft in reversed(part):
                         if ft > since and fn <= n and fw <= w:
                             since = ft
@@ -496,27 +501,27 @@ class CountTable:
                                 sw = fw
                             if since >= until:
                                 break
-                if since < until:
-                    if pending and pending[0][0] < until:
-                        settle(until)
-                    lo = bisect_left(seg, since) if since > origin else 0
-                    hi = bisect_left(seg, until, lo)
-                    if hi > lo and max(free[lo:hi]) >= n:
-                        if pending and pending[0][0] < until + w:
-                            settle(until + w)
-                        k = _first_run(seg, free, lo, hi, n, w)
-                        sw = w
-                    if k is None:       # no start before until for (n, sw) or more
-                        if until >= bound:
-                            full = [f for f in full if f[0] < n or f[1] < sw]
-                            if len(full) >= _FAILS:
-                                del full[0]
-                            full.append((n, sw))
-                        else:
-                            if len(part) >= _FAILS:
-                                del part[0]
-                            part.append((n, sw, until))
-            if k is None and (loaded > s0 or freed_until is None):
+                    if since < until:
+                        if pending and pending[0][0] < until:
+                            settle(until)
+                        lo = bisect_left(seg, since) if since > origin else 0
+                        hi = bisect_left(seg, until, lo)
+                        if hi > lo and max(free[lo:hi]) >= n:
+                            if pending and pending[0][0] < until + w:
+                                settle(until + w)
+                            k = _first_run(seg, free, lo, hi, n, w)
+                            sw = w
+                        if k is None:       # no start before until for (n, sw) or more
+                            if until >= bound:
+                                full = [f for f in full if f[0] < n or f[1] < sw]
+                                if len(full) >= _FAILS:
+                                    del full[0]
+                                full.append((n, sw))
+                            else:
+                                if len(part) >= _FAILS:
+                                    del part[0]
+                                part.append((n, sw, until))
+            if k is None and loaded > s0:
                 settle(FOREVER)
                 a = bisect_left(seg, s0)
                 if min(free[a:bisect_left(seg, e, a)]) < n:
