@@ -263,8 +263,7 @@ class Cycle:
         order = self._arrange(order)
         order = self._idle_limits(order)
         self.in_passes = True
-        kept.reserved_jobs(self, order)
-        priority_pass.priority_pass(self, order)
+        priority_pass.priority_pass(self, order, *kept.reserved_jobs(self, order))
         backfill.backfill(self, order)
         self.finish(order, running)
         if self.started and not self.passive_policy:
@@ -679,14 +678,10 @@ class Cycle:
                     why.append(f"no backfill window of {duration(self.span(job))} x {job.procs} procs")
                 status = ReportStatus.BLOCKED if jid in self.blocked_soft else ReportStatus.WAITING
                 self.report(jid, status, "; ".join(why), priority=prio)
-        freed = self.table.freed
+        st.reserved_stamp = self.table.freed
         made = self.reserve_decisions = list(reuse) if reuse else []
-        items = iter(st.reservations.items())
-        for _jid, kr in islice(items, len(made)):
-            kr.stamp = freed
         last = {r.job_id: r for r in known} if known else {}
-        for jid, kr in items:
-            kr.stamp = freed
+        for jid, kr in islice(st.reservations.items(), len(made), None):
             r = last.get(jid)
             if (r is None or r.start != kr.start or r.end != kr.end
                     or r.allocation != kr.allocation):

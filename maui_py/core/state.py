@@ -29,8 +29,6 @@ class KeptReservation:
     group: int
     made_at: int
     retry_until: int | None = None
-    stamp: int = -1
-    """table.freed when the start was last known to be the earliest (see _reserved_jobs)."""
 
 
 @dataclass(slots=True)
@@ -88,6 +86,10 @@ class SchedulerState:
     """What the last cycle leaves for a cycle from what changed (core/changes.py)."""
     selection: Any = None
     """The last cycle's eligible jobs in priority order (core/selection.py)."""
+    reserved_stamp: int = -1
+    """table.freed at the end of the last cycle: every reservation held then was at its
+    earliest start as of that stamp (policy/kept.py); -1 when none is known (a fresh state,
+    reservations read from the store)."""
 
     def by_job(self) -> tuple[dict, ...]:
         """The persisted maps keyed by job id: what goes when a job leaves the system."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
-from itertools import accumulate
+from itertools import accumulate, takewhile
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
@@ -400,14 +400,16 @@ class CountTable:
         return None if top >= FOREVER else top
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None
-               ) -> list[int]:
+               ) -> tuple[int, list[tuple[str, int]]]:
         """Re-make the first `candidates` future holds of `owners` in their order, each at
         its earliest start around the holds not in `owners` and the owners before it (as
         placed here): what releasing them all and reserving each again would give, but
         with the table touched only for the holds that move. A hold whose earliest start
         is now is released, for its owner to start on nodes chosen then (planned here as
         taking processors from now; not when a node is overcommitted, where the choice
-        may fail: the re-plan stops before it). Returns the starts, in order.
+        may fail: the re-plan stops before it). Returns how many holds were re-made (the
+        first ones of `owners`) and (owner, new start) of those that moved, in order: the
+        others keep their starts.
 
         The profile without `owners` is built once on an array of every change point and
         owner bound; each hold's start is then searched on it and subtracted. An earlier
@@ -441,16 +443,15 @@ class CountTable:
         seg += later
         total = self.total
         free = [total - u for u in accumulate(map(held.__getitem__, later), initial=u0)]
-        starts: list[int] = []
         moved = []
         bound = FOREVER if freed_until is None else freed_until
-        loaded = origin
+        loaded = origin if freed_until is not None else FOREVER
         """The latest instant a moved hold added load at: a hold moved from [s, e) to an
         earlier [t, t + w) adds processors only over [t, min(s, t + w)), one pushed later up
         to t + w. A later hold's own place was free around every hold at its old place (what
         came since its placement was placed around it), so it is still free unless such
         added load reaches it, or unless something was held without a room check
-        (freed_until unknown)."""
+        (freed_until unknown: every place is checked)."""
         full: list[tuple[int, int]] = []
         """(procs, seconds): no start before `bound` for as many or more of both (what is
         free only shrinks as holds are placed); kept minimal, at most _FAILS."""
@@ -470,22 +471,29 @@ class CountTable:
                 pb = bisect_left(seg, pe, pa)
                 free[pa:pb] = [x - pn for x in free[pa:pb]]
 
-        for h in map(holds.get, owners[:candidates]):
-            if h is None:
+        visit = owners[:candidates]
+        done = len(visit)
+        for h in map(holds.get, visit):
+            if h is None or h.start <= origin:
+                done = visit.index(h.owner) if h is not None else sum(
+                    1 for _ in takewhile(holds.__contains__, visit))
                 break
             s0, e, n = h.start, h.end, h.procs
-            if s0 <= origin:
-                break
             w = e - s0
             k = None
             if bound > origin:
-                until = s0 if bound >= s0 else bound
-                since, sw = origin, 0
                 for fn, fw in full:
                     if fn <= n and fw <= w:
-                        since = until
-                        break
+                        break           # no start before bound for (n, w)
                 else:
+                    fn = 0
+                if fn:
+                    if loaded <= s0:    # its own place is still free
+                        heappush(pending, (s0, e, n))
+                        continue
+                else:
+                    until = s0 if bound >= s0 else bound
+                    since, sw = origin, 0
                     for fn, fw, ft in reversed(part):
                         if ft > since and fn <= n and fw <= w:
                             since = ft
@@ -493,36 +501,36 @@ class CountTable:
                                 sw = fw
                             if since >= until:
                                 break
-                if since < until:
-                    if pending and pending[0][0] < until:
-                        settle(until)
-                    lo = bisect_left(seg, since) if since > origin else 0
-                    hi = bisect_left(seg, until, lo)
-                    if hi > lo and max(free[lo:hi]) >= n:
-                        if pending and pending[0][0] < until + w:
-                            settle(until + w)
-                        k = _first_run(seg, free, lo, hi, n, w)
-                        sw = w
-                    if k is None:       # no start before until for (n, sw) or more
-                        if until >= bound:
-                            full = [f for f in full if f[0] < n or f[1] < sw]
-                            if len(full) >= _FAILS:
-                                del full[0]
-                            full.append((n, sw))
-                        else:
-                            if len(part) >= _FAILS:
-                                del part[0]
-                            part.append((n, sw, until))
-            if k is None and (loaded > s0 or freed_until is None):
+                    if since < until:
+                        if pending and pending[0][0] < until:
+                            settle(until)
+                        lo = bisect_left(seg, since) if since > origin else 0
+                        hi = bisect_left(seg, until, lo)
+                        if hi > lo and max(free[lo:hi]) >= n:
+                            if pending and pending[0][0] < until + w:
+                                settle(until + w)
+                            k = _first_run(seg, free, lo, hi, n, w)
+                            sw = w
+                        if k is None:       # no start before until for (n, sw) or more
+                            if until >= bound:
+                                full = [f for f in full if f[0] < n or f[1] < sw]
+                                if len(full) >= _FAILS:
+                                    del full[0]
+                                full.append((n, sw))
+                            else:
+                                if len(part) >= _FAILS:
+                                    del part[0]
+                                part.append((n, sw, until))
+            if k is None and loaded > s0:
                 settle(FOREVER)
                 a = bisect_left(seg, s0)
                 if min(free[a:bisect_left(seg, e, a)]) < n:
                     k = _first_run(seg, free, a, len(seg), n, w)
             if k is None:
-                starts.append(s0)
                 heappush(pending, (s0, e, n))
                 continue
             if k == 0 and self.overcommitted:
+                done = visit.index(h.owner)
                 break
             t = seg[k]
             b = bisect_left(seg, t + w, k)
@@ -540,11 +548,10 @@ class CountTable:
             reach = t + w if t > s0 or t + w < s0 else s0
             if reach > loaded:
                 loaded = reach
-            starts.append(t)
             free[k:b] = [x - n for x in free[k:b]]
         if moved:
             self._shift(moved)
-        return starts
+        return done, [(h.owner, t) for h, t in moved]
 
     def _shift(self, moved: list[tuple[CountHold, int]]) -> None:
         """Move future holds (none with nodes) to start at the instants given, as release

@@ -4,6 +4,10 @@ MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
 
 from __future__ import annotations
 
+from collections import Counter
+from itertools import islice, takewhile
+from operator import attrgetter
+
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning.counts import CountTable
@@ -58,54 +62,52 @@ def _unmoved(c, order) -> set[str]:
         return set()
     res = st.reservations
     freed = table.freed
-    stamp = freed
-    holds = table.holds
-    prefix = owners.priority("")
+    stamp = st.reserved_stamp
     request = not c.predicting.on
     span = c.span
-    cands: list[tuple[str, object]] = []
-    held: list[str] = []     # their holds' owners
-    cut = odd = None        # the first without a hold; the first whose span differs
-    checked = 0             # reservations seen with no retry hold
+    m = 0                   # reservations seen with no retry hold
+    odd = None              # the first whose span differs from its job's
     for (job, _cr, _p), (jid, kr) in zip(order, res.items()):
         if job.id != jid or kr.start <= now or (kr.retry_until is not None
                                                 and kr.retry_until > now):
             break
-        checked += 1
-        if kr.stamp < stamp:
-            stamp = kr.stamp
-        if cut is None:
-            o = prefix + jid
-            if o not in holds:
-                cut = len(cands)
-                continue
-            if odd is None and kr.end - kr.start != max(
-                    job.wallclock if request else int(span(job)), 1):
-                odd = len(cands)
-            cands.append((jid, kr))
-            held.append(o)
-    if not cands or stamp == freed:
-        return {jid for jid, _kr in cands}
-    if len(cands) < MIN_REPLAN or c.access or c.limits.any_active or (
-            checked < len(res) and any(kr.retry_until is not None and kr.retry_until > now
-                                       for kr in res.values())):
+        if odd is None and kr.end - kr.start != max(
+                job.wallclock if request else int(span(job)), 1):
+            odd = m
+        m += 1
+    held = owners.priorities(islice(res, m))     # their holds' owners
+    holds = table.holds
+    if not all(map(holds.__contains__, held)):
+        del held[sum(1 for _ in takewhile(holds.__contains__, held)):]
+    n = len(held)
+    if not n or stamp == freed:
+        return set(islice(res, n))
+    if n < MIN_REPLAN or c.access or c.limits.any_active or (
+            m < len(res) and any(kr.retry_until is not None and kr.retry_until > now
+                                 for kr in res.values())):
         return set()
-    if odd is not None:
-        del cands[odd:]
-    starts = table.replan(held if len(held) == len(res) else owners.priorities(res),
-                          len(cands), table.freed_until(stamp))
-    keep = set()
-    for (jid, kr), t in zip(cands, starts):
+    if odd is not None and odd < n:
+        n = odd
+    done, moves = table.replan(held if len(held) == len(res) else owners.priorities(res), n,
+                               table.freed_until(stamp))
+    keep = set(res) if done == len(res) else set(islice(res, done))
+    cut = len(owners.priority(""))
+    for o, t in moves:
+        jid = o[cut:]
         if t > now:
-            keep.add(jid)
-            if t != kr.start:
-                kr.end += t - kr.start
-                kr.start = t
+            kr = res[jid]
+            kr.end += t - kr.start
+            kr.start = t
+        else:
+            keep.discard(jid)
     return keep
 
 
-def reserved_jobs(c, order) -> None:
-    """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
+def reserved_jobs(c, order) -> tuple[int, tuple | None]:
+    """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs). Returns where the
+    priority pass may begin (priority_pass's `first` and `resume`): past the reservations,
+    when every one is kept and they head the order (the pass would only count them), else
+    at the start.
 
     Under the count planner the reservations of the first jobs in order, made in that
     same order (the dictionary keeps it), are placed where a cycle with no memory would
@@ -125,11 +127,12 @@ def reserved_jobs(c, order) -> None:
     """
     st, now = c.state, c.now
     if not st.reservations:
-        return
+        return 0, None
     keep = _unmoved(c, order)
     if len(keep) == len(st.reservations):
-        return                      # every one is a job at the head of the order, in place
+        return _past(c, len(keep))  # every one is a job at the head of the order, in place
     index = _positions(order, st.reservations)
+    head = len(index) and max(index.values()) == len(index) - 1
     if len(index) < len(st.reservations):
         for jid in [j for j in st.reservations if j not in index]:
             c.table.release(owners.priority(jid))
@@ -155,17 +158,20 @@ def reserved_jobs(c, order) -> None:
             continue
         if not REMAKES[c.res_policy]:
             del st.reservations[jid]
+            head = False
             continue
         ign = c.ignore(job)
         p = c.table.earliest_start(cr, c.span(job), now, policy=c.nap, ignore=ign)
         if not p:
             del st.reservations[jid]
+            head = False
             deferral.defer(c, job, "insufficient resources to start reserved job: "
                         + c.blocked_by(job, cr, p))
             continue
         why = c.past_standing(job, cr, p)
         if why:
             del st.reservations[jid]
+            head = False
             deferral.defer(c, job, why)
             continue
         if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
@@ -174,3 +180,13 @@ def reserved_jobs(c, order) -> None:
         c.table.reserve_placement(owners.priority(jid), p, kind="priority", inside=ign)
         kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
         st.reservations[jid] = st.reservations.pop(jid)     # the dictionary keeps the order made
+    return _past(c, len(index)) if head else (0, None)
+
+
+def _past(c, k: int) -> tuple[int, tuple]:
+    """The priority pass's `first` and `resume` when each of the first k jobs in order has
+    started or holds a reservation, and every reservation is one of theirs: the pass would
+    only count the reservations per group. O(reservations), without a Python loop."""
+    res = c.state.reservations
+    return k, (dict(Counter(map(attrgetter("group"), res.values()))), False, bool(res), "",
+               False)

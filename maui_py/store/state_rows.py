@@ -6,9 +6,10 @@
 Per job (table job_state): queue_time, bypass, start_count, deferred, batch_hold,
 pending, failed, system_priority (setspri), predictions (PREDICTIONPOLICY) and run_now
 (runjob, kept as `true`). The users' runtime history (predictions) is one kv value. Kept
-reservations (table reservations) without `stamp`: the stamp refers to one in-memory
-reservation table (its `freed` counter) and would be wrong for
-the fresh table a restarted daemon builds, so a loaded reservation is always re-checked.
+reservations (table reservations) by themselves: the stamp saying when they were last at
+their earliest (SchedulerState.reserved_stamp) refers to one in-memory reservation table
+(its `freed` counter) and would be wrong for the fresh table a restarted daemon builds, so
+it is a cache, and a loaded reservation is always re-checked.
 The queue policy (fair-share usage windows, queue priorities) is kept as
 {name, data: policy.dump()}; until the first cycle rebuilds the real policy and
 restores it, a SavedQueuePolicy stands in for it.
@@ -65,9 +66,7 @@ def state_rows(state: SchedulerState) -> StateRows:
         per_job.setdefault(jid, {})["run_now"] = True
     rows.jobs = {jid: dump_data(d) for jid, d in per_job.items()}
     for jid, kr in state.reservations.items():
-        data = encode(kr)
-        data.pop("stamp", None)
-        rows.reservations[jid] = (kr.start, kr.end, dump_data(data))
+        rows.reservations[jid] = (kr.start, kr.end, dump_data(encode(kr)))
     policy = state.queue_policy
     rows.kv = {"iteration": dump_data(state.iteration), "last_now": dump_data(state.last_now),
                "queue_policy": dump_data(None if policy is None else

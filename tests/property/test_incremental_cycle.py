@@ -33,7 +33,7 @@ SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X"
                     deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 CACHES = ("table", "table_seq", "table_nodes", "running", "compiled", "external", "standing",
-          "nodecfg", "counting", "engine", "changes", "selection")
+          "nodecfg", "counting", "engine", "changes", "selection", "reserved_stamp")
 
 
 def from_scratch(state: SchedulerState, memo: dict) -> SchedulerState:

@@ -290,7 +290,7 @@ class CountingPolicy:
 def full_state() -> SchedulerState:
     alloc = (("n1", Resources.of(4, 100, gpu=1)), ("n2", Resources.of(4)))
     s = SchedulerState(iteration=7, last_now=123)
-    s.reservations["wide"] = KeptReservation("wide", 200, 300, alloc, 0, 100, retry_until=250, stamp=5)
+    s.reservations["wide"] = KeptReservation("wide", 200, 300, alloc, 0, 100, retry_until=250)
     s.deferred["d"] = DeferRecord(2, 400, "start failed 1 time(s): BadConstraints")
     s.batch_holds["b"] = "deferred 25 times"
     s.start_counts["d"] = 3
@@ -312,7 +312,8 @@ def test_the_scheduler_state_round_trips(tmp_path):
                  "queue_time", "pending", "failed"):
         assert getattr(loaded, name) == getattr(state, name), name
     kept = state.reservations["wide"]
-    assert loaded.reservations == {"wide": dataclasses.replace(kept, stamp=-1)}   # never trusted
+    assert loaded.reservations == {"wide": kept}
+    assert state.reserved_stamp == -1 and loaded.reserved_stamp == -1   # a cache: never trusted
     assert loaded.queue_policy.name == "MAUI" and loaded.queue_policy.dump() == {"usage": {"alice": 12.5}}
     assert loaded.table is None and loaded.engine is None
     store.close()
