@@ -283,7 +283,8 @@ def run(c: Cycle) -> CycleResult | None:
         backfill.backfill(c, order, k0)
         c.finish(order, [], reuse=cache.reserves)
     else:
-        priority_pass.priority_pass(c, order, *kept.reserved_jobs(c, order))
+        kept.reserved_jobs(c, order)
+        priority_pass.priority_pass(c, order)
         backfill.backfill(c, order)
         c.finish(order, [], known=cache.reserves)
     st.last_now = now

@@ -263,7 +263,8 @@ class Cycle:
         order = self._arrange(order)
         order = self._idle_limits(order)
         self.in_passes = True
-        priority_pass.priority_pass(self, order, *kept.reserved_jobs(self, order))
+        kept.reserved_jobs(self, order)
+        priority_pass.priority_pass(self, order)
         backfill.backfill(self, order)
         self.finish(order, running)
         if self.started and not self.passive_policy:

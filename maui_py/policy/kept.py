@@ -4,9 +4,7 @@ MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
 
 from __future__ import annotations
 
-from collections import Counter
 from itertools import islice, takewhile
-from operator import attrgetter
 
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
@@ -103,11 +101,8 @@ def _unmoved(c, order) -> set[str]:
     return keep
 
 
-def reserved_jobs(c, order) -> tuple[int, tuple | None]:
-    """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs). Returns where the
-    priority pass may begin (priority_pass's `first` and `resume`): past the reservations,
-    when every one is kept and they head the order (the pass would only count them), else
-    at the start.
+def reserved_jobs(c, order) -> None:
+    """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
     Under the count planner the reservations of the first jobs in order, made in that
     same order (the dictionary keeps it), are placed where a cycle with no memory would
@@ -127,12 +122,11 @@ def reserved_jobs(c, order) -> tuple[int, tuple | None]:
     """
     st, now = c.state, c.now
     if not st.reservations:
-        return 0, None
+        return
     keep = _unmoved(c, order)
     if len(keep) == len(st.reservations):
-        return _past(c, len(keep))  # every one is a job at the head of the order, in place
+        return                      # every one is a job at the head of the order, in place
     index = _positions(order, st.reservations)
-    head = len(index) and max(index.values()) == len(index) - 1
     if len(index) < len(st.reservations):
         for jid in [j for j in st.reservations if j not in index]:
             c.table.release(owners.priority(jid))
@@ -158,20 +152,17 @@ def reserved_jobs(c, order) -> tuple[int, tuple | None]:
             continue
         if not REMAKES[c.res_policy]:
             del st.reservations[jid]
-            head = False
             continue
         ign = c.ignore(job)
         p = c.table.earliest_start(cr, c.span(job), now, policy=c.nap, ignore=ign)
         if not p:
             del st.reservations[jid]
-            head = False
             deferral.defer(c, job, "insufficient resources to start reserved job: "
                         + c.blocked_by(job, cr, p))
             continue
         why = c.past_standing(job, cr, p)
         if why:
             del st.reservations[jid]
-            head = False
             deferral.defer(c, job, why)
             continue
         if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
@@ -180,13 +171,3 @@ def reserved_jobs(c, order) -> tuple[int, tuple | None]:
         c.table.reserve_placement(owners.priority(jid), p, kind="priority", inside=ign)
         kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
         st.reservations[jid] = st.reservations.pop(jid)     # the dictionary keeps the order made
-    return _past(c, len(index)) if head else (0, None)
-
-
-def _past(c, k: int) -> tuple[int, tuple]:
-    """The priority pass's `first` and `resume` when each of the first k jobs in order has
-    started or holds a reservation, and every reservation is one of theirs: the pass would
-    only count the reservations per group. O(reservations), without a Python loop."""
-    res = c.state.reservations
-    return k, (dict(Counter(map(attrgetter("group"), res.values()))), False, bool(res), "",
-               False)
