@@ -307,18 +307,24 @@ class Cycle:
             self.reports[job_id] = JobReport(job_id, status, reason, **kw)
 
     def _forget_gone(self, by_id: dict[str, Job]) -> None:
+        """Drop what the state keeps for jobs no longer in the snapshot. The compiled
+        requests, a cache whose hits are checked by job identity and which holds an entry
+        per queued job, are swept only once they outnumber twice the jobs: a sweep a cycle
+        would walk every queued job. O(the maps' sizes): each map is walked, not the
+        snapshot's jobs (`keys() - by_id.keys()` would walk those)."""
         st = self.state
         if st.run_now:
-            st.run_now &= by_id.keys()
-        known = by_id.keys()
+            st.run_now.difference_update([k for k in st.run_now if k not in by_id])
+        bound = 2 * len(by_id) + 64
+        compiled = st.compiled
         for d in st.by_job():
-            if d:
-                for k in d.keys() - known:
+            if d and (d is not compiled or len(d) > bound):
+                for k in [k for k in d if k not in by_id]:
                     if d is st.reservations:
                         self.table.release(owners.priority(k))
                     del d[k]
-        if len(self.engine._static) > 2 * len(known) + 64:
-            for k in self.engine._static.keys() - known:
+        if len(self.engine._static) > bound:
+            for k in [k for k in self.engine._static if k not in by_id]:
                 self.engine.forget(k)
 
     # -------------------------------------------------------------- eligibility
