@@ -80,7 +80,9 @@ class CycleResult:
     decisions: list[Decision]
     reports: dict[str, JobReport]
     state: SchedulerState
-    order: list[str] = field(default_factory=list)
+    ordered: list = field(default_factory=list)
+    """The priority order: job ids, or the cycle's (job, compiled request, priority)
+    entries, which `order` reads as ids when first asked (a simulation never asks)."""
     priorities: dict[str, Breakdown] = field(default_factory=dict)
     held: list[Reservation] = field(default_factory=list)
     """Every reservation held after the cycle: standing, administrative, the resource
@@ -89,6 +91,14 @@ class CycleResult:
     reserve_tail: int = 0
     """How many Reserve decisions end `decisions`: all of them (the cycle lists its
     reservations last, one per reservation held)."""
+
+    @property
+    def order(self) -> list[str]:
+        """The ids of the eligible jobs in priority order. O(len) the first time, O(1) after."""
+        ordered = self.ordered
+        if ordered and not isinstance(ordered[0], str):
+            ordered = self.ordered = order_ids(ordered)
+        return ordered
 
     def actions(self) -> list[Decision]:
         """The decisions before the Reserve tail: what a resource manager acts on. O(len)."""
@@ -272,9 +282,8 @@ class Cycle:
                                 self._view())
         st.last_now = now
         st.changes = changes.remember(self, order)
-        return CycleResult(now, st.iteration, self.decisions, self.reports, st,
-                           [j.id for j, _cr, _p in order], self.priorities, self._held_view(),
-                           len(self.reserve_decisions))
+        return CycleResult(now, st.iteration, self.decisions, self.reports, st, order,
+                           self.priorities, self._held_view(), len(self.reserve_decisions))
 
     def _counting(self, queued: list[Job]) -> bool:
         """Plan with processor counts (planning/counts.py): identical nodes, only job
@@ -315,18 +324,24 @@ class Cycle:
             self.reports[job_id] = JobReport(job_id, status, reason, **kw)
 
     def _forget_gone(self, by_id: dict[str, Job]) -> None:
+        """Drop what the state keeps for jobs no longer in the snapshot. The compiled
+        requests, a cache whose hits are checked by job identity and which holds an entry
+        per queued job, are swept only once they outnumber twice the jobs: a sweep a cycle
+        would walk every queued job. O(the maps' sizes): each map is walked, not the
+        snapshot's jobs (`keys() - by_id.keys()` would walk those)."""
         st = self.state
         if st.run_now:
-            st.run_now &= by_id.keys()
-        known = by_id.keys()
+            st.run_now.difference_update([k for k in st.run_now if k not in by_id])
+        bound = 2 * len(by_id) + 64
+        compiled = st.compiled
         for d in st.by_job():
-            if d:
-                for k in d.keys() - known:
+            if d and (d is not compiled or len(d) > bound):
+                for k in [k for k in d if k not in by_id]:
                     if d is st.reservations:
                         self.table.release(owners.priority(k))
                     del d[k]
-        if len(self.engine._static) > 2 * len(known) + 64:
-            for k in self.engine._static.keys() - known:
+        if len(self.engine._static) > bound:
+            for k in [k for k in self.engine._static if k not in by_id]:
                 self.engine.forget(k)
 
     # -------------------------------------------------------------- eligibility

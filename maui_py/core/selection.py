@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..priority.engine import order_key
@@ -36,6 +35,7 @@ if TYPE_CHECKING:
     from .cycle import Cycle
 
 _SYSTEM_PRIORITY = attrgetter("system_priority")
+_JOB = itemgetter(0)
 
 
 @dataclass(slots=True)
@@ -47,9 +47,6 @@ class SelectionCache:
     engine: Any
     order: list
     """(job, compiled request, priority) in priority order, as Cycle.select returns it."""
-    pos: dict[int, int]
-    """id(job) -> its index in order (order keeps every job alive, so ids stay unique; a hit
-    is still checked against order, in case the state was copied)."""
     fixed: bool
     """order is (submit time, id) order and stays so (see the module's docstring)."""
     static: float | None
@@ -58,11 +55,14 @@ class SelectionCache:
 
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
     """Cycle.select(queued), from `cache` (the last cycle's) where it applies; leaves this
-    cycle's cache in c.state.selection. O(queued) dictionary look-ups and one O(1)
-    priority per eligible job, plus Cycle.select for the jobs not eligible last cycle and
+    cycle's cache in c.state.selection. O(queued) set look-ups and one O(1) priority per
+    eligible job, plus Cycle.select for the jobs not eligible last cycle and
     O(new x log queued) to merge them, or O(queued log queued) when the order is not fixed."""
     st = c.state
     if c.explain or not c.passive_policy:
+        st.selection = None
+        return c.select(queued)
+    if len(c.by_id) != len(c.running) + len(queued):     # a job id twice: no cache
         st.selection = None
         return c.select(queued)
     if (cache is None or cache.cfg is not c.cfg or cache.table is not c.table
@@ -71,8 +71,7 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
         fixed, static = _fixed(c, out)
     else:
         out, fixed, static = _reuse(c, cache, queued)
-    st.selection = SelectionCache(c.cfg, c.table, c.engine, out,
-                                  {id(e[0]): k for k, e in enumerate(out)}, fixed, static)
+    st.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static)
     return out
 
 
@@ -80,37 +79,33 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, f
     """select() with a cache of this table, configuration and engine: (order, fixed,
     static). The jobs of `queued` found in the cache by identity, not batch-held or
     deferred since, keep their entry with a new priority; the rest go through
-    Cycle.select in snapshot order. O(queued) plus what select() says."""
-    st, now = c.state, c.now
-    order, pos = cache.order, cache.pos
-    mask = bytearray(len(order))
-    rest = []
-    held, deferred = st.batch_holds, st.deferred
-    for job in queued:
-        k = pos.get(id(job))
-        if k is None or order[k][0] is not job:     # (a copied cache holds other objects)
-            rest.append(job)
-            continue
-        if held and job.id in held:
-            rest.append(job)
-            continue
-        if deferred:
-            rec = deferred.get(job.id)
-            if rec is not None and rec.until > now:
-                rest.append(job)
-                continue
-        mask[k] = 1
+    Cycle.select in snapshot order. O(queued) set operations plus what select() says."""
+    st, now, by_id = c.state, c.now, c.by_id
+    order = cache.order
+    # Jobs are matched by id(): the cache's jobs and the queued ones are alive together, so
+    # equal ids are the same object (a copied cache holds other objects, which match
+    # nothing). Job ids are unique (select() checks), so by_id names the queued job of an id.
+    live = set(map(id, queued))
+    timed = {id(j) for jid in st.queue_time if (j := by_id.get(jid)) is not None}
+    timed &= live                       # queued jobs with a queue time of their own
+    again = [jid for jid, rec in st.deferred.items() if rec.until > now]
+    again += st.batch_holds
+    redo = {id(j) for jid in again if (j := by_id.get(jid)) is not None}
+    redo &= live                        # held or deferred since
+    live -= redo
+    kept = [e for e in order if id(e[0]) in live]
+    if len(kept) < len(live):           # some not in the cache
+        live.difference_update(map(id, map(_JOB, kept)))
+        redo |= live
+    rest = [j for j in queued if id(j) in redo] if redo else []
     new = c.select(rest)
-    kept = list(compress(order, mask))
-    qt = st.queue_time
-    if cache.fixed and c.engine.order_fixed and (not qt or not any(e[0].id in qt for e in kept)):
+    if cache.fixed and c.engine.order_fixed and timed <= redo:    # none kept has one
         fixed, static = _fixed(c, new, cache.static)
         if fixed:
             if kept:
-                prios = c.engine.fixed_priorities([e[0] for e in kept], now, static)
-                kept = [(e[0], e[1], p) for e, p in zip(kept, prios)]
+                kept = c.engine.fixed_priorities(kept, now, static)
             return (_merge(kept, new) if new else kept), True, static
-    serv, prio, bp = c.serv(), c._priority, st.bypass
+    serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
     out = [(j, cr, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0))
             if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
     out += new

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from ..cfg.choices import AccrualPolicy
 from ..core.state import DeferRecord, KeptReservation, PendingStart
-from ..model import Defer, Hold, HoldType, Job, ReleaseHold
+from ..model import Defer, Hold, HoldType, Job, JobState, ReleaseHold
 from ..model.report import ReportStatus
 from ..planning import owners
 
+
+_RUNNING = JobState.RUNNING
 
 ACCRUAL_RESETS: dict[AccrualPolicy, frozenset[str] | None] = {
     AccrualPolicy.ALWAYS: frozenset(),
@@ -32,17 +34,19 @@ def reset_accrual(c, job_id: str, why: str) -> None:
 
 
 def settle_starts(c) -> None:
-    st = c.state
-    for jid, p in list(st.pending.items()):
-        job = c.by_id.get(jid)
-        del st.pending[jid]
-        reason = st.failed.pop(jid, None)
-        if job is None or job.state.active:
+    """Last cycle's starts: each is done with, and one whose job is still queued failed
+    (start_failed), with the reason the resource manager gave if any. O(starts)."""
+    st, by_id = c.state, c.by_id
+    pending, st.pending = st.pending, {}
+    failed = st.failed
+    for jid, p in pending.items():
+        job = by_id.get(jid)
+        if job is None or job.state is _RUNNING or job.state.active:
             continue
         c.table.release(owners.job(jid))
         st.running.pop(jid, None)
-        start_failed(c, job, p, reason or "still idle after the start was pushed")
-    st.failed.clear()
+        start_failed(c, job, p, failed.get(jid) or "still idle after the start was pushed")
+    failed.clear()
 
 
 def start_failed(c, job: Job, p: PendingStart, reason: str) -> None:

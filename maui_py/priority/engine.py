@@ -346,16 +346,19 @@ class PriorityEngine:
             total = scap
         return static + self.cw["SERV"] * total
 
-    def fixed_priorities(self, jobs, now: int, static: float) -> list[float]:
-        """serv_priority(job, now, job.submit_time, bypass) of each job, when order_fixed
-        holds and every job's static part is `static`: the same operations in the same order
-        (no caps: is_linear), so the same floats, without a call per job. O(len(jobs))."""
+    def fixed_priorities(self, entries: list, now: int, static: float) -> list[tuple]:
+        """`entries` (job, compiled request, priority) with each priority replaced by
+        serv_priority(job, now, job.submit_time, bypass), when order_fixed holds and every
+        job's static part is `static`: the same operations in the same order (no caps:
+        is_linear), so the same floats, without a call per job. O(len(entries))."""
         cw = self.cw["SERV"]
         if not self._serv_terms:
-            return [static + cw * 0.0] * len(jobs)
+            v = static + cw * 0.0
+            return [(j, cr, v) for j, cr, _p in entries]
         w = self._serv_terms[0][1]
-        return [static + cw * (0.0 + w * ((q if q > 0 else 0) / 60.0))
-                for q in [now - j.submit_time for j in jobs]]
+        return [(j, cr, static + cw * (0.0 + w * ((q if (q := now - j.submit_time) > 0 else 0)
+                                                   / 60.0)))
+                for j, cr, _p in entries]
 
     def static_sum(self, job: Job) -> float:
         """The sum of the components fixed for a job's life (CRED, static RES), cached per

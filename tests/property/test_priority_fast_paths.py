@@ -66,7 +66,8 @@ def test_fast_paths_equal_the_breakdown(engine, jobs):
                 max_size=20))
 def test_fixed_priorities_equal_serv_priority(qt_weight, serv_weight, user_weight, jobs):
     """PriorityEngine.fixed_priorities (the selection cache's priorities of a fixed order)
-    gives serv_priority's floats bit for bit, waits before submission included."""
+    keeps each entry's job and request and gives serv_priority's floats bit for bit, waits
+    before submission included."""
     engine = PriorityEngine(parse_config(
         f"QUEUETIMEWEIGHT {qt_weight}\nSERVICEWEIGHT {serv_weight}\nUSERWEIGHT {user_weight}\n"
         "CREDWEIGHT 1\nUSERCFG[alice] PRIORITY=100\n"), 256, 256_000)
@@ -74,8 +75,9 @@ def test_fixed_priorities_equal_serv_priority(qt_weight, serv_weight, user_weigh
     now = 10**6
     made = [Job(f"j{k}", "alice", JobRequest(), 60, submit) for k, (submit, _w) in enumerate(jobs)]
     static = engine.static_sum(made[0])
-    assert engine.fixed_priorities(made, now, static) == [
-        engine.serv_priority(j, now, j.submit_time, 0) for j in made]
+    entries = [(j, k, -1.0) for k, j in enumerate(made)]
+    assert engine.fixed_priorities(entries, now, static) == [
+        (j, k, engine.serv_priority(j, now, j.submit_time, 0)) for k, j in enumerate(made)]
     later = now + jobs[0][1]
-    assert engine.fixed_priorities(made, later, static) == [
-        engine.serv_priority(j, later, j.submit_time, 0) for j in made]
+    assert engine.fixed_priorities(entries, later, static) == [
+        (j, k, engine.serv_priority(j, later, j.submit_time, 0)) for k, j in enumerate(made)]

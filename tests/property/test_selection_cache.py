@@ -95,3 +95,25 @@ def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
             if isinstance(d, Start):
                 jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
                                          allocation=d.allocation)
+
+
+def test_two_jobs_of_one_id_go_through_select_as_without_the_cache():
+    """A snapshot naming one job id twice (two Job objects) is classified in full: the
+    cache matches a held or deferred job by its id, which names one of the two. Here the
+    twin the cache knows is batch-held with the other; both wait, as without the cache."""
+    nodes = (Node("n0", Resources(procs=2, mem=1000)),)
+    cfg = parse_config("RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n")
+    busy = Job("busy", "u", JobRequest(tasks=2, per_task=Resources(1, 0)), 100, 900,
+               state=JobState.RUNNING, start_time=950,
+               allocation=(("n0", Resources(procs=2, mem=0)),))
+    first = Job("x", "u", JobRequest(tasks=1, per_task=Resources(1, 0)), 60, 990)
+    twin = replace(first, submit_time=995)
+    state = run_cycle(ClusterSnapshot(1000, nodes, (busy, first)), cfg, explain=False).state
+    assert state.selection is not None and state.selection.order[0][0] is first
+    state.batch_holds["x"] = "held by the test"
+    bare = SchedulerState(batch_holds={"x": "held by the test"})
+    later = ClusterSnapshot(1100, nodes, (first, twin))
+    got = run_cycle(later, cfg, state, explain=False)
+    want = run_cycle(later, cfg, bare, explain=False)
+    assert got.decisions == want.decisions == []
+    assert got.order == want.order == []
