@@ -80,9 +80,7 @@ class CycleResult:
     decisions: list[Decision]
     reports: dict[str, JobReport]
     state: SchedulerState
-    ordered: list = field(default_factory=list)
-    """The priority order: job ids, or the cycle's (job, compiled request, priority)
-    entries, which `order` reads as ids when first asked (a simulation never asks)."""
+    order: list[str] = field(default_factory=list)
     priorities: dict[str, Breakdown] = field(default_factory=dict)
     held: list[Reservation] = field(default_factory=list)
     """Every reservation held after the cycle: standing, administrative, the resource
@@ -91,14 +89,6 @@ class CycleResult:
     reserve_tail: int = 0
     """How many Reserve decisions end `decisions`: all of them (the cycle lists its
     reservations last, one per reservation held)."""
-
-    @property
-    def order(self) -> list[str]:
-        """The ids of the eligible jobs in priority order. O(len) the first time, O(1) after."""
-        ordered = self.ordered
-        if ordered and not isinstance(ordered[0], str):
-            ordered = self.ordered = order_ids(ordered)
-        return ordered
 
     def actions(self) -> list[Decision]:
         """The decisions before the Reserve tail: what a resource manager acts on. O(len)."""
@@ -282,8 +272,9 @@ class Cycle:
                                 self._view())
         st.last_now = now
         st.changes = changes.remember(self, order)
-        return CycleResult(now, st.iteration, self.decisions, self.reports, st, order,
-                           self.priorities, self._held_view(), len(self.reserve_decisions))
+        return CycleResult(now, st.iteration, self.decisions, self.reports, st,
+                           [j.id for j, _cr, _p in order], self.priorities, self._held_view(),
+                           len(self.reserve_decisions))
 
     def _counting(self, queued: list[Job]) -> bool:
         """Plan with processor counts (planning/counts.py): identical nodes, only job
