@@ -43,7 +43,7 @@ NEVER = -FOREVER
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
 """First breakpoint of every node's step function: the usage there holds from the origin."""
-FLOORS = 16
+FLOORS = 64
 """Earliest starts kept per request shape for ReservationTable._floor."""
 
 
@@ -1242,24 +1242,36 @@ class ReservationTable:
         """(shape key, the earliest start a scan of `cr` over `w` can return) from the starts
         found since anything was last released or the origin moved: holds were only added
         since, so no node has more room anywhere than it had, and a request of the same
-        shape (eligible nodes, per-task vector, mode, nodes, exclusive) asking no fewer
-        tasks for no less time fits nowhere before the start found for the smaller one.
-        The reservations of one pass, made in order, ask this of one another. O(FLOORS)."""
+        shape (eligible nodes, mode, nodes, exclusive) asking no fewer tasks of no smaller a
+        per-task vector (componentwise) for no less time fits nowhere before the start found
+        for the smaller one: every node holds no more of its tasks over any window. The
+        reservations of one pass, made in order, ask this of one another, and their vectors
+        differ (memory per task, say) more often than their node sets. O(FLOORS x dims)."""
         if self._floors_at != (self.freed, self.origin):
             self._floors = {}
             self._floors_at = (self.freed, self.origin)
-        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
+        shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
         best = self.origin
-        for n, fw, ft, _cr in self._floors.get(shape, ()):
-            if ft > best and cr.tasks >= n and w >= fw:
-                best = ft
+        d, n = cr.d, cr.tasks
+        for fn, fw, ft, fcr in self._floors.get(shape, ()):
+            if ft > best and n >= fn and w >= fw:
+                fd = fcr.d
+                if fd == d or all(a >= b for a, b in zip(d, fd)):
+                    best = ft
         return shape, best
 
     def _add_floor(self, shape: tuple, cr: Compiled, w: int, t: int) -> None:
-        """Remember that `cr` over `w` fits nowhere before t (see _floor), the latest
-        FLOORS per shape. O(FLOORS)."""
-        got = self._floors.setdefault(shape, [])
-        got.append((cr.tasks, w, t, cr))
+        """Remember that `cr` over `w` fits nowhere before t (see _floor): floors of that
+        shape that ask no less and are no later go (every question they answer this one
+        answers with a start no earlier), and only the latest FLOORS are kept.
+        O(FLOORS x dims)."""
+        got = self._floors.get(shape)
+        if got is None:
+            got = self._floors[shape] = []
+        n, d = cr.tasks, cr.d
+        got[:] = [f for f in got if not (f[2] <= t and f[0] >= n and f[1] >= w
+                                         and all(a >= b for a, b in zip(f[3].d, d)))]
+        got.append((n, w, t, cr))
         if len(got) > FLOORS:
             del got[0]
 

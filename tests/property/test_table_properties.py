@@ -216,3 +216,33 @@ def test_reservations_made_in_turn_start_where_a_full_scan_puts_them(data):
         assert p and p.start == expect
         table.reserve(f"r{k}", p.start, p.end, p.allocation)
         table._check()
+
+
+@SETTINGS
+@given(st.data())
+def test_reservations_of_larger_and_smaller_tasks_in_turn_start_where_a_full_scan_puts_them(data):
+    """Earlier starts bound later scans whose per-task vectors are no smaller componentwise
+    (ReservationTable._floor), and only those: requests of one shape with more or fewer
+    processors and memory per task, more or fewer tasks, reserved in turn, each start still
+    the earliest the brute-force search finds."""
+    from dataclasses import replace
+
+    from maui_py.model import Resources
+    _nodes, table, req, _w = busy_table(data, 24)
+    pt = req.per_task
+    for k in range(data.draw(st.integers(2, 6))):
+        procs = max(pt.procs + data.draw(st.sampled_from([-1, 0, 0, 1])), 1)
+        mem = max(pt.mem + data.draw(st.sampled_from([-250, 0, 0, 250, 1000])), 0)
+        tasks = req.tasks
+        if not req.tasks_per_node:
+            tasks = max(tasks + data.draw(st.sampled_from([-1, 0, 1])), max(req.nodes, 1))
+        r = replace(req, tasks=tasks, per_task=Resources.of(procs, mem, dict(pt.gres)))
+        w = data.draw(st.integers(1, 600))
+        p = table.earliest_start(r, w, policy=FIRST)
+        expect = brute_earliest(table, r, w, 0)
+        if expect is None:
+            assert not p
+            continue
+        assert p and p.start == expect
+        table.reserve(f"r{k}", p.start, p.end, p.allocation)
+        table._check()
