@@ -43,7 +43,7 @@ NEVER = -FOREVER
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
 """First breakpoint of every node's step function: the usage there holds from the origin."""
-FLOORS = 16
+FLOORS = 64
 """Earliest starts kept per request shape for ReservationTable._floor."""
 
 
@@ -526,9 +526,9 @@ class ReservationTable:
                      ) -> tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
                                 dict[tuple, int]]:
         """The cache entry of a step function: (T, U, running maxima of U, the fits
-        _fit_now worked out on it). Cached per step function (the lists are never
-        mutated, and the cache keeps T alive so that its id is not reused; a hit is checked
-        by identity, so the stale keys of a deep copy are never used). O(h) the first
+        _fit_now and _fit_between worked out on it). Cached per step function (the lists
+        are never mutated, and the cache keeps T alive so that its id is not reused; a hit
+        is checked by identity, so the stale keys of a deep copy are never used). O(h) the first
         time, O(1) after."""
         hit = self._pmax.get(id(T))
         if hit is not None and hit[0] is T:
@@ -1001,6 +1001,27 @@ class ReservationTable:
             f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
         return f
 
+    def _fit_between(self, cr: Compiled, i: int, s: int, e: int) -> int:
+        """_fit(cr, i, s, e, None), kept with the step function's cache entry (_from_origin)
+        per (first and last segment met, capacity, per-task vector, exclusive): the
+        reservations of a pass ask it of the same partly used nodes, over windows that
+        differ but mostly cover the same segments of their step functions. O(log h) on a
+        hit, O(log h + segments in the window) otherwise."""
+        T = self._T[i]
+        hit = self._pmax.get(id(T))
+        if hit is None or hit[0] is not T:
+            hit = self._from_origin(T, self._U[i])
+        k = bisect_right(T, s) - 1        # T[0] is NEVER: k >= 0, and T[k] <= s < e
+        m = bisect_left(T, e, k)          # segments k..m-1 meet [s, e); m > k
+        cap = self.cap[i]
+        key = (k, m, cap, cr.d, cr.exclusive)
+        f = hit[3].get(key)
+        if f is None:
+            U = hit[1]
+            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap,
+                                      U[k] if m - k == 1 else tuple(map(max, *U[k:m])), self.zero)
+        return f
+
     def _fits_now(self, cr: Compiled, nodes: int, e: int, fits: dict[int, int], count: bool,
                   per: int) -> tuple[int, int]:
         """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
@@ -1099,7 +1120,7 @@ class ReservationTable:
                         if x > t}) if ign_list else []
         ei = 0
         tt, cap = self._T, self.cap
-        d, used, zero = cr.d, self._used, self.zero
+        fit_between = self._fit_between
         # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
         # which every operation costs several times a plain one. `changed` gathers the
         # nodes with a change point passed since the last evaluated start.
@@ -1149,8 +1170,7 @@ class ReservationTable:
                             f = memo.get(key)
                             if f is None:
                                 f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
-                                                 else _fit_on(d, exclusive, cap[k],
-                                                              used(k, t, t + w), zero))
+                                                 else fit_between(cr, k, t, t + w))
                         fits[k] = f
                         tot_o += f if mode != "tpn" else 0
                         cnt_o += 1 if f >= per else 0
@@ -1242,24 +1262,36 @@ class ReservationTable:
         """(shape key, the earliest start a scan of `cr` over `w` can return) from the starts
         found since anything was last released or the origin moved: holds were only added
         since, so no node has more room anywhere than it had, and a request of the same
-        shape (eligible nodes, per-task vector, mode, nodes, exclusive) asking no fewer
-        tasks for no less time fits nowhere before the start found for the smaller one.
-        The reservations of one pass, made in order, ask this of one another. O(FLOORS)."""
+        shape (eligible nodes, mode, nodes, exclusive) asking no fewer tasks of no smaller a
+        per-task vector (componentwise) for no less time fits nowhere before the start found
+        for the smaller one: every node holds no more of its tasks over any window. The
+        reservations of one pass, made in order, ask this of one another, and their vectors
+        differ (memory per task, say) more often than their node sets. O(FLOORS x dims)."""
         if self._floors_at != (self.freed, self.origin):
             self._floors = {}
             self._floors_at = (self.freed, self.origin)
-        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
+        shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
         best = self.origin
-        for n, fw, ft, _cr in self._floors.get(shape, ()):
-            if ft > best and cr.tasks >= n and w >= fw:
-                best = ft
+        d, n = cr.d, cr.tasks
+        for fn, fw, ft, fcr in self._floors.get(shape, ()):
+            if ft > best and n >= fn and w >= fw:
+                fd = fcr.d
+                if fd == d or all(a >= b for a, b in zip(d, fd)):
+                    best = ft
         return shape, best
 
     def _add_floor(self, shape: tuple, cr: Compiled, w: int, t: int) -> None:
-        """Remember that `cr` over `w` fits nowhere before t (see _floor), the latest
-        FLOORS per shape. O(FLOORS)."""
-        got = self._floors.setdefault(shape, [])
-        got.append((cr.tasks, w, t, cr))
+        """Remember that `cr` over `w` fits nowhere before t (see _floor): floors of that
+        shape that ask no less and are no later go (every question they answer this one
+        answers with a start no earlier), and only the latest FLOORS are kept.
+        O(FLOORS x dims)."""
+        got = self._floors.get(shape)
+        if got is None:
+            got = self._floors[shape] = []
+        n, d = cr.tasks, cr.d
+        got[:] = [f for f in got if not (f[2] <= t and f[0] >= n and f[1] >= w
+                                         and all(a >= b for a, b in zip(f[3].d, d)))]
+        got.append((n, w, t, cr))
         if len(got) > FLOORS:
             del got[0]
 
@@ -1441,8 +1473,15 @@ class ReservationTable:
                                                             self.zero), "stale flat fit"
         for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
             assert len(pm) == len(U) == len(T), "stale prefix maxima"
-            for (m, cap, d, excl), f in fits.items():
-                assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
+            for key, f in fits.items():
+                if len(key) == 4:       # _fit_now's, from the origin
+                    m, cap, d, excl = key
+                    assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
+                else:                   # _fit_between's, over segments k..m-1
+                    k, m, cap, d, excl = key
+                    assert 0 <= k < m <= len(U), "fit over segments the step function lacks"
+                    assert f == _fit_on(d, excl, cap, tuple(map(max, *U[k:m])) if m - k > 1
+                                        else U[k], self.zero), "stale fit"
             assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
                        for k in range(len(U))), "wrong prefix maxima"
         for r_owner, credits in self.credits_against.items():

@@ -201,6 +201,19 @@ def test_members_inside_reservations_are_counted_once(data):
     table._check()
 
 
+def reserve_at_earliest(table, req, w, owner):
+    """Reserve `req` for `owner` at its earliest start, checked against the brute-force
+    search (nothing when neither finds one), and check the table."""
+    p = table.earliest_start(req, w, policy=FIRST)
+    expect = brute_earliest(table, req, w, 0)
+    if expect is None:
+        assert not p
+        return
+    assert p and p.start == expect
+    table.reserve(owner, p.start, p.end, p.allocation)
+    table._check()
+
+
 @SETTINGS
 @given(st.data())
 def test_reservations_made_in_turn_start_where_a_full_scan_puts_them(data):
@@ -208,11 +221,27 @@ def test_reservations_made_in_turn_start_where_a_full_scan_puts_them(data):
     each start is still the earliest, as the brute-force search finds it."""
     _nodes, table, req, _w = busy_table(data, 24)
     for k, w in enumerate(data.draw(st.lists(st.integers(1, 600), min_size=2, max_size=5))):
-        p = table.earliest_start(req, w, policy=FIRST)
-        expect = brute_earliest(table, req, w, 0)
-        if expect is None:
-            assert not p
-            continue
-        assert p and p.start == expect
-        table.reserve(f"r{k}", p.start, p.end, p.allocation)
-        table._check()
+        reserve_at_earliest(table, req, w, f"r{k}")
+
+
+@SETTINGS
+@given(st.data())
+def test_reservations_of_larger_and_smaller_tasks_in_turn_start_where_a_full_scan_puts_them(data):
+    """Earlier starts bound later scans whose per-task vectors are no smaller componentwise
+    (ReservationTable._floor), and only those: requests of one shape with more or fewer
+    processors and memory per task, more or fewer tasks, reserved in turn, each start still
+    the earliest the brute-force search finds."""
+    from dataclasses import replace
+
+    from maui_py.model import Resources
+    _nodes, table, req, _w = busy_table(data, 24)
+    pt = req.per_task
+    for k in range(data.draw(st.integers(2, 6))):
+        procs = max(pt.procs + data.draw(st.sampled_from([-1, 0, 0, 1])), 1)
+        mem = max(pt.mem + data.draw(st.sampled_from([-250, 0, 0, 250, 1000])), 0)
+        tasks = req.tasks
+        if not req.tasks_per_node:
+            tasks = max(tasks + data.draw(st.sampled_from([-1, 0, 1])), max(req.nodes, 1))
+        r = replace(req, tasks=tasks, per_task=Resources.of(procs, mem, dict(pt.gres)))
+        w = data.draw(st.integers(1, 600))
+        reserve_at_earliest(table, r, w, f"r{k}")
