@@ -90,18 +90,8 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
         for jid in [k for k in state.running if k not in current]:
             table.release(owners.job(jid))
             del state.running[jid]
-        had, holds, limit, job_owner = state.running, table.holds, span is _limit, owners.job
+        had, holds = state.running, table.holds
         for jid, j in current.items():
-            if limit:               # running_hold's common case, inline: a hold not yet ended
-                s = j.start_time
-                if s is None:
-                    s = now
-                w = j.wallclock
-                if w < 1:
-                    w = 1
-                if s + w > now and had.get(jid) == (s, w, j.allocation) \
-                        and job_owner(jid) in holds:
-                    continue
             s, e = running_hold(j, now, overrun, span)
             if had.get(jid) != (s, e - s, j.allocation) or owners.job(jid) not in holds:
                 _place(table, state, j, now, overrun, span)

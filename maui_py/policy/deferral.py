@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from ..cfg.choices import AccrualPolicy
 from ..core.state import DeferRecord, KeptReservation, PendingStart
-from ..model import Defer, Hold, HoldType, Job, JobState, ReleaseHold
+from ..model import Defer, Hold, HoldType, Job, ReleaseHold
 from ..model.report import ReportStatus
 from ..planning import owners
 
-
-_RUNNING = JobState.RUNNING
 
 ACCRUAL_RESETS: dict[AccrualPolicy, frozenset[str] | None] = {
     AccrualPolicy.ALWAYS: frozenset(),
@@ -41,7 +39,7 @@ def settle_starts(c) -> None:
     failed = st.failed
     for jid, p in pending.items():
         job = by_id.get(jid)
-        if job is None or job.state is _RUNNING or job.state.active:
+        if job is None or job.state.active:
             continue
         c.table.release(owners.job(jid))
         st.running.pop(jid, None)
