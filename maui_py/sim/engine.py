@@ -120,7 +120,9 @@ class Simulation:
             """One scheduling cycle at t; its starts become end events."""
             nonlocal state, cycles, active, progress, seq
             with pause:                     # collected between cycles, as mauid does
-                result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
+                result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain,
+                                   reserves=state is None
+                                   or not isinstance(state.table, CountTable))
             state = result.state
             cycles += 1
             if opt.check_table:
