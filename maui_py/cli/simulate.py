@@ -275,7 +275,8 @@ def run(args: argparse.Namespace) -> int:
         sim = Simulation(nodes, jobs, cfg, SimOptions(poll_interval=args.poll,
                                                       per_event=args.per_event,
                                                       check_table=args.check,
-                                                      on_cycle=progress and progress.on_cycle), name)
+                                                      on_cycle=progress and progress.on_cycle,
+                                                      cycle_reserves=False), name)
         results.append((name, sim.run()))
         if progress:
             progress.finish(results[-1][1])
@@ -369,7 +370,8 @@ def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], a
     name, cfg = config
     first = min((sj.job.submit_time for sj in jobs), default=0)
     sim = Simulation(nodes, jobs, cfg, SimOptions(stop_time=None if at is None else first + at,
-                                                  on_cycle=progress and progress.on_cycle), name)
+                                                  on_cycle=progress and progress.on_cycle,
+                                                  cycle_reserves=False), name)
     result = sim.run()
     if progress:
         progress.finish(result)

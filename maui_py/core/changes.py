@@ -27,6 +27,7 @@ of the queue with eligibility, limits and sorting.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..cfg.choices import BackfillPolicy
@@ -45,6 +46,7 @@ _IDLE = JobState.IDLE
 _ORDERED_BACKFILL = (BackfillPolicy.FIRSTFIT, BackfillPolicy.BESTFIT, BackfillPolicy.NONE)
 """Backfill policies whose starts depend only on the order and what is free (not GREEDY)."""
 _MIXED = object()
+_RETRY_UNTIL = attrgetter("retry_until")
 
 
 @dataclass(slots=True)
@@ -98,12 +100,6 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     res = st.reservations
     if len(res) > len(left):
         return None
-    for (job, _cr, _p), jid in zip(left, res):
-        if job.id != jid:
-            return None
-    for kr in res.values():
-        if kr.retry_until is not None and kr.retry_until > c.now:
-            return None
     if ids is None:
         for job, _cr, _p in left:
             if job.system_priority:
@@ -112,6 +108,12 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     else:
         ids = (ids[:] if not started else [jid for jid in ids if jid not in started]
                if places is None else _drop(ids, places))
+    if ids[:len(res)] != list(res):
+        return None
+    if any(map(_RETRY_UNTIL, res.values())):
+        for kr in res.values():
+            if kr.retry_until is not None and kr.retry_until > c.now:
+                return None
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         ids, c.pass_end, c.reserve_decisions,
                         static if static is not _MIXED

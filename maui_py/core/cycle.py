@@ -102,11 +102,15 @@ class CycleResult:
 
 
 def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
-              state: SchedulerState | None = None, *, explain: bool = True) -> CycleResult:
+              state: SchedulerState | None = None, *, explain: bool = True,
+              reserves: bool = True) -> CycleResult:
     """Decide what starts now and what is reserved. `explain` adds one report line and a
-    priority breakdown per job (the daemon wants them; a long simulation does not)."""
+    priority breakdown per job (the daemon wants them; a long simulation does not).
+    `reserves`: end the decisions with a Reserve per priority reservation held (the daemon
+    mirrors and journals them; a replay on the count table reads none, and listing them
+    costs a walk of every reservation per cycle)."""
     return Cycle(snapshot, config, state if state is not None else SchedulerState(),
-                 explain).run()
+                 explain, reserves).run()
 
 
 def order_ids(order) -> list[str]:
@@ -115,6 +119,33 @@ def order_ids(order) -> list[str]:
 
 def _totals(nodes) -> tuple[int, int]:
     return sum(n.resources.procs for n in nodes), sum(n.resources.mem for n in nodes)
+
+
+def _reserves(items, known: list[Reserve]) -> list[Reserve]:
+    """A Reserve per (job id, kept reservation) of `items`, the one in `known` (the last
+    cycle's, mostly in the same order) when it is unchanged. `known` is walked alongside,
+    skipping one that is gone (a started head); a map of it is built only when the order
+    differs more. O(items + known)."""
+    out = []
+    i, nk, where = 0, len(known), None
+    for jid, kr in items:
+        r = known[i] if i < nk else None
+        if r is None or r.job_id != jid:
+            r = known[i + 1] if i + 1 < nk else None
+            if r is not None and r.job_id == jid:
+                i += 1
+            else:
+                if where is None:
+                    where = {x.job_id: k for k, x in enumerate(known)}
+                k = where.get(jid)
+                r = known[k] if k is not None else None
+                i = k if k is not None else i - 1
+        i += 1
+        if (r is None or r.start != kr.start or r.end != kr.end
+                or r.allocation != kr.allocation):
+            r = Reserve(jid, kr.start, kr.end, kr.allocation)
+        out.append(r)
+    return out
 
 
 def _nodes_text(nodes: tuple[str, ...]) -> str:
@@ -167,8 +198,9 @@ class Cycle:
     pass_end: tuple | None = None
 
     def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
-                 explain: bool):
+                 explain: bool, reserves: bool = True):
         self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
+        self.list_reserves = reserves
         self.now = snap.now
         self.decisions: list[Decision] = []
         self.reports: dict[str, JobReport] = {}
@@ -686,15 +718,11 @@ class Cycle:
                 status = ReportStatus.BLOCKED if jid in self.blocked_soft else ReportStatus.WAITING
                 self.report(jid, status, "; ".join(why), priority=prio)
         st.reserved_stamp = self.table.freed
-        made = self.reserve_decisions = list(reuse) if reuse else []
-        last = {r.job_id: r for r in known} if known else {}
-        for jid, kr in islice(st.reservations.items(), len(made), None):
-            r = last.get(jid)
-            if (r is None or r.start != kr.start or r.end != kr.end
-                    or r.allocation != kr.allocation):
-                r = Reserve(jid, kr.start, kr.end, kr.allocation)
-            made.append(r)
-        self.decisions.extend(made)
+        if self.list_reserves:
+            made = self.reserve_decisions = list(reuse) if reuse else []
+            made.extend(_reserves(islice(st.reservations.items(), len(made), None),
+                                  known or ()))
+            self.decisions.extend(made)
         if self.explain:
             for j in running:
                 self.report(j.id, ReportStatus.RUNNING, "running on " + _nodes_text(j.nodes),

@@ -24,6 +24,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 from itertools import accumulate, takewhile
+from operator import add
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
@@ -464,12 +465,30 @@ class CountTable:
 
         def settle(until: int) -> None:
             """Subtract the pending holds that start before `until` (all of each: settling
-            a long hold a part at a time was twice as slow on HPC2N)."""
-            while pending and pending[0][0] < until:
-                ps, pe, pn = heappop(pending)
+            a long hold a part at a time was twice as slow on HPC2N). One hold is
+            subtracted over its segments; several at once through one difference array
+            over the segments they span, summed and added in C."""
+            ps, pe, pn = heappop(pending)
+            if not pending or pending[0][0] >= until:
                 pa = bisect_left(seg, ps)
                 pb = bisect_left(seg, pe, pa)
                 free[pa:pb] = [x - pn for x in free[pa:pb]]
+                return
+            pa = lo = bisect_left(seg, ps)
+            marks = [(pa, pn, bisect_left(seg, pe, pa))]
+            hi = marks[0][2]
+            while pending and pending[0][0] < until:
+                ps, pe, pn = heappop(pending)
+                pa = bisect_left(seg, ps, lo)
+                pb = bisect_left(seg, pe, pa)
+                marks.append((pa, pn, pb))
+                if pb > hi:
+                    hi = pb
+            diff = [0] * (hi - lo + 1)
+            for pa, pn, pb in marks:
+                diff[pa - lo] -= pn
+                diff[pb - lo] += pn
+            free[lo:hi] = list(map(add, free[lo:hi], accumulate(diff)))
 
         visit = owners[:candidates]
         done = len(visit)
@@ -522,7 +541,8 @@ class CountTable:
                                     del part[0]
                                 part.append((n, sw, until))
             if k is None and loaded > s0:
-                settle(FOREVER)
+                if pending:
+                    settle(FOREVER)
                 a = bisect_left(seg, s0)
                 if min(free[a:bisect_left(seg, e, a)]) < n:
                     k = _first_run(seg, free, a, len(seg), n, w)

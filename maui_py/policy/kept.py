@@ -69,9 +69,10 @@ def _unmoved(c, order) -> set[str]:
         if job.id != jid or kr.start <= now or (kr.retry_until is not None
                                                 and kr.retry_until > now):
             break
-        if odd is None and kr.end - kr.start != max(
-                job.wallclock if request else int(span(job)), 1):
-            odd = m
+        if odd is None:
+            w = job.wallclock if request else int(span(job))
+            if kr.end - kr.start != (w if w > 1 else 1):
+                odd = m
         m += 1
     held = owners.priorities(islice(res, m))     # their holds' owners
     holds = table.holds

@@ -64,11 +64,11 @@ class SimOptions:
     check_table: bool = False
     progress: Callable[[int, int, int], None] | None = None
     on_cycle: Callable[[int, object], None] | None = None
+    cycle_reserves: bool = True
+    """Whether the cycle results on_cycle is given list a Reserve decision per priority
+    reservation (the replay itself reads them only on the node table, and listing them
+    walks every reservation each cycle): a progress display turns it off."""
     stop_time: int | None = None
-    per_event: bool = False
-    """A cycle after each submission and each job end (submissions first at one time, a job
-    planned to end then counted free before them), as event-driven simulators such as pyss
-    do; by default one cycle per time sees every change, as Maui's iteration does."""
     per_event: bool = False
     """A cycle after each submission and each job end (submissions first at one time, a job
     planned to end then counted free before them), as event-driven simulators such as pyss
@@ -115,12 +115,15 @@ class Simulation:
         per_event = opt.per_event and not interval
 
         pause = gcpause.paused()
+        listed = opt.on_cycle is not None and opt.cycle_reserves
 
         def cycle(t: int) -> None:
             """One scheduling cycle at t; its starts become end events."""
             nonlocal state, cycles, active, progress, seq
             with pause:                     # collected between cycles, as mauid does
-                result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain)
+                result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain,
+                                   reserves=listed or state is None
+                                   or not isinstance(state.table, CountTable))
             state = result.state
             cycles += 1
             if opt.check_table:

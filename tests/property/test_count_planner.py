@@ -239,3 +239,31 @@ def test_replan_a_hold_pushed_later_reaches_the_holds_after_it():
     table._check()
     assert list(zip(table._times, table._deltas)) == list(zip(want_table._times,
                                                               want_table._deltas))
+
+
+def test_replan_settles_several_waiting_holds_at_once_before_a_search():
+    """Two holds (res:0, res:1) wait to be subtracted when the search for res:2 reads
+    past them: they are settled together, through one difference array. A processor
+    is free from now until 75 only, too short for res:2, so nothing moves; a wrong sum
+    (each hold's subtraction ending a segment early) started res:2 now. Found by a
+    search for the smallest case that tells the two apart."""
+    table = CountTable(_nodes(2, 1), 0)
+    for k, w in enumerate((53, 75)):
+        p = table.earliest_start(JobRequest(tasks=1), w, until=0, policy=FIRST)
+        table.reserve_placement(f"job:r{k}", p)
+    jobs = [("res:0", 2, 79), ("res:1", 2, 106), ("res:2", 1, 111)]
+    assert _place_in_order(table, jobs) == [75, 154, 260]
+    stamp = table.freed
+    table.release("job:r0")
+    want_table = CountTable(_nodes(2, 1), 0)
+    want_table.__dict__.update({k: (v.copy() if isinstance(v, (list, dict, set)) else v)
+                                for k, v in table.__dict__.items()})
+    owners = [o for o, *_ in jobs]
+    for o in owners:
+        want_table.release(o)
+    want = _place_in_order(want_table, jobs)
+    assert want == [75, 154, 260]
+    assert _replan(table, owners, table.freed_until(stamp)) == want
+    table._check()
+    assert list(zip(table._times, table._deltas)) == list(zip(want_table._times,
+                                                              want_table._deltas))

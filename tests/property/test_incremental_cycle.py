@@ -162,6 +162,7 @@ def check_incremental(sc) -> None:
     now = [1000]
     rm = SimulatedRM(nodes, lambda: now[0])
     state = SchedulerState()
+    unlisted = SchedulerState()             # a chain run as the simulator runs it (no Reserve)
     for k, (kind, tasks, wc, gap, excl, pick) in enumerate(steps):
         now[0] += gap
         if kind in ("arrive", "burst"):
@@ -188,6 +189,10 @@ def check_incremental(sc) -> None:
         assert got.decisions == want.decisions, f"step {k} ({kind})"
         assert got.decisions == explained.decisions, f"step {k} ({kind}): explain changed it"
         assert persisted(got.state) == persisted(want.state), f"step {k} ({kind})"
+        silent = run_cycle(snap, cfg, unlisted, explain=False, reserves=False)
+        assert silent.decisions == got.actions(), f"step {k} ({kind}): reserves=False"
+        assert persisted(silent.state) == persisted(got.state), f"step {k} ({kind})"
+        unlisted = silent.state
         for r in (got, want, explained):        # the Reserve decisions are the tail
             acts = r.actions()
             assert not any(isinstance(d, Reserve) for d in acts)
@@ -206,7 +211,8 @@ def check_incremental(sc) -> None:
                 decisions = [d for d in decisions if getattr(d, "job_id", None) not in refused]
         failures = rm.apply(decisions)
         assert rm.check.ok, rm.check.violations
-        state.note_failures(list(failures) + [StartFailure(j, "refused by the test") for j in refused])
+        for chain in (state, unlisted):
+            chain.note_failures(list(failures) + [StartFailure(j, "refused by the test") for j in refused])
 
 
 def test_arrival_cycles_keep_the_order_a_negative_queue_time_weight_gives(monkeypatch):
