@@ -56,3 +56,21 @@ def test_evolve_refuses_a_name_that_is_no_field():
     job = Job("j1", "u", JobRequest(), 600, 10)
     with pytest.raises(TypeError):
         evolve(job, start=5)
+
+
+def test_the_snapshot_builders_make_what_the_constructors_make():
+    """model.snapshot's builders (the simulated RM's per-event snapshot and delta) take
+    every field, in order, and give objects equal to the dataclasses' own."""
+    from dataclasses import astuple, fields
+    from maui_py.model import ClusterSnapshot, SnapshotDelta
+    from maui_py.model.snapshot import build_delta, build_snapshot
+
+    job = Job("j1", "u", JobRequest(), 600, 10)
+    delta = SnapshotDelta(3, frozenset({"a"}), frozenset({"b"}), frozenset({"c"}), True,
+                          ("j1",), {"j1": job})
+    values = [getattr(delta, f.name) for f in fields(SnapshotDelta)]
+    assert build_delta(*values) == delta
+    snap = ClusterSnapshot(7, (), (job,), (), 4, delta)
+    built = build_snapshot(*[getattr(snap, f.name) for f in fields(ClusterSnapshot)])
+    assert built == snap and type(built) is ClusterSnapshot
+    assert astuple(built) == astuple(snap)
