@@ -152,3 +152,15 @@ def evolve(job: Job, **changes) -> Job:
             return replace(job, **changes)
         copy = _COPIERS[names] = _copier(names)
     return copy(job, *changes.values())
+
+
+def copier(*names: str):
+    """evolve's copy function for changes to `names`: (job, *values, in that order) -> the
+    new Job, without evolve's keyword packing (0.8 against 1.2-1.3 us a call), for callers
+    that make one kind of change very often. Only names that leave the derived fields."""
+    if not _REBUILD.isdisjoint(names):
+        raise TypeError(f"{', '.join(sorted(_REBUILD & set(names)))}: evolve rebuilds those")
+    copy = _COPIERS.get(names)
+    if copy is None:
+        copy = _COPIERS[names] = _copier(names)
+    return copy

@@ -15,11 +15,14 @@ from typing import Callable, Iterable, Sequence
 
 from ..model import (ClusterSnapshot, Decision, Hold, Job, JobState, Node, ReleaseHold,
                      Reserve, Resources, Start, StartKind)
-from ..model.job import evolve
+from ..model.job import copier
 from ..model.snapshot import build_delta, build_snapshot
 from ..rm.protocol import StartFailure
 
 _NONE: frozenset[str] = frozenset()
+_run_on = copier("state", "start_time", "allocation")
+"""(job, state, start time, allocation) -> the job started: evolve without its keywords."""
+_without_allocation = copier("allocation")
 
 
 @dataclass(slots=True)
@@ -102,7 +105,7 @@ class SimulatedRM:
         else:
             for name, res in job.allocation:
                 self._free[name] = self._free[name] + res
-        rec.job = evolve(job, allocation=())     # rec.runs names them: keep one compact copy
+        rec.job = _without_allocation(job, ())  # rec.runs names them: keep one compact copy
         rec.end = now
         self._ended.add(job_id)
         self._started.discard(job_id)
@@ -168,7 +171,7 @@ class SimulatedRM:
             if why:
                 return why
             runs = self._runs(alloc)
-        running = evolve(job, state=JobState.RUNNING, start_time=now, allocation=alloc)
+        running = _run_on(job, JobState.RUNNING, now, alloc)
         self._jobs[d.job_id] = running
         rec.job = running
         rec.start, rec.kind = now, d.kind
