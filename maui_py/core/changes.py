@@ -85,11 +85,13 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     another planner, reservations that are not the first jobs of the order, a retry hold, a
     job deferred or started at its reservation during the passes. `ids`: the ids of
     `order`, given by run() (whose jobs are known to have no system priority: the last
-    cache's and arrivals checked for it). The cache keeps `order` itself when no job
-    started: the caller is done with it. O(queued)."""
+    cache's and arrivals checked for it; run() also checked applies(), which depends on
+    the configuration only). The cache keeps `order` itself when no job started: the
+    caller is done with it. O(queued)."""
     st = c.state
     table = c.table
-    if (not applies(c) or not isinstance(table, CountTable) or c.held or c.pass_defers
+    if ((ids is None and not applies(c)) or not isinstance(table, CountTable) or c.held
+            or c.pass_defers
             or c.res_started or st.system_priority or st.run_now or st.external
             or c.pass_end is None):
         return None
@@ -223,7 +225,7 @@ def run(c: Cycle) -> CycleResult | None:
     eng = c.engine
     serv = eng.serv_priority
     qt, bp = st.queue_time, st.bypass
-    static = _common_static(eng, [(j,) for j in new], cache.static)
+    static = _common_static(eng, [(j,) for j in new], cache.static) if new else cache.static
     reorder = False
     if eng.order_fixed and not qt and static is not None:
         # one slope that never falls (order_fixed), one static part, queue time from

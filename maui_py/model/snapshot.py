@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .job import Job
 from .node import Node
@@ -55,3 +55,23 @@ class ClusterSnapshot:
             if j.id == job_id:
                 return j
         return None
+
+
+def _builder(cls):
+    """A function taking every field of the frozen, slotted dataclass `cls` positionally, in
+    declaration order, that makes the instance without __init__: each field set through its
+    slot's own setter, not the frozen class's __setattr__ path (about 0.35 against 0.8-1 us).
+    For the simulated resource manager, which makes a snapshot and a delta per event."""
+    names = [f.name for f in fields(cls)]
+    scope = {f"set_{n}": cls.__dict__[n].__set__ for n in names}
+    scope.update(make=object.__new__, cls=cls)
+    body = "".join(f"    set_{n}(new, {n})\n" for n in names)
+    exec(f"def build({', '.join(names)}):\n    new = make(cls)\n{body}    return new\n", scope)
+    return scope["build"]
+
+
+build_delta = _builder(SnapshotDelta)
+"""SnapshotDelta(prev_seq, started, ended, changed, nodes_changed, arrived, jobs), every
+field given, in that order."""
+build_snapshot = _builder(ClusterSnapshot)
+"""ClusterSnapshot(now, nodes, jobs, reservations, seq, delta), every field given."""

@@ -116,32 +116,37 @@ class Simulation:
 
         pause = gcpause.paused()
         listed = opt.on_cycle is not None and opt.cycle_reserves
+        config, explain, check_table = self.config, opt.explain, opt.check_table
+        snapshot, apply, records = rm.snapshot, rm.apply, rm.records
+        push = heapq.heappush
 
         def cycle(t: int) -> None:
             """One scheduling cycle at t; its starts become end events."""
             nonlocal state, cycles, active, progress, seq
             with pause:                     # collected between cycles, as mauid does
-                result = run_cycle(rm.snapshot(), self.config, state, explain=opt.explain,
+                result = run_cycle(snapshot(), config, state, explain=explain,
                                    reserves=listed or state is None
                                    or not isinstance(state.table, CountTable))
             state = result.state
             cycles += 1
-            if opt.check_table:
+            if check_table:
                 state.table._check()
             acts = result.actions()
-            state.note_failures(rm.apply(acts))
+            failures = apply(acts)
+            if failures:
+                state.note_failures(failures)
             wake_at_reservations = not isinstance(state.table, CountTable)
             predictions = state.predictions
             for d in result.decisions if wake_at_reservations else acts:
                 if isinstance(d, Start):
-                    rec = rm.records[d.job_id]
+                    rec = records[d.job_id]
                     if rec.start == t:
                         active += 1
                         progress = t
                         run = min(rec.runtime, rec.job.wallclock)
                         rec.killed = rec.runtime > rec.job.wallclock
                         seq += 1
-                        heapq.heappush(heap, (t + max(run, 0), END, seq, d.job_id))
+                        push(heap, (t + max(run, 0), END, seq, d.job_id))
                         if predictions:
                             p = predictions.get(d.job_id)
                             if p is not None:
@@ -159,23 +164,28 @@ class Simulation:
             if opt.progress is not None and cycles % 2000 == 0:
                 opt.progress(nxt, total, t)
 
+        submits = [sj.job.submit_time for sj in jobs]
+        stop_time, stall_limit = opt.stop_time, opt.stall_limit
+        finish, submit, pop = rm.finish, rm.submit, heapq.heappop
+        ends: list[tuple[str, bool]] = []
         while nxt < total or heap:
-            t = jobs[nxt].job.submit_time if nxt < total else heap[0][0]
+            t = submits[nxt] if nxt < total else heap[0][0]
             if heap and heap[0][0] < t:
                 t = heap[0][0]
-            if opt.stop_time is not None and t > opt.stop_time:
+            if stop_time is not None and t > stop_time:
                 break
             self.now = t
-            ends: list[tuple[str, bool]] = []
+            if ends:
+                ends = []
             while heap and heap[0][0] == t:
-                _t, kind, _s, jid = heapq.heappop(heap)
+                _t, kind, _s, jid = pop(heap)
                 if kind == END:
                     if per_event:
                         late = not self._planned_by(state, rm.records[jid], t, correction)
                         ends.append((jid, late))
                         if late:
                             continue
-                    rm.finish(jid, t)
+                    finish(jid, t)
                     active -= 1
                     progress = t
                 elif kind == WAKE:
@@ -184,15 +194,15 @@ class Simulation:
                 # pyss's order: each submission, then each end (in start order), runs a
                 # pass; a job planned to end now is free from the first of them on
                 ran = False
-                while nxt < total and jobs[nxt].job.submit_time == t:
+                while nxt < total and submits[nxt] == t:
                     sj = jobs[nxt]
-                    rm.submit(sj.job, sj.runtime)
+                    submit(sj.job, sj.runtime)
                     nxt += 1
                     cycle(t)
                     ran = True
                 for jid, late in ends:
                     if late:
-                        rm.finish(jid, t)
+                        finish(jid, t)
                         active -= 1
                         progress = t
                     if late or not ran:
@@ -201,9 +211,9 @@ class Simulation:
                 if not ran:
                     cycle(t)
             else:
-                while nxt < total and jobs[nxt].job.submit_time == t:
+                while nxt < total and submits[nxt] == t:
                     sj = jobs[nxt]
-                    rm.submit(sj.job, sj.runtime)
+                    submit(sj.job, sj.runtime)
                     nxt += 1
                 if interval:
                     if t < next_tick:
@@ -217,7 +227,7 @@ class Simulation:
                     heapq.heappush(heap, (next_tick, WAKE, seq, ""))
             if not heap and nxt >= total:
                 break
-            if nxt >= total and not active and t - progress > opt.stall_limit:
+            if nxt >= total and not active and t - progress > stall_limit:
                 final = run_cycle(rm.snapshot(), self.config, state, explain=True)
                 stalled = {jid: r.reason for jid, r in sorted(final.reports.items())
                            if rm.records[jid].start is None}

@@ -14,9 +14,15 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from ..model import (ClusterSnapshot, Decision, Hold, Job, JobState, Node, ReleaseHold,
-                     Reserve, Resources, SnapshotDelta, Start, StartKind)
-from ..model.job import evolve
+                     Reserve, Resources, Start, StartKind)
+from ..model.job import copier
+from ..model.snapshot import build_delta, build_snapshot
 from ..rm.protocol import StartFailure
+
+_NONE: frozenset[str] = frozenset()
+_run_on = copier("state", "start_time", "allocation")
+"""(job, state, start time, allocation) -> the job started: evolve without its keywords."""
+_without_allocation = copier("allocation")
 
 
 @dataclass(slots=True)
@@ -99,7 +105,7 @@ class SimulatedRM:
         else:
             for name, res in job.allocation:
                 self._free[name] = self._free[name] + res
-        rec.job = evolve(job, allocation=())     # rec.runs names them: keep one compact copy
+        rec.job = _without_allocation(job, ())  # rec.runs names them: keep one compact copy
         rec.end = now
         self._ended.add(job_id)
         self._started.discard(job_id)
@@ -123,10 +129,9 @@ class SimulatedRM:
             self._started = set()
         if ended:
             self._ended = set()
-        delta = SnapshotDelta(prev, frozenset(started), frozenset(ended), arrived=arrived,
-                              jobs=changed)
-        return ClusterSnapshot(self.clock(), self.nodes, tuple(live.values()), seq=seq,
-                               delta=delta)
+        delta = build_delta(prev, frozenset(started), frozenset(ended), _NONE, False,
+                            arrived, changed)
+        return build_snapshot(self.clock(), self.nodes, tuple(live.values()), (), seq, delta)
 
     def apply(self, decisions: Iterable[Decision]) -> list[StartFailure]:
         failures = []
@@ -156,15 +161,21 @@ class SimulatedRM:
             return "started twice"
         if now < job.submit_time:
             return f"started before its submission at {job.submit_time}"
-        why = (self._take_procs(d.allocation, job.procs) if self._procs_only
-               else self._take(d.allocation, job.procs))
-        if why:
-            return why
-        running = evolve(job, state=JobState.RUNNING, start_time=now, allocation=d.allocation)
+        alloc = d.allocation
+        if self._procs_only:
+            runs = self._take_procs(alloc, job.procs)
+            if runs is None:
+                return self._why_not_procs(alloc, job.procs) or "does not fit"
+        else:
+            why = self._take(alloc, job.procs)
+            if why:
+                return why
+            runs = self._runs(alloc)
+        running = _run_on(job, JobState.RUNNING, now, alloc)
         self._jobs[d.job_id] = running
         rec.job = running
         rec.start, rec.kind = now, d.kind
-        rec.runs, rec.cluster = self._runs(d.allocation), self._names
+        rec.runs, rec.cluster = runs, self._names
         self._started.add(d.job_id)
         return None
 
@@ -199,12 +210,15 @@ class SimulatedRM:
             self._free[name] = self._free[name] - res
         return None
 
-    def _take_procs(self, allocation, procs_asked: int) -> str | None:
+    def _take_procs(self, allocation, procs_asked: int) -> tuple[int, ...] | None:
         """_take on processors-only nodes, with ints (an allocation asking memory or gres
-        there cannot fit: none exists): taken in one pass, given back and explained by
-        _why_not_procs when it does not fit. O(nodes)."""
-        fp, up = self._free_procs, self._up
+        there cannot fit: none exists), taken in one pass that also finds the allocation's
+        _runs: those runs, or None with the account as it was when it does not fit
+        (_why_not_procs says why). O(nodes)."""
+        fp, up, index = self._free_procs, self._up, self._index
         done = got = 0
+        runs: list[int] = []
+        prev = -2
         for name, res in allocation:
             p = res.procs
             if res.mem or res.gres or name not in up or p > fp[name]:
@@ -212,12 +226,18 @@ class SimulatedRM:
             fp[name] -= p
             got += p
             done += 1
+            i = index[name]
+            if i == prev + 1:
+                runs[-1] += 1
+            else:
+                runs += (i, 1)
+            prev = i
         else:
             if got >= procs_asked:
-                return None
+                return tuple(runs)
         for name, res in allocation[:done]:
             fp[name] += res.procs
-        return self._why_not_procs(allocation, procs_asked) or "does not fit"
+        return None
 
     def _why_not_procs(self, allocation, procs_asked: int) -> str | None:
         """Why an allocation does not fit on processors-only nodes, or None (the account

@@ -56,3 +56,39 @@ def test_evolve_refuses_a_name_that_is_no_field():
     job = Job("j1", "u", JobRequest(), 600, 10)
     with pytest.raises(TypeError):
         evolve(job, start=5)
+
+
+def test_the_snapshot_builders_make_what_the_constructors_make():
+    """model.snapshot's builders (the simulated RM's per-event snapshot and delta) take
+    every field, in order, and give objects equal to the dataclasses' own."""
+    from dataclasses import astuple, fields
+    from maui_py.model import ClusterSnapshot, SnapshotDelta
+    from maui_py.model.snapshot import build_delta, build_snapshot
+
+    job = Job("j1", "u", JobRequest(), 600, 10)
+    delta = SnapshotDelta(3, frozenset({"a"}), frozenset({"b"}), frozenset({"c"}), True,
+                          ("j1",), {"j1": job})
+    values = [getattr(delta, f.name) for f in fields(SnapshotDelta)]
+    assert build_delta(*values) == delta
+    snap = ClusterSnapshot(7, (), (job,), (), 4, delta)
+    built = build_snapshot(*[getattr(snap, f.name) for f in fields(ClusterSnapshot)])
+    assert built == snap and type(built) is ClusterSnapshot
+    assert astuple(built) == astuple(snap)
+
+
+def test_copier_gives_what_evolve_gives_and_refuses_derived_inputs():
+    """model.job.copier, evolve without keywords (the simulated RM's start and end): the
+    same job as evolve and replace; a change evolve rebuilds for is refused."""
+    from maui_py.model.job import copier
+
+    job = Job("j1", "u", JobRequest(tasks=3, per_task=Resources.of(2)), 600, 10, qos="hi")
+    alloc = (("n1", Resources.of(6)),)
+    started = copier("state", "start_time", "allocation")(job, JobState.RUNNING, 50, alloc)
+    assert started == evolve(job, state=JobState.RUNNING, start_time=50, allocation=alloc)
+    assert started == replace(job, state=JobState.RUNNING, start_time=50, allocation=alloc)
+    assert started.procs == 6 and job.allocation == ()
+    assert copier("allocation")(started, ()) == replace(started, allocation=())
+    with pytest.raises(TypeError):
+        copier("request")
+    with pytest.raises(TypeError):
+        copier("start")
