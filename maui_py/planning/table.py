@@ -1531,6 +1531,7 @@ class ReservationTable:
                                                         pts.frees)}
         assert got == expect, "change-point index out of step"
         assert pts.times == sorted(pts.times)
+        pts.check()
         for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:
             a = b = 0
             for t, c, f in zip(pts.times, pts.chg, pts.full):
