@@ -1203,7 +1203,9 @@ class ReservationTable:
                 if ok:
                     if shape is not None and sure:
                         self._add_floor(shape, cr, w, t)
-                    return t, fast, {k: f for k, f in fits.items() if f >= per}
+                    # every node kept holds a task, the usual case: fits is this scan's own
+                    return t, fast, (fits if cnt_o == len(fits) else
+                                     {k: f for k, f in fits.items() if f >= per})
                 changed = ign_mask
             if until is not None and t >= until:
                 return None
