@@ -9,7 +9,6 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 
 from __future__ import annotations
 
-from itertools import accumulate
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -102,7 +101,10 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
     else:
         procs = [e[0].procs for e in cands]
         started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
-    least = list(accumulate(reversed(procs), min))[::-1]   # the fewest processors from i on
+    least = procs[:]                    # least[i]: the fewest processors from i on
+    for i in range(len(least) - 2, -1, -1):
+        if least[i + 1] < least[i]:
+            least[i] = least[i + 1]
     limited = c.limits.any_active
     gated = 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
     gates = one = None                  # made for the first candidate narrow enough
