@@ -1,7 +1,9 @@
 """Node sets as Python ints: bit i set means node i is in the set.
 
 Set algebra on ints runs in C at about a machine word per 64 nodes, so a 10,000-node set
-costs ~157 words per operation. Only the conversions below loop in Python.
+costs ~157 words per operation. Only the conversions below loop in Python; those that write
+a set out with bin() search its string from the end (the lowest bit is the last
+character) rather than reverse a copy of it first.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ def members(mask: int) -> list[int]:
         return []
     if mask.bit_count() <= SPARSE:
         return _sparse_members(mask)
-    s = bin(mask)[:1:-1]
+    s = bin(mask)
+    top = len(s) - 1                    # bit i is character top - i; "0b" holds no "1"
     out = []
-    i = s.find("1")
+    i = s.rfind("1")
     while i >= 0:
-        out.append(i)
-        i = s.find("1", i + 1)
+        out.append(top - i)
+        i = s.rfind("1", 0, i)
     return out
 
 
@@ -59,11 +62,12 @@ def iter_members(mask: int):
         mask ^= 1 << i
         if not mask:
             return
-    s = bin(mask)[:1:-1]
-    i = s.find("1")
+    s = bin(mask)
+    top = len(s) - 1
+    i = s.rfind("1")
     while i >= 0:
-        yield i
-        i = s.find("1", i + 1)
+        yield top - i
+        i = s.rfind("1", 0, i)
 
 
 def first_members(mask: int, k: int) -> list[int]:
@@ -72,12 +76,13 @@ def first_members(mask: int, k: int) -> list[int]:
         return []
     if k <= PEEL:
         return list(islice(iter_members(mask), k))
-    s = bin(mask)[:1:-1]
+    s = bin(mask)
+    top = len(s) - 1
     out = []
-    i = s.find("1")
+    i = s.rfind("1")
     while i >= 0 and len(out) < k:
-        out.append(i)
-        i = s.find("1", i + 1)
+        out.append(top - i)
+        i = s.rfind("1", 0, i)
     return out
 
 

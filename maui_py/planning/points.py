@@ -49,14 +49,20 @@ class PointIndex:
         return k if k < len(self.times) and self.times[k] == t else -1
 
     def put(self, t: int, chg: int, idle: int, full: int, frees: int = 0) -> None:
-        """Set (or with chg == 0, remove) the point at time t. O(log P + P) memmove."""
+        """Set (or with chg == 0, remove) the point at time t. O(log P + P) memmove.
+        A point that only gains nodes (in chg and in full), as holds added mostly make,
+        is ORed into its bucket's cached OR, which stays exact; any other change drops it."""
         times = self.times
         k = bisect_left(times, t)
         present = k < len(times) and times[k] == t
+        grew = False
         if chg:
             if present:
+                a, f = self.chg[k], self.full[k]
+                grew = a & chg == a and f & full == f
                 self.chg[k], self.idle[k], self.full[k], self.frees[k] = chg, idle, full, frees
             else:
+                grew = True
                 times.insert(k, t)
                 self.chg.insert(k, chg)
                 self.idle.insert(k, idle)
@@ -67,10 +73,18 @@ class PointIndex:
         else:
             return
         b = bisect_right(self._fences, t)
-        self._bucket[b] = None
+        got = self._bucket[b]
+        self._bucket[b] = (got[0] | chg, got[1] | full) if grew and got is not None else None
         self._sets[b] = None
         if b < self._dirty_from:
             self._dirty_from = b
+
+    def check(self) -> None:
+        """Assert that every cached bucket OR is the OR of its points (put updates them in
+        place). O(P)."""
+        for b, got in enumerate(self._bucket):
+            if got is not None:
+                assert got == self._or_span(*self._span(b)), f"stale bucket {b}"
 
     def pop_through(self, t: int) -> list[tuple[int, int, int]]:
         """Remove every point at or before t; returns their (chg, idle, full) in time order.

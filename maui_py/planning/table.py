@@ -169,6 +169,41 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     return False
 
 
+def _cat_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
+               oldU: list[tuple[int, ...]], T: list[int], U: list[tuple[int, ...]], lo: int,
+               hi: int) -> list[tuple[int, int]]:
+    """(t, category after) for every change point t in [lo, hi] of either step function
+    whose category (0 idle, 1 partly used, 2 processors all taken; plus 3 where usage falls
+    in some dimension: _frees) differs from old to new; -1 where t is a change point no
+    more. One merged walk over both, in time order (a splice moves a point or two per
+    node: building both sides' categories cost more than the walk). O(breakpoints in
+    range)."""
+    out = []
+    i = bisect_left(oldT, lo) or 1
+    j = bisect_left(T, lo) or 1
+    no, nn = len(oldT), len(T)
+    c0 = cap[0]
+    while True:
+        a = oldT[i] if i < no and oldT[i] <= hi else None
+        b = T[j] if j < nn and T[j] <= hi else None
+        if b is None or (a is not None and a < b):
+            if a is None:
+                return out
+            out.append((a, -1))
+            i += 1
+            continue
+        u = U[j]
+        c = (0 if u == zero else (2 if u[0] >= c0 else 1)) + (3 if _frees(U[j - 1], u) else 0)
+        j += 1
+        if a is None or b < a:
+            out.append((b, c))
+            continue
+        v = oldU[i]
+        i += 1
+        if c != (0 if v == zero else (2 if v[0] >= c0 else 1)) + (3 if _frees(oldU[i - 2], v) else 0):
+            out.append((b, c))
+
+
 def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
     """Are a node's processors all taken after some change point of step function U (the
     index's `full`, ReservationTable.fills)? O(h)."""
@@ -366,22 +401,6 @@ class ReservationTable:
             return 0
         return 2 if u[0] >= self.cap[i][0] else 1
 
-    def _cats(self, cap: tuple[int, ...], T: list[int], U: list[tuple[int, ...]], lo: int, hi: int
-              ) -> dict[int, int]:
-        """Categories (0 idle, 1 partly used, 2 processors all taken; plus 3 where usage
-        falls in some dimension there: _frees) of the breakpoints of one step function with
-        times in [lo, hi]."""
-        zero = self.zero
-        out = {}
-        for k in range(max(bisect_left(T, lo), 1), len(T)):
-            t = T[k]
-            if t > hi:
-                break
-            u = U[k]
-            out[t] = ((0 if u == zero else (2 if u[0] >= cap[0] else 1))
-                      + (3 if _frees(U[k - 1], u) else 0))
-        return out
-
     def _record(self, nodes: list[int], cap: tuple[int, ...], oldT, oldU, T, U, lo: int, hi: int,
                 acc: dict[int, list[int]], acc0: list[int]) -> None:
         """Give `nodes` (which shared oldT/oldU) the step function T/U, and record, as node
@@ -392,7 +411,7 @@ class ReservationTable:
         for i in nodes:
             tt[i] = T
             uu[i] = U
-        m = mask_of(nodes, len(self.nodes))
+        m = 1 << nodes[0] if len(nodes) == 1 else mask_of(nodes, len(self.nodes))
         if len(oldT) == 1:
             if len(T) > 1:
                 self.later |= m
@@ -414,13 +433,7 @@ class ReservationTable:
             a1, a2 = acc0[1], acc0[2]
             acc0[1] = (a1 ^ (a1 & m)) | (m if nc == 0 else 0)
             acc0[2] = (a2 ^ (a2 & m)) | (m if nc == 2 else 0)
-        lo = max(lo, self.origin + 1)
-        old = self._cats(cap, oldT, oldU, lo, hi)
-        new = self._cats(cap, T, U, lo, hi)
-        for t in old.keys() | new.keys():
-            c = new.get(t, -1)
-            if old.get(t, -1) == c:
-                continue
+        for t, c in _cat_moves(cap, zero, oldT, oldU, T, U, max(lo, self.origin + 1), hi):
             slot = acc.get(t)
             if slot is None:
                 slot = acc[t] = [0, 0, 0, 0, 0]
@@ -1190,7 +1203,9 @@ class ReservationTable:
                 if ok:
                     if shape is not None and sure:
                         self._add_floor(shape, cr, w, t)
-                    return t, fast, {k: f for k, f in fits.items() if f >= per}
+                    # every node kept holds a task, the usual case: fits is this scan's own
+                    return t, fast, (fits if cnt_o == len(fits) else
+                                     {k: f for k, f in fits.items() if f >= per})
                 changed = ign_mask
             if until is not None and t >= until:
                 return None
@@ -1531,6 +1546,7 @@ class ReservationTable:
                                                         pts.frees)}
         assert got == expect, "change-point index out of step"
         assert pts.times == sorted(pts.times)
+        pts.check()
         for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:
             a = b = 0
             for t, c, f in zip(pts.times, pts.chg, pts.full):

@@ -109,6 +109,9 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
     gated = 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
     gates = one = None                  # made for the first candidate narrow enough
     span = c.span
+    dead: dict[int, int] = {}           # see _dead_after
+    dead_at = table.freed
+    shared = bool(c.access)             # ignore() may differ between jobs of one request
     for i, e in enumerate(cands):
         free = table.free_now
         if free <= 0 or free < least[i]:
@@ -133,6 +136,10 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
                 continue                # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
+        if not shared:
+            fw = dead.get(id(cr))
+            if fw is not None and table.freed == dead_at and span(job) >= fw:
+                continue
         p = c.fits_now(job, cr)
         if p:
             c.start(job, p, StartKind.BACKFILL, k)
@@ -140,6 +147,24 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
                 for g in gates:
                     if w > g[0]:
                         g[1] -= n
+        elif not shared:
+            if table.freed != dead_at:
+                dead.clear()
+                dead_at = table.freed
+            _dead_after(dead, cr, span(job))
+
+
+def _dead_after(dead: dict[int, int], cr, w: int) -> None:
+    """Note that compiled request `cr` failed to fit now for `w` seconds. Within a pass
+    that only starts jobs, resources only shrink until something is released (table.freed
+    moves), so while it stays the same `cr` fails again for w or longer: the pass skips
+    such a candidate before asking fits_now (its own failure memo says the same, at the
+    cost of a call per candidate; a pass's tail, where nothing fits the last free
+    resources, asks it for thousands). Keyed by id(cr): the candidates keep the requests
+    alive for the pass. O(1)."""
+    fw = dead.get(id(cr))
+    if fw is None or w < fw:
+        dead[id(cr)] = w
 
 
 MAX_GATES = 4

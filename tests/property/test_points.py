@@ -65,3 +65,39 @@ def test_or_range_and_sliding_window_match_a_plain_fold(times, data):
         lo = min(n, lo + data.draw(st.integers(0, 40)))
         hi = max(lo, min(n, hi + data.draw(st.integers(0, 60))))
         assert win.move(lo, hi) == fold(lo, hi)
+
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3000), min_size=40, max_size=300, unique=True),
+       st.lists(st.tuples(st.sampled_from(["grow", "shrink", "remove", "add"]),
+                          st.integers(0, 10**6), st.integers(0, 1023)), max_size=60),
+       st.data())
+def test_bucket_ors_stay_exact_as_points_grow_and_shrink(times, seq, data):
+    # a put that only adds nodes to a point updates its bucket's cached OR in place; any
+    # other drops it: or_range over cached buckets must match a plain fold throughout
+    idx = PointIndex()
+    for t in times:
+        idx.put(t, (t * 2654435761) % 1021 + 1, 0, (t * 40503) % 257)
+    for op, at, bits in seq:
+        n = len(idx)
+        idx.or_range(0, n)                      # caches every bucket wholly inside
+        k = at % n if n else 0
+        if op == "add" or not n:
+            idx.put(3001 + at % 997, bits | 1, 0, bits >> 3)
+        elif op == "grow":
+            idx.put(idx.times[k], idx.chg[k] | bits, 0, idx.full[k] | (bits >> 2))
+        elif op == "shrink":
+            a = idx.chg[k] & bits
+            idx.put(idx.times[k], a, 0, idx.full[k] & a)
+        else:
+            idx.put(idx.times[k], 0, 0, 0)
+        idx.check()
+        n = len(idx)
+        lo = data.draw(st.integers(0, n))
+        hi = data.draw(st.integers(lo, n))
+        want_a = want_f = 0
+        for j in range(lo, hi):
+            want_a |= idx.chg[j]
+            want_f |= idx.full[j]
+        assert idx.or_range(lo, hi) == (want_a, want_f)
