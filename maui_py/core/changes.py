@@ -86,10 +86,12 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     job deferred or started at its reservation during the passes. `ids`: the ids of
     `order`, given by run() (whose jobs are known to have no system priority: the last
     cache's and arrivals checked for it; run() also checked applies(), which depends on
-    the configuration only). The cache keeps `order` itself when no job started: the
-    caller is done with it. O(queued)."""
+    the configuration only, and no retry hold can be active then: the last cache had none,
+    and only a failed start makes one, after which run() does not apply). The cache keeps
+    `order` itself when no job started: the caller is done with it. O(queued)."""
     st = c.state
     table = c.table
+    given = ids
     if ((ids is None and not applies(c)) or not isinstance(table, CountTable) or c.held
             or c.pass_defers
             or c.res_started or st.system_priority or st.run_now or st.external
@@ -112,7 +114,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
                if places is None else _drop(ids, places))
     if ids[:len(res)] != list(res):
         return None
-    if any(map(_RETRY_UNTIL, res.values())):
+    if given is None and any(map(_RETRY_UNTIL, res.values())):
         for kr in res.values():
             if kr.retry_until is not None and kr.retry_until > c.now:
                 return None

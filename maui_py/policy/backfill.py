@@ -64,7 +64,7 @@ def backfill(c, order, first: int = 0) -> None:
     """Backfill over order[first:] (core/changes.py: the jobs before did not fit last cycle
     and fit no better now), the first BACKFILLDEPTH candidates only when it is set."""
     run = PASSES[c.bf_policy]
-    if run is None or c.table.free_now <= 0:
+    if run is None or c.table.free_now <= 0 or _all_placed(c, order, first):
         return
     by = ORDERS[c.bf_order]
     if run is first_fit and by is None and c.bf_depth <= 0 and not c.limits.any_active:
@@ -87,6 +87,18 @@ def backfill(c, order, first: int = 0) -> None:
         if by is not None:
             cands.sort(key=by(c))
         run(c, cands, level)
+
+
+def _all_placed(c, order, first: int) -> bool:
+    """Every job of order[first:] started this cycle or holds a reservation (conservative
+    backfill, where every waiting job reserves): nothing is left to backfill. Set
+    operations in C, tried only when the counts allow it. O(len(order) - first)."""
+    res, started = c.state.reservations, c.started
+    if len(order) - first > len(res) + len(started):
+        return False
+    ids = {e[0].id for e in (order[first:] if first else order)}
+    ids.difference_update(started)
+    return res.keys() >= ids
 
 
 def first_fit(c, cands, level, first: int | None = None) -> None:
