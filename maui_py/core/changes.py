@@ -289,6 +289,7 @@ def run(c: Cycle) -> CycleResult | None:
         backfill.backfill(c, order, k0)
         c.finish(order, [], reuse=cache.reserves)
     else:
+        c.kept_head = not reorder and not c.predicting.on
         kept.reserved_jobs(c, order)
         priority_pass.priority_pass(c, order)
         backfill.backfill(c, order)

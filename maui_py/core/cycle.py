@@ -196,6 +196,11 @@ class Cycle:
     pass_defers = False
     res_started = False
     pass_end: tuple | None = None
+    kept_head = False
+    """The priority reservations are known to head the order, in order, with no retry hold
+    and each as long as its job's request: set by changes.run, whose last cycle checked
+    this (remember) and which runs only when nothing since could change it (no job changed,
+    no start failed, the order kept, no prediction). kept._unmoved then skips its check."""
 
     def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
                  explain: bool, reserves: bool = True):

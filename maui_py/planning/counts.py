@@ -29,7 +29,7 @@ from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
-from .owners import is_priority
+from .owners import is_priority, priority as _priority
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
 _ONE = (1,)
@@ -60,6 +60,10 @@ def counting_applies(nodes: Sequence[Node]) -> bool:
     if first.procs <= 0 or first.mem or first.gres:
         return False
     return all(n.resources == first and n.state.usable and not n.partitions for n in nodes)
+
+
+_PRIORITY_PREFIX = _priority("")
+"""What is_priority looks for, tested inline where holds are tracked (a call per hold)."""
 
 
 def counts_request(req: JobRequest) -> bool:
@@ -308,7 +312,7 @@ class CountTable:
 
     def _track(self, h: CountHold, sign: int) -> None:
         """A hold entered (1) or dropped (-1) in what replan starts from. O(1)."""
-        if is_priority(h.owner):
+        if h.owner.startswith(_PRIORITY_PREFIX):
             self._n_priority += sign
             _step(self._bounds, h.start, sign)
             _step(self._bounds, h.end, sign)
@@ -400,8 +404,8 @@ class CountTable:
         top = max(u for _, u in log[-steps:])
         return None if top >= FOREVER else top
 
-    def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None
-               ) -> tuple[int, list[tuple[str, int]]]:
+    def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
+               all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:
         """Re-make the first `candidates` future holds of `owners` in their order, each at
         its earliest start around the holds not in `owners` and the owners before it (as
         placed here): what releasing them all and reserving each again would give, but
@@ -410,7 +414,8 @@ class CountTable:
         taking processors from now; not when a node is overcommitted, where the choice
         may fail: the re-plan stops before it). Returns how many holds were re-made (the
         first ones of `owners`) and (owner, new start) of those that moved, in order: the
-        others keep their starts.
+        others keep their starts. `all_held`: the caller knows that every owner holds
+        something here (the check is then skipped).
 
         The profile without `owners` is built once on an array of every change point and
         owner bound; each hold's start is then searched on it and subtracted. An earlier
@@ -423,7 +428,8 @@ class CountTable:
         origin, holds = self.origin, self.holds
         if not self._tracking:
             self._start_tracking()
-        if len(owners) == self._n_priority == sum(map(holds.__contains__, owners)):
+        if len(owners) == self._n_priority and (
+                all_held or len(owners) == sum(map(holds.__contains__, owners))):
             other = self._fold_other()          # the owners are every priority reservation
             held = dict.fromkeys(self._bounds, 0)
             held.update(other)

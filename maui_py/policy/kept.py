@@ -5,6 +5,7 @@ MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
 from __future__ import annotations
 
 from itertools import islice, takewhile
+from operator import attrgetter
 
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
@@ -22,6 +23,8 @@ REMAKES: dict[ReservationPolicy, bool] = {
 """RESERVATIONPOLICY -> whether a priority reservation of an earlier cycle is re-made here at
 its earliest start (HIGHEST) or dropped, for the priority pass to make again in order."""
 
+
+_START = attrgetter("start")
 
 MIN_REPLAN = 4
 """Fewer reservations than this are re-made one by one: building the re-plan's array of the
@@ -65,7 +68,9 @@ def _unmoved(c, order) -> set[str]:
     span = c.span
     m = 0                   # reservations seen with no retry hold
     odd = None              # the first whose span differs from its job's
-    for (job, _cr, _p), (jid, kr) in zip(order, res.items()):
+    if c.kept_head and res and min(map(_START, res.values())) > now:
+        m = len(res)        # every one: none starts by now (the rest is known)
+    for (job, _cr, _p), (jid, kr) in zip(order, res.items()) if not m else ():
         if job.id != jid or kr.start <= now or (kr.retry_until is not None
                                                 and kr.retry_until > now):
             break
@@ -87,8 +92,9 @@ def _unmoved(c, order) -> set[str]:
         return set()
     if odd is not None and odd < n:
         n = odd
-    done, moves = table.replan(held if len(held) == len(res) else owners.priorities(res), n,
-                               table.freed_until(stamp))
+    every = len(held) == len(res)           # and each of them holds (checked above)
+    done, moves = table.replan(held if every else owners.priorities(res), n,
+                               table.freed_until(stamp), all_held=every)
     keep = set(res) if done == len(res) else set(islice(res, done))
     cut = len(owners.priority(""))
     for o, t in moves:
