@@ -212,13 +212,10 @@ class SimulatedRM:
 
     def _take_procs(self, allocation, procs_asked: int) -> tuple[int, ...] | None:
         """_take on processors-only nodes, with ints (an allocation asking memory or gres
-        there cannot fit: none exists), taken in one pass that also finds the allocation's
-        _runs: those runs, or None with the account as it was when it does not fit
-        (_why_not_procs says why). O(nodes)."""
-        fp, up, index = self._free_procs, self._up, self._index
+        there cannot fit: none exists): the allocation's _runs, or None with the account
+        as it was when it does not fit (_why_not_procs says why). O(nodes)."""
+        fp, up = self._free_procs, self._up
         done = got = 0
-        runs: list[int] = []
-        prev = -2
         for name, res in allocation:
             p = res.procs
             if res.mem or res.gres or name not in up or p > fp[name]:
@@ -226,15 +223,9 @@ class SimulatedRM:
             fp[name] -= p
             got += p
             done += 1
-            i = index[name]
-            if i == prev + 1:
-                runs[-1] += 1
-            else:
-                runs += (i, 1)
-            prev = i
         else:
             if got >= procs_asked:
-                return tuple(runs)
+                return self._runs(allocation)
         for name, res in allocation[:done]:
             fp[name] += res.procs
         return None

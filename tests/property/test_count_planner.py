@@ -179,12 +179,7 @@ def test_replan_places_reservations_as_releasing_and_re_making_them_in_order_wou
                 jobs.append(job)
     jobs = [j for j in jobs if j[0] in table.holds and table.holds[j[0]].start > table.origin]
     owners = [o for o, *_ in jobs]
-    want_table = CountTable(_nodes(n, procs), 0)
-    want_table.__dict__.update({k: (v.copy() if isinstance(v, (list, dict, set)) else v)
-                                for k, v in table.__dict__.items()})
-    for o in owners:
-        want_table.release(o)
-    want = _place_in_order(want_table, jobs)
+    want_table, want = _remade(table, jobs)
     bounded = data.draw(st.booleans())
     got = _replan(table, owners, table.freed_until(stamp) if bounded else None)
     assert got == want
@@ -199,6 +194,17 @@ def test_replan_places_reservations_as_releasing_and_re_making_them_in_order_wou
     assert list(zip(table._times, table._deltas)) == list(zip(want_table._times,
                                                               want_table._deltas))
     assert table.used0 == want_table.used0
+
+
+def _remade(table, jobs):
+    """The definition replan is held to: a copy of `table` with the holds of `jobs` released,
+    then made again in order at their earliest starts; (the copy, those starts)."""
+    want_table = CountTable(table.nodes, 0)
+    want_table.__dict__.update({k: (v.copy() if isinstance(v, (list, dict, set)) else v)
+                                for k, v in table.__dict__.items()})
+    for o, *_ in jobs:
+        want_table.release(o)
+    return want_table, _place_in_order(want_table, jobs)
 
 
 def _replan(table, owners, bound):
@@ -224,13 +230,8 @@ def test_replan_a_hold_pushed_later_reaches_the_holds_after_it():
     _place_in_order(table, jobs)
     stamp = table.freed
     table.release("job:r0")
-    want_table = CountTable(_nodes(4, 1), 0)
-    want_table.__dict__.update({k: (v.copy() if isinstance(v, (list, dict, set)) else v)
-                                for k, v in table.__dict__.items()})
     owners = [o for o, *_ in jobs]
-    for o in owners:
-        want_table.release(o)
-    want = _place_in_order(want_table, jobs)
+    want_table, want = _remade(table, jobs)
     got = _replan(table, owners, table.freed_until(stamp))
     assert got == want
     for o, t in zip(owners, got):
@@ -255,13 +256,8 @@ def test_replan_settles_several_waiting_holds_at_once_before_a_search():
     assert _place_in_order(table, jobs) == [75, 154, 260]
     stamp = table.freed
     table.release("job:r0")
-    want_table = CountTable(_nodes(2, 1), 0)
-    want_table.__dict__.update({k: (v.copy() if isinstance(v, (list, dict, set)) else v)
-                                for k, v in table.__dict__.items()})
     owners = [o for o, *_ in jobs]
-    for o in owners:
-        want_table.release(o)
-    want = _place_in_order(want_table, jobs)
+    want_table, want = _remade(table, jobs)
     assert want == [75, 154, 260]
     assert _replan(table, owners, table.freed_until(stamp)) == want
     table._check()
