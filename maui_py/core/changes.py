@@ -85,10 +85,10 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     another planner, reservations that are not the first jobs of the order, a retry hold, a
     job deferred or started at its reservation during the passes. `ids`: the ids of
     `order`, given by run() (whose jobs are known to have no system priority: the last
-    cache's and arrivals checked for it; run() also checked applies(), which depends on
-    the configuration only, and no retry hold can be active then: the last cache had none,
-    and only a failed start makes one, after which run() does not apply). The cache keeps
-    `order` itself when no job started: the caller is done with it. O(queued)."""
+    cache's and arrivals checked for it; run() also checked applies() for this very cycle,
+    and no retry hold can be active then: the last cache had none, and only a failed start
+    makes one, after which run() does not apply). The cache keeps `order` itself when no
+    job started: the caller is done with it. O(queued)."""
     st = c.state
     table = c.table
     given = ids

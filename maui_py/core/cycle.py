@@ -310,7 +310,7 @@ class Cycle:
         st.last_now = now
         st.changes = changes.remember(self, order)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
-                           [j.id for j, _cr, _p in order], self.priorities, self._held_view(),
+                           order_ids(order), self.priorities, self._held_view(),
                            len(self.reserve_decisions))
 
     def _counting(self, queued: list[Job]) -> bool:

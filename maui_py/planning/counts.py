@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
-from itertools import accumulate, takewhile
+from itertools import accumulate
 from operator import add
 from typing import Iterable, Sequence
 
@@ -498,10 +498,9 @@ class CountTable:
 
         visit = owners[:candidates]
         done = len(visit)
-        for h in map(holds.get, visit):
+        for i, h in enumerate(map(holds.get, visit)):
             if h is None or h.start <= origin:
-                done = visit.index(h.owner) if h is not None else sum(
-                    1 for _ in takewhile(holds.__contains__, visit))
+                done = i
                 break
             s0, e, n = h.start, h.end, h.procs
             w = e - s0
@@ -556,7 +555,7 @@ class CountTable:
                 heappush(pending, (s0, e, n))
                 continue
             if k == 0 and self.overcommitted:
-                done = visit.index(h.owner)
+                done = i
                 break
             t = seg[k]
             b = bisect_left(seg, t + w, k)

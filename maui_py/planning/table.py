@@ -192,16 +192,22 @@ def _cat_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
             out.append((a, -1))
             i += 1
             continue
-        u = U[j]
-        c = (0 if u == zero else (2 if u[0] >= c0 else 1)) + (3 if _frees(U[j - 1], u) else 0)
+        c = _category(U[j - 1], U[j], zero, c0)
         j += 1
         if a is None or b < a:
             out.append((b, c))
             continue
-        v = oldU[i]
         i += 1
-        if c != (0 if v == zero else (2 if v[0] >= c0 else 1)) + (3 if _frees(oldU[i - 2], v) else 0):
+        if c != _category(oldU[i - 2], oldU[i - 1], zero, c0):
             out.append((b, c))
+
+
+def _category(before: tuple[int, ...], u: tuple[int, ...], zero: tuple[int, ...], c0: int
+              ) -> int:
+    """A change point's category for the change-point index: 0 idle, 1 partly used, 2
+    processors all taken (c0 of them), plus 3 where usage falls in some dimension (_frees).
+    O(dims)."""
+    return (0 if u == zero else (2 if u[0] >= c0 else 1)) + (3 if _frees(before, u) else 0)
 
 
 def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
