@@ -375,9 +375,10 @@ def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], a
     result = sim.run()
     if progress:
         progress.finish(result)
-    state, now = result.state, result.state.last_now if result.state else None
-    if now is None:
+    state = result.state
+    if state is None or state.last_now is None:
         raise ValueError("no scheduling cycle ran before that time: nothing to store")
+    now = sim.now       # the last event's time: the cycle below makes up any left out since
     current = []
     for rec in result.records.values():
         if rec.end is not None and rec.end <= now:

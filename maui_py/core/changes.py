@@ -27,7 +27,7 @@ of the queue with eligibility, limits and sorting.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..cfg.choices import BackfillPolicy
@@ -47,6 +47,8 @@ _ORDERED_BACKFILL = (BackfillPolicy.FIRSTFIT, BackfillPolicy.BESTFIT, BackfillPo
 """Backfill policies whose starts depend only on the order and what is free (not GREEDY)."""
 _MIXED = object()
 _RETRY_UNTIL = attrgetter("retry_until")
+_TASKS = attrgetter("tasks")
+_COMPILED = itemgetter(1)
 
 
 @dataclass(slots=True)
@@ -68,6 +70,14 @@ class ChangeCache:
     static: float | None
     """The one static priority part of every job in order (None: they differ): with a
     linear priority and no accrual restarts the order then never changes with time."""
+    engine: Any = None
+    limits: Any = None
+    """The cycle's priority engine and limits, for arrivals_wait and ends_wait (set when
+    they may apply: the order is fixed, no runtime predictions)."""
+    waits: bool = False
+    """The priority pass ended for good: it looks at no job after the last (arrivals_wait)."""
+    least: int = -1
+    """The fewest processors a job in `order` asks (-1: not counted yet; ends_wait)."""
 
 
 def applies(c: Cycle) -> bool:
@@ -118,11 +128,103 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
         for kr in res.values():
             if kr.retry_until is not None and kr.retry_until > c.now:
                 return None
+    static = (static if static is not _MIXED else _common_static(c.engine, left)
+              if c.engine.order_fixed and not st.queue_time else None)
+    fixed = static is not None and not c.predicting.on
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
-                        ids, c.pass_end, c.reserve_decisions,
-                        static if static is not _MIXED
-                        else _common_static(c.engine, left)
-                        if c.engine.order_fixed and not st.queue_time else None)
+                        ids, c.pass_end, c.reserve_decisions, static,
+                        c.engine if fixed else None, c.limits if fixed else None,
+                        fixed and c.pass_end[4])
+
+
+def arrivals_wait(st, jobs, now: int) -> bool:
+    """Would a cycle at `now`, whose snapshot adds only `jobs` (just arrived) to the last
+    one, decide nothing and change nothing but its queue? So when the last cycle's priority
+    pass ended for good (every reservation it may make is made: the pass looks at no later
+    job), the order is fixed (each job goes last), nothing frees or is planned to change by
+    now, no defer runs out, and each job is plain (idle, no hold, dependency, system priority
+    or system limit, one-processor tasks) and wider than what is free now, so that backfill
+    cannot start it either. A replay may leave that cycle out: the next one takes the jobs
+    among its arrivals, in the same place of the order, and decides what the two would
+    have (tests/property/test_idle_arrivals.py). O(len(jobs)), plus O(defers) when any."""
+    cache = st.changes
+    if (cache is None or not cache.waits or st.failed or st.run_now or st.system_priority
+            or st.external or st.table is not cache.table):
+        return False
+    table = cache.table
+    if table.freed != cache.freed or table.next_change() <= now:
+        return False
+    if st.deferred:
+        for rec in st.deferred.values():
+            if 0 < rec.until <= now:
+                return False
+    free, total, static = table.free_now, table.total, cache.static
+    static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
+    gates = None
+    for job in jobs:
+        if (job.state is not _IDLE or job.holds or job.system_priority
+                or not job.depends_satisfied or not counts_request(job.request)
+                or job.request.tasks > total or static_sum(job) != static
+                or system_violation(job)):
+            return False
+        n = job.procs
+        if n <= free:
+            if gates is None:
+                gates = _gates(st.reservations, table, now)
+            w = job.wallclock
+            for room, cap in gates:
+                if n > cap and w > room:
+                    break
+            else:
+                return False
+    return True
+
+
+def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
+    """Would a cycle at `now`, whose snapshot differs from the last one only by the jobs
+    `ended` (holding `freed` processors) and by jobs that arrived and were left out
+    (arrivals_wait; the narrowest asks `least` processors, inf for none), decide nothing?
+    So when the order is fixed (as for arrivals_wait; the pass need not have ended for good),
+    no defer runs out, no hold but the ended jobs' ends by now, and fewer processors are
+    free than any queued job asks: nothing starts, and the reservations, placed as a cycle
+    with no memory places them, are where the next cycle puts them (whatever is planned
+    before that cycle is planned where only an end at it, or a start, could change it).
+    A replay may leave the cycle out (tests/property/test_idle_arrivals.py). O(queued) in
+    C the first time for one cache, then O(ended + ending by now)."""
+    cache = st.changes
+    if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
+            or st.external or st.table is not cache.table):
+        return False
+    table = cache.table
+    if table.freed != cache.freed:
+        return False
+    if st.deferred:
+        for rec in st.deferred.values():
+            if 0 < rec.until <= now:
+                return False
+    q = cache.least
+    if q < 0:
+        order = cache.order
+        q = cache.least = min(map(_TASKS, map(_COMPILED, order))) if order else 1 << 62
+    if table.free_now + freed >= min(q, least):
+        return False
+    gone = set(ended)
+    for owner in table.ending_by(now):
+        if owners.job_of(owner) not in gone:
+            return False
+    return True
+
+
+def _gates(reservations, table, now: int) -> list[tuple[int, int]]:
+    """(seconds from now to its start, processors free at that instant) of each
+    reservation to come, as backfill's gates (policy/backfill.py): a job that would run
+    past such a start with more processors than are free there cannot start now. None
+    (nothing shown) when there are more than backfill.MAX_GATES reservations. O(P) per
+    reservation."""
+    if len(reservations) > backfill.MAX_GATES:
+        return []
+    starts = sorted({kr.start for kr in reservations.values() if kr.start > now})
+    return [(s - now, table.free_procs_at(s)) for s in starts]
 
 
 def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:

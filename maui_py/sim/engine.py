@@ -5,7 +5,9 @@ scheduling cycle (the same run_cycle the daemon runs) and hands its decisions to
 simulated resource manager. Events at one time are ordered (time, kind, sequence): ends
 before arrivals before wake-ups, then by submission order, so a replay is reproducible.
 With a poll interval (RMPOLLINTERVAL style) cycles run only on the interval's ticks.
-Cost: O(E log E) for E events plus one cycle per distinct event time.
+Cost: O(E log E) for E events plus one cycle per distinct event time, except where jobs only
+arrived or only ended and the cycle's cache shows it would decide nothing
+(SimOptions.leave_idle): the next cycle takes those changes with its own.
 
 With runtime prediction (PREDICTIONPOLICY) a running job's planned end can come before its
 real end. No cycle runs there, as in the simulator behind the published EASY++ figures: the
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ..core import gcpause
+from ..core.changes import arrivals_wait, ends_wait
 from ..cfg import SchedulerConfig
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
@@ -68,6 +71,13 @@ class SimOptions:
     """Whether the cycle results on_cycle is given list a Reserve decision per priority
     reservation (the replay itself reads them only on the node table, and listing them
     walks every reservation each cycle): a progress display turns it off."""
+    leave_idle: bool = True
+    """Leave out the cycle at a time where jobs only arrived, or only ended, and
+    core.changes.arrivals_wait or ends_wait shows it would decide nothing (each new job
+    too wide for what is free, or fewer processors free than any queued job asks, behind
+    a priority pass that ended for good): the next cycle takes those changes with its own
+    and decides the same. Not with an on_cycle that lists reservations (it sees every
+    cycle), per-event replays or a poll interval."""
     stop_time: int | None = None
     per_event: bool = False
     """A cycle after each submission and each job end (submissions first at one time, a job
@@ -120,9 +130,15 @@ class Simulation:
         snapshot, apply, records = rm.snapshot, rm.apply, rm.records
         push = heapq.heappush
 
+        left_ended: list[str] = []          # what cycles left out saw (leave_idle)
+        left_freed, left_least = 0, float("inf")
+
         def cycle(t: int) -> None:
             """One scheduling cycle at t; its starts become end events."""
-            nonlocal state, cycles, active, progress, seq
+            nonlocal state, cycles, active, progress, seq, left_freed, left_least
+            if left_least != float("inf") or left_ended:
+                left_ended.clear()
+                left_freed, left_least = 0, float("inf")
             with pause:                     # collected between cycles, as mauid does
                 result = run_cycle(snapshot(), config, state, explain=explain,
                                    reserves=listed or state is None
@@ -168,6 +184,7 @@ class Simulation:
         stop_time, stall_limit = opt.stop_time, opt.stall_limit
         finish, submit, pop = rm.finish, rm.submit, heapq.heappop
         ends: list[tuple[str, bool]] = []
+        leave = opt.leave_idle and not listed and not per_event and not interval
         while nxt < total or heap:
             t = submits[nxt] if nxt < total else heap[0][0]
             if heap and heap[0][0] < t:
@@ -177,6 +194,8 @@ class Simulation:
             self.now = t
             if ends:
                 ends = []
+            quiet = leave
+            ended = 0
             while heap and heap[0][0] == t:
                 _t, kind, _s, jid = pop(heap)
                 if kind == END:
@@ -185,11 +204,16 @@ class Simulation:
                         ends.append((jid, late))
                         if late:
                             continue
+                    if quiet:
+                        left_ended.append(jid)
+                        left_freed += records[jid].job.procs
+                        ended += 1
                     finish(jid, t)
                     active -= 1
                     progress = t
                 elif kind == WAKE:
                     wakes.discard(t)
+                    quiet = False
             if per_event:
                 # pyss's order: each submission, then each end (in start order), runs a
                 # pass; a job planned to end now is free from the first of them on
@@ -211,10 +235,23 @@ class Simulation:
                 if not ran:
                     cycle(t)
             else:
+                first = nxt
                 while nxt < total and submits[nxt] == t:
                     sj = jobs[nxt]
                     submit(sj.job, sj.runtime)
                     nxt += 1
+                if quiet:
+                    if ended:
+                        if first == nxt and ends_wait(state, left_ended, left_freed,
+                                                      left_least, t):
+                            continue
+                    elif not left_ended:
+                        new = [sj.job for sj in jobs[first:nxt]]
+                        if arrivals_wait(state, new, t):
+                            for job in new:
+                                if job.procs < left_least:
+                                    left_least = job.procs
+                            continue
                 if interval:
                     if t < next_tick:
                         continue

@@ -1,0 +1,193 @@
+"""A replay that leaves out the cycles core.changes.arrivals_wait calls idle (jobs only
+arrived, each too wide for what is free now, behind a priority pass that ended for good)
+schedules every job as a replay that runs a cycle at every event time: same start, kind
+and end job for job, and the same actions at every time either one acted."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from maui_py.cfg import parse_config
+from maui_py.core.changes import arrivals_wait, ends_wait
+from maui_py.core.cycle import run_cycle
+from maui_py.core.state import DeferRecord, SchedulerState
+from maui_py.model import ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources
+from maui_py.sim.engine import SimOptions, Simulation
+from maui_py.sim.swf import SimJob
+
+SETTINGS = settings(max_examples=200, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@st.composite
+def workloads(draw):
+    """One-processor nodes (the count planner), jobs whose runtimes often end before
+    their limits, arriving in bursts and gaps."""
+    n = draw(st.integers(2, 12))
+    nodes = tuple(Node(f"n{i}", Resources.of(1)) for i in range(n))
+    sims, t = [], 0
+    if draw(st.booleans()):     # a long job on most of the machine: a queue builds behind it
+        wide = draw(st.integers(max(1, n - 2), n))
+        sims.append(SimJob(Job("long", "u0", JobRequest(tasks=wide, per_task=Resources.of(1)),
+                               1000, 0), draw(st.integers(500, 1000))))
+    for k in range(draw(st.integers(3, 40))):
+        t += draw(st.sampled_from([0, 1, 3, 5, 10, 30, 120]))
+        tasks = draw(st.integers(1, n + (1 if draw(st.integers(0, 9)) == 0 else 0)))
+        wc = draw(st.integers(1, 400))
+        run = draw(st.integers(0, wc + (50 if draw(st.integers(0, 9)) == 0 else 0)))
+        job = Job(f"j{k}", f"u{draw(st.integers(0, 2))}",
+                  JobRequest(tasks=tasks, per_task=Resources.of(1)), wc, t)
+        sims.append(SimJob(job, run))
+    return nodes, sims
+
+
+@st.composite
+def configs(draw):
+    lines = [f"RESERVATIONDEPTH {draw(st.sampled_from([1, 1, 1, 2, 3, 100]))}",
+             f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST', 'NEVER']))}",
+             f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'FIRSTFIT', 'BESTFIT', 'NONE']))}",
+             "QUEUETIMEWEIGHT 1"]
+    if draw(st.integers(0, 3)) == 0:
+        lines.append(f"XFACTORWEIGHT {draw(st.sampled_from([1, 100]))}")
+    if draw(st.integers(0, 3)) == 0:
+        lines.append(f"SYSTEMMAXPROCPERJOB {draw(st.integers(1, 6))}")
+    if draw(st.booleans()):
+        lines.append("DEFERTIME 00:01:00")
+    return "\n".join(lines) + "\n"
+
+
+def persisted(state):
+    """What the store keeps of a state, reservations by start and end."""
+    return ({j: (kr.start, kr.end) for j, kr in state.reservations.items()},
+            {j: d.until for j, d in state.deferred.items()}, dict(state.batch_holds),
+            dict(state.start_counts), dict(state.bypass), dict(state.queue_time))
+
+
+def replay(nodes, sims, text, leave):
+    """The replay, the actions of each cycle that acted, and the state after the cycle at
+    each time that had only one (a job of runtime 0 ends at its start: a second cycle)."""
+    acts, states, twice = [], {}, set()
+
+    def seen(t, r):
+        acts.append((t, r.actions()))
+        if t in states:
+            twice.add(t)
+        states[t] = persisted(r.state)
+    res = Simulation(nodes, sims, parse_config(text), SimOptions(
+        check_table=True, leave_idle=leave, cycle_reserves=False, on_cycle=seen)).run()
+    return res, [(t, a) for t, a in acts if a], {t: v for t, v in states.items() if t not in twice}
+
+
+@SETTINGS
+@given(workloads(), configs())
+def test_leaving_idle_arrival_cycles_out_changes_no_schedule(wl, text):
+    nodes, sims = wl
+    full, full_acts, full_states = replay(nodes, sims, text, False)
+    fast, fast_acts, fast_states = replay(nodes, sims, text, True)
+    assert fast.check.ok and full.check.ok
+    assert {j: (r.start, r.kind, r.end) for j, r in fast.records.items()} == \
+        {j: (r.start, r.kind, r.end) for j, r in full.records.items()}
+    assert fast_acts == full_acts
+    assert fast.holds == full.holds
+    assert fast.cycles <= full.cycles
+    for t, kept in fast_states.items():     # after each cycle both ran, the same state
+        if t in full_states:
+            assert kept == full_states[t], t
+    event(f"cycles left out: {'some' if fast.cycles < full.cycles else 'none'}")
+
+
+def _queued(jid, tasks, wc, submit):
+    return Job(jid, "u", JobRequest(tasks=tasks, per_task=Resources.of(1)), wc, submit)
+
+
+def _running(jid, tasks, wc, start, nodes):
+    return Job(jid, "u", JobRequest(tasks=tasks, per_task=Resources.of(1)), wc, start,
+               state=JobState.RUNNING, start_time=start,
+               allocation=tuple((n.name, Resources.of(1)) for n in nodes[:tasks]))
+
+
+EASY = "RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n"
+
+
+def _after_one_cycle(text=EASY, wide=8):
+    """8 one-processor nodes: 6 busy until 1000 (3 of them by r1, 3 by r2), 2 free; the
+    head job (`wide` processors) reserved at 1000, a second one as wide waiting behind it."""
+    nodes = tuple(Node(f"n{i}", Resources.of(1)) for i in range(8))
+    jobs = (_running("r1", 3, 1000, 0, nodes), _running("r2", 3, 1000, 0, nodes[3:]),
+            _queued("head", wide, 500, 0), _queued("next", wide, 500, 1))
+    state = run_cycle(ClusterSnapshot(10, nodes, jobs), parse_config(text, "<t>"),
+                      SchedulerState(), explain=False).state
+    assert "head" in state.reservations and state.changes is not None
+    return state
+
+
+def test_a_job_wider_than_what_is_free_waits():
+    state = _after_one_cycle()
+    assert list(state.reservations) == ["head"]
+    assert arrivals_wait(state, [_queued("a", 3, 100, 20)], 20)
+
+
+def test_a_job_that_fits_before_the_reservation_does_not_wait():
+    # 2 free now, and 100 s end long before the head's start at 1000: backfill starts it
+    assert not arrivals_wait(_after_one_cycle(), [_queued("a", 2, 100, 20)], 20)
+
+
+def test_a_job_that_fits_now_but_runs_into_the_reservation_waits():
+    # 2 free now, but 2000 s would run past 1000, where the head needs all 8
+    assert arrivals_wait(_after_one_cycle(), [_queued("a", 2, 2000, 20)], 20)
+
+
+def test_one_job_that_may_start_among_several_is_enough_to_run_the_cycle():
+    state = _after_one_cycle()
+    assert not arrivals_wait(state, [_queued("a", 3, 100, 20), _queued("b", 1, 50, 20)], 20)
+
+
+def test_a_planned_end_passed_or_a_held_job_runs_the_cycle():
+    state = _after_one_cycle()
+    assert not arrivals_wait(state, [_queued("a", 3, 100, 1000)], 1000)
+    held = Job("a", "u", JobRequest(tasks=3, per_task=Resources.of(1)), 100, 20,
+               holds=frozenset({HoldType.USER}))
+    assert not arrivals_wait(state, [held], 20)
+
+
+def test_a_job_over_a_system_limit_runs_the_cycle_that_defers_it():
+    state = _after_one_cycle(EASY + "SYSTEMMAXPROCPERJOB 7\n", wide=7)
+    assert arrivals_wait(state, [_queued("a", 3, 100, 20)], 20)
+    assert not arrivals_wait(state, [_queued("a", 8, 100, 20)], 20)
+
+
+def test_a_pass_that_may_still_reserve_runs_the_cycle():
+    # depth 3: the job behind the head holds the second reservation; a new job may take the third
+    state = _after_one_cycle("RESERVATIONDEPTH 3\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n")
+    assert list(state.reservations) == ["head", "next"]
+    assert not arrivals_wait(state, [_queued("a", 3, 100, 20)], 20)
+
+
+def test_an_end_that_frees_fewer_processors_than_any_queued_job_asks_waits():
+    state = _after_one_cycle()
+    assert ends_wait(state, ["r1"], 3, float("inf"), 20)        # 5 free, 8 asked
+
+
+def test_an_arrival_left_out_narrow_enough_for_what_an_end_frees_runs_the_cycle():
+    state = _after_one_cycle()
+    assert not ends_wait(state, ["r1"], 3, 5, 20)
+    assert ends_wait(state, ["r1"], 3, 6, 20)
+
+
+def test_an_end_that_frees_enough_for_a_queued_job_runs_the_cycle():
+    state = _after_one_cycle(wide=5)
+    assert not ends_wait(state, ["r1"], 3, float("inf"), 20)
+
+
+def test_a_job_planned_to_end_that_did_not_or_a_defer_running_out_runs_the_cycle():
+    state = _after_one_cycle()
+    assert not ends_wait(state, ["r1"], 3, float("inf"), 1000)   # r2's planned end passed
+    state.deferred["other"] = DeferRecord(1, 15, "test")
+    assert not ends_wait(state, ["r1"], 3, float("inf"), 20)
+
+
+def test_an_order_that_moves_with_time_runs_every_cycle():
+    state = _after_one_cycle(EASY + "XFACTORWEIGHT 100\n")
+    assert not ends_wait(state, ["r1"], 3, float("inf"), 20)
+    assert not arrivals_wait(state, [_queued("a", 3, 100, 20)], 20)
