@@ -147,17 +147,12 @@ def arrivals_wait(st, jobs, now: int) -> bool:
     cannot start it either. A replay may leave that cycle out: the next one takes the jobs
     among its arrivals, in the same place of the order, and decides what the two would
     have (tests/property/test_idle_arrivals.py). O(len(jobs)), plus O(defers) when any."""
-    cache = st.changes
-    if (cache is None or not cache.waits or st.failed or st.run_now or st.system_priority
-            or st.external or st.table is not cache.table):
+    cache = _left_as_was(st, now)
+    if cache is None or not cache.waits:
         return False
     table = cache.table
-    if table.freed != cache.freed or table.next_change() <= now:
+    if table.next_change() <= now:
         return False
-    if st.deferred:
-        for rec in st.deferred.values():
-            if 0 < rec.until <= now:
-                return False
     free, total, static = table.free_now, table.total, cache.static
     static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
     gates = None
@@ -191,17 +186,10 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     before that cycle is planned where only an end at it, or a start, could change it).
     A replay may leave the cycle out (tests/property/test_idle_arrivals.py). O(queued) in
     C the first time for one cache, then O(ended + ending by now)."""
-    cache = st.changes
-    if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
-            or st.external or st.table is not cache.table):
+    cache = _left_as_was(st, now)
+    if cache is None:
         return False
     table = cache.table
-    if table.freed != cache.freed:
-        return False
-    if st.deferred:
-        for rec in st.deferred.values():
-            if 0 < rec.until <= now:
-                return False
     q = cache.least
     if q < 0:
         order = cache.order
@@ -213,6 +201,22 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
         if owners.job_of(owner) not in gone:
             return False
     return True
+
+
+def _left_as_was(st, now: int) -> ChangeCache | None:
+    """The last cycle's cache when a cycle at `now` could resume it as to the state: it
+    was left for a fixed order without predictions, its table untouched since, no start
+    failed, no runjob, setspri or other holder of the table came, no defer runs out by
+    now; else None. O(1), plus O(defers) when any."""
+    cache = st.changes
+    if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
+            or st.external or st.table is not cache.table or cache.table.freed != cache.freed):
+        return None
+    if st.deferred:
+        for rec in st.deferred.values():
+            if 0 < rec.until <= now:
+                return None
+    return cache
 
 
 def _gates(reservations, table, now: int) -> list[tuple[int, int]]:
