@@ -141,7 +141,8 @@ def arrivals_wait(st, jobs, now: int) -> bool:
     """Would a cycle at `now`, whose snapshot adds only `jobs` (just arrived) to the last
     one, decide nothing and change nothing but its queue? So when the last cycle's priority
     pass ended for good (every reservation it may make is made: the pass looks at no later
-    job), the order is fixed (each job goes last), nothing frees or is planned to change by
+    job; a reservation made here would not change where the job starts, but it would start
+    RESERVED, not IMMEDIATE), the order is fixed (each job goes last), nothing frees or is planned to change by
     now, no defer runs out, and each job is plain (idle, no hold, dependency, system priority
     or system limit, one-processor tasks) and wider than what is free now, so that backfill
     cannot start it either. A replay may leave that cycle out: the next one takes the jobs

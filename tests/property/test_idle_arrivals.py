@@ -158,7 +158,9 @@ def test_a_job_over_a_system_limit_runs_the_cycle_that_defers_it():
 
 
 def test_a_pass_that_may_still_reserve_runs_the_cycle():
-    # depth 3: the job behind the head holds the second reservation; a new job may take the third
+    # depth 3: the job behind the head holds the second reservation; a new job would take the
+    # third, and a job reserved in an earlier cycle starts RESERVED, not IMMEDIATE: it must
+    # run (its start would be the same, its kind not)
     state = _after_one_cycle("RESERVATIONDEPTH 3\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n")
     assert list(state.reservations) == ["head", "next"]
     assert not arrivals_wait(state, [_queued("a", 3, 100, 20)], 20)
