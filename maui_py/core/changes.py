@@ -158,11 +158,6 @@ def arrivals_wait(st, jobs, now: int) -> bool:
     static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
     gates = None
     for job in jobs:
-        if (job.state is not _IDLE or job.holds or job.system_priority
-                or not job.depends_satisfied or not counts_request(job.request)
-                or job.request.tasks > total or static_sum(job) != static
-                or system_violation(job)):
-            return False
         n = job.procs
         if n <= free:
             if gates is None:
@@ -173,6 +168,11 @@ def arrivals_wait(st, jobs, now: int) -> bool:
                     break
             else:
                 return False
+        if (job.state is not _IDLE or job.holds or job.system_priority
+                or not job.depends_satisfied or not counts_request(job.request)
+                or job.request.tasks > total or static_sum(job) != static
+                or system_violation(job)):
+            return False
     return True
 
 
