@@ -1,9 +1,13 @@
-"""A replay that leaves out the cycles core.changes.arrivals_wait calls idle (jobs only
-arrived, each too wide for what is free now, behind a priority pass that ended for good)
-schedules every job as a replay that runs a cycle at every event time: same start, kind
-and end job for job, and the same actions at every time either one acted."""
+"""A replay that leaves out the cycles core.changes.arrivals_wait and ends_wait call idle
+(jobs only arrived, each unable to start behind a priority pass that ended for good; or
+jobs only ended, freeing fewer processors than any queued job asks) schedules every job as
+a replay that runs a cycle at every event time: same start, kind and end job for job, the
+same actions at every time either one acted, and the same persisted state after each cycle
+both ran. Unit tests pin each condition of the two checks."""
 
 from __future__ import annotations
+
+import os
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
@@ -16,7 +20,8 @@ from maui_py.model import ClusterSnapshot, HoldType, Job, JobRequest, JobState, 
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
-SETTINGS = settings(max_examples=200, deadline=None,
+SETTINGS = settings(max_examples=200 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
+                    deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
