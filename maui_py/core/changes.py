@@ -141,13 +141,15 @@ def arrivals_wait(st, jobs, now: int) -> bool:
     """Would a cycle at `now`, whose snapshot adds only `jobs` (just arrived) to the last
     one, decide nothing and change nothing but its queue? So when the last cycle's priority
     pass ended for good (every reservation it may make is made: the pass looks at no later
-    job; a reservation made here would not change where the job starts, but it would start
-    RESERVED, not IMMEDIATE), the order is fixed (each job goes last), nothing frees or is planned to change by
-    now, no defer runs out, and each job is plain (idle, no hold, dependency, system priority
-    or system limit, one-processor tasks) and wider than what is free now, so that backfill
-    cannot start it either. A replay may leave that cycle out: the next one takes the jobs
-    among its arrivals, in the same place of the order, and decides what the two would
-    have (tests/property/test_idle_arrivals.py). O(len(jobs)), plus O(defers) when any."""
+    job; a reservation made here would not move the job's start, but the job would start
+    RESERVED, not IMMEDIATE), the order is fixed (each job goes last), nothing frees or is
+    planned to change by now, no defer runs out, and each job is plain (idle, no hold,
+    dependency, system priority or system limit, one-processor tasks) and cannot start:
+    wider than what is free now, or it would run past a reservation's start with more
+    processors than are free there (backfill's gates). A replay may leave that cycle out:
+    the next one takes the jobs among its arrivals, in the same place of the order, and
+    decides what the two would have (tests/property/test_idle_arrivals.py). O(len(jobs)),
+    plus O(P) per reservation for the gates and O(defers) when any."""
     cache = _left_as_was(st, now)
     if cache is None or not cache.waits:
         return False
@@ -205,9 +207,9 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
 
 
 def _left_as_was(st, now: int) -> ChangeCache | None:
-    """The last cycle's cache when a cycle at `now` could resume it as to the state: it
-    was left for a fixed order without predictions, its table untouched since, no start
-    failed, no runjob, setspri or other holder of the table came, no defer runs out by
+    """The last cycle's cache, when the state is as that cycle left it for arrivals_wait
+    and ends_wait: a cache for a fixed order without predictions, its table untouched
+    since, no failed start, runjob, setspri or external hold, no defer running out by
     now; else None. O(1), plus O(defers) when any."""
     cache = st.changes
     if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
@@ -223,7 +225,7 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
 def _gates(reservations, table, now: int) -> list[tuple[int, int]]:
     """(seconds from now to its start, processors free at that instant) of each
     reservation to come, as backfill's gates (policy/backfill.py): a job that would run
-    past such a start with more processors than are free there cannot start now. None
+    past such a start with more processors than are free there cannot start now. Empty
     (nothing shown) when there are more than backfill.MAX_GATES reservations. O(P) per
     reservation."""
     if len(reservations) > backfill.MAX_GATES:
