@@ -163,7 +163,9 @@ def arrivals_wait(st, jobs, now: int) -> bool:
         n = job.procs
         if n <= free:
             if gates is None:
-                gates = _gates(st.reservations, table, now)
+                res = st.reservations
+                gates = (backfill.reservation_gates(res, table, now)
+                         if len(res) <= backfill.MAX_GATES else [])
             w = job.wallclock
             for room, cap in gates:
                 if n > cap and w > room:
@@ -220,18 +222,6 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
             if 0 < rec.until <= now:
                 return None
     return cache
-
-
-def _gates(reservations, table, now: int) -> list[tuple[int, int]]:
-    """(seconds from now to its start, processors free at that instant) of each
-    reservation to come, as backfill's gates (policy/backfill.py): a job that would run
-    past such a start with more processors than are free there cannot start now. Empty
-    (nothing shown) when there are more than backfill.MAX_GATES reservations. O(P) per
-    reservation."""
-    if len(reservations) > backfill.MAX_GATES:
-        return []
-    starts = sorted({kr.start for kr in reservations.values() if kr.start > now})
-    return [(s - now, table.free_procs_at(s)) for s in starts]
 
 
 def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:

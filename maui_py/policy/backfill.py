@@ -139,7 +139,7 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
                 continue
             k = first + i
         if gated and gates is None:
-            gates = _gates(c)
+            gates = reservation_gates(c.state.reservations, table, c.now)
             one = gates[0] if len(gates) == 1 else None
         if gates:
             w = span(job)
@@ -184,16 +184,15 @@ MAX_GATES = 4
 with many, making them costs more than the scans they save."""
 
 
-def _gates(c) -> list[list[int]]:
+def reservation_gates(reservations, table, now: int) -> list[list[int]]:
     """[seconds from now to its start, free processors at that instant] of the
-    reservations to come, under the count planner: a job planned to run longer than that
-    (its max(span, 1) would reach the start, which is at least a second away) needs that
-    many free there, a necessary condition checked in O(1) before the planner is asked
-    (which stays the judge). Kept up to date as the pass starts jobs. O(P) per
-    reservation."""
-    now = c.now
-    starts = sorted({kr.start for kr in c.state.reservations.values() if kr.start > now})
-    return [[s - now, c.table.free_procs_at(s)] for s in starts]
+    reservations to come, on a count table: a job planned to run longer than that (its
+    max(span, 1) would reach the start, which is at least a second away) needs that many
+    free there, a necessary condition checked in O(1) before the planner is asked (which
+    stays the judge). first_fit keeps them up to date as it starts jobs;
+    core/changes.arrivals_wait reads them. O(P) per reservation."""
+    starts = sorted({kr.start for kr in reservations.values() if kr.start > now})
+    return [[s - now, table.free_procs_at(s)] for s in starts]
 
 
 def greedy(c, cands, level) -> None:

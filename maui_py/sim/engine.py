@@ -39,6 +39,7 @@ from .rm import ScheduleCheck, SimRecord, SimulatedRM
 from .swf import SimJob
 
 END, SUBMIT, WAKE = 0, 1, 2
+_INF = float("inf")
 
 
 @dataclass
@@ -131,14 +132,14 @@ class Simulation:
         push = heapq.heappush
 
         left_ended: list[str] = []          # what cycles left out saw (leave_idle)
-        left_freed, left_least = 0, float("inf")
+        left_freed, left_least = 0, _INF
 
         def cycle(t: int) -> None:
             """One scheduling cycle at t; its starts become end events."""
             nonlocal state, cycles, active, progress, seq, left_freed, left_least
-            if left_least != float("inf") or left_ended:
+            if left_least != _INF or left_ended:
                 left_ended.clear()
-                left_freed, left_least = 0, float("inf")
+                left_freed, left_least = 0, _INF
             with pause:                     # collected between cycles, as mauid does
                 result = run_cycle(snapshot(), config, state, explain=explain,
                                    reserves=listed or state is None
