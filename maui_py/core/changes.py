@@ -46,6 +46,7 @@ _IDLE = JobState.IDLE
 _ORDERED_BACKFILL = (BackfillPolicy.FIRSTFIT, BackfillPolicy.BESTFIT, BackfillPolicy.NONE)
 """Backfill policies whose starts depend only on the order and what is free (not GREEDY)."""
 _MIXED = object()
+_UNSET = object()
 _RETRY_UNTIL = attrgetter("retry_until")
 _TASKS = attrgetter("tasks")
 _COMPILED = itemgetter(1)
@@ -75,7 +76,10 @@ class ChangeCache:
     """The cycle's priority engine and limits, for arrivals_wait and ends_wait (set when
     they may apply: the order is fixed, no runtime predictions)."""
     waits: bool = False
-    """The priority pass ended for good: it looks at no job after the last (arrivals_wait)."""
+    """A new job that cannot start now would change nothing a later cycle would not make
+    the same (arrivals_wait): the priority pass ended for good (it looks at no job after the
+    last), or it may still reserve but each cycle places every reservation where a cycle
+    with no memory would make it, in order (RESERVATIONPOLICY CURRENTHIGHEST)."""
     least: int = -1
     """The fewest processors a job in `order` asks (-1: not counted yet; ends_wait)."""
 
@@ -134,22 +138,26 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         ids, c.pass_end, c.reserve_decisions, static,
                         c.engine if fixed else None, c.limits if fixed else None,
-                        fixed and c.pass_end[4])
+                        fixed and (c.pass_end[4] or not kept.REMAKES[c.res_policy]))
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
     """Would a cycle at `now`, whose snapshot adds only `jobs` (just arrived) to the last
-    one, decide nothing and change nothing but its queue? So when the last cycle's priority
-    pass ended for good (every reservation it may make is made: the pass looks at no later
-    job; a reservation made here would not move the job's start, but the job would start
-    RESERVED, not IMMEDIATE), the order is fixed (each job goes last), nothing frees or is
-    planned to change by now, no defer runs out, and each job is plain (idle, no hold,
-    dependency, system priority or system limit, one-processor tasks) and cannot start:
-    wider than what is free now, or it would run past a reservation's start with more
-    processors than are free there (backfill's gates). A replay may leave that cycle out:
-    the next one takes the jobs among its arrivals, in the same place of the order, and
-    decides what the two would have (tests/property/test_idle_arrivals.py). O(len(jobs)),
-    plus O(P) per reservation for the gates and O(defers) when any."""
+    one, start nothing and change nothing that the next cycle would not make the same? So
+    when the last cycle left a cache whose `waits` holds (its priority pass ended for good;
+    or a job may still reserve, but under CURRENTHIGHEST the next cycle places the
+    reservation where this one would have, nothing having changed since, as a cycle with no
+    memory would; under HIGHEST one made here is kept and its job would start RESERVED, not
+    IMMEDIATE), the order is fixed (each job goes last), nothing frees or is planned to
+    change by now, no defer runs out, and each job is plain (idle, no hold, dependency,
+    system priority or system limit, one-processor tasks) and cannot start: wider than
+    what is free now, or it would run past a reservation's start with more processors
+    than are free there (backfill's gates, with at most MAX_GATES reservations), or, with
+    more reservations, it does not fit now for its wallclock (the planner's start-now
+    question). A replay may leave that cycle out: the next one takes the jobs among its
+    arrivals, in the same place of the order, and decides what the two would have
+    (tests/property/test_idle_arrivals.py). O(len(jobs)), plus O(P) per reservation for
+    the gates or O(P) per job for the start-now question, and O(defers) when any."""
     cache = _left_as_was(st, now)
     if cache is None or not cache.waits:
         return False
@@ -158,20 +166,24 @@ def arrivals_wait(st, jobs, now: int) -> bool:
         return False
     free, total, static = table.free_now, table.total, cache.static
     static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
-    gates = None
+    gates = _UNSET
     for job in jobs:
         n = job.procs
         if n <= free:
-            if gates is None:
+            if gates is _UNSET:
                 res = st.reservations
                 gates = (backfill.reservation_gates(res, table, now)
-                         if len(res) <= backfill.MAX_GATES else [])
+                         if len(res) <= backfill.MAX_GATES else None)
             w = job.wallclock
-            for room, cap in gates:
-                if n > cap and w > room:
-                    break
+            if gates is None:
+                if table.scan_count(n, w, now, now) is not None:
+                    return False
             else:
-                return False
+                for room, cap in gates:
+                    if n > cap and w > room:
+                        break
+                else:
+                    return False
         if (job.state is not _IDLE or job.holds or job.system_priority
                 or not job.depends_satisfied or not counts_request(job.request)
                 or job.request.tasks > total or static_sum(job) != static

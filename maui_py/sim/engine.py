@@ -74,11 +74,12 @@ class SimOptions:
     walks every reservation each cycle): a progress display turns it off."""
     leave_idle: bool = True
     """Leave out the cycle at a time where jobs only arrived, or only ended, and
-    core.changes.arrivals_wait or ends_wait shows it would decide nothing (each new job
-    too wide for what is free, or fewer processors free than any queued job asks, behind
-    a priority pass that ended for good): the next cycle takes those changes with its own
-    and decides the same. Not with an on_cycle that lists reservations (it sees every
-    cycle), per-event replays or a poll interval."""
+    core.changes.arrivals_wait or ends_wait shows it would start nothing and change
+    nothing the next cycle would not make the same (no new job fits now, and any
+    reservation it would make the next cycle makes in the same place; or fewer processors
+    free than any queued job asks): the next cycle takes those changes with its own and
+    decides the same. Not with an on_cycle that lists reservations (it sees every cycle),
+    per-event replays or a poll interval."""
     stop_time: int | None = None
     per_event: bool = False
     """A cycle after each submission and each job end (submissions first at one time, a job

@@ -1,9 +1,10 @@
 """A replay that leaves out the cycles core.changes.arrivals_wait and ends_wait call idle
-(jobs only arrived, each unable to start behind a priority pass that ended for good; or
-jobs only ended, freeing fewer processors than any queued job asks) schedules every job as
-a replay that runs a cycle at every event time: same start, kind and end job for job, the
-same actions at every time either one acted, and the same persisted state after each cycle
-both ran. Unit tests pin each condition of the two checks."""
+(jobs only arrived, none able to start, and any reservation the cycle would make the next
+cycle makes in the same place; or jobs only ended, freeing fewer processors than any
+queued job asks) schedules every job as a replay that runs a cycle at every event time:
+same start, kind and end job for job, the same actions at every time either one acted,
+and the same persisted state after each cycle both ran. Unit tests pin each condition of
+the two checks."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from maui_py.core.changes import arrivals_wait, ends_wait
 from maui_py.core.cycle import run_cycle
 from maui_py.core.state import DeferRecord, SchedulerState
 from maui_py.model import ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources
+from maui_py.policy.backfill import MAX_GATES
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
@@ -115,12 +117,14 @@ def _running(jid, tasks, wc, start, nodes):
 EASY = "RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n"
 
 
-def _after_one_cycle(text=EASY, wide=8):
+def _after_one_cycle(text=EASY, wide=8, queued=2):
     """8 one-processor nodes: 6 busy until 1000 (3 of them by r1, 3 by r2), 2 free; the
-    head job (`wide` processors) reserved at 1000, a second one as wide waiting behind it."""
+    head job (`wide` processors) reserved at 1000, `queued` - 1 more as wide waiting behind
+    it (named next, then q2, q3...)."""
     nodes = tuple(Node(f"n{i}", Resources.of(1)) for i in range(8))
     jobs = (_running("r1", 3, 1000, 0, nodes), _running("r2", 3, 1000, 0, nodes[3:]),
-            _queued("head", wide, 500, 0), _queued("next", wide, 500, 1))
+            _queued("head", wide, 500, 0), _queued("next", wide, 500, 1),
+            *(_queued(f"q{k}", wide, 500, k) for k in range(2, queued)))
     state = run_cycle(ClusterSnapshot(10, nodes, jobs), parse_config(text, "<t>"),
                       SchedulerState(), explain=False).state
     assert "head" in state.reservations and state.changes is not None
@@ -162,13 +166,28 @@ def test_a_job_over_a_system_limit_runs_the_cycle_that_defers_it():
     assert not arrivals_wait(state, [_queued("a", 8, 100, 20)], 20)
 
 
-def test_a_pass_that_may_still_reserve_runs_the_cycle():
-    # depth 3: the job behind the head holds the second reservation; a new job would take the
-    # third, and a job reserved in an earlier cycle starts RESERVED, not IMMEDIATE: it must
-    # run (its start would be the same, its kind not)
-    state = _after_one_cycle("RESERVATIONDEPTH 3\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n")
-    assert list(state.reservations) == ["head", "next"]
-    assert not arrivals_wait(state, [_queued("a", 3, 100, 20)], 20)
+def test_a_job_that_would_reserve_waits_unless_kept_reservations_are_re_made():
+    # depth 3: the job behind the head holds the second reservation; a new job would take
+    # the third. Under CURRENTHIGHEST every cycle places each reservation where a cycle with
+    # no memory would, in order, so the next cycle makes the new job's where this one
+    # would have: it waits. HIGHEST keeps them, and a job reserved in an earlier cycle
+    # starts RESERVED, not IMMEDIATE: the cycle must run (its start would be the same, its
+    # kind not)
+    for policy, waits in (("CURRENTHIGHEST", True), ("HIGHEST", False)):
+        state = _after_one_cycle("RESERVATIONDEPTH 3\nBACKFILLPOLICY FIRSTFIT\n"
+                                 f"QUEUETIMEWEIGHT 1\nRESERVATIONPOLICY {policy}\n")
+        assert list(state.reservations) == ["head", "next"]
+        assert arrivals_wait(state, [_queued("a", 3, 100, 20)], 20) is waits, policy
+
+
+def test_with_many_reservations_a_job_waits_only_when_it_cannot_start_now():
+    # five jobs of 8 reserved one after another from 1000; 2 processors free until then
+    state = _after_one_cycle("RESERVATIONDEPTH 100\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n",
+                             queued=5)
+    assert len(state.reservations) > MAX_GATES
+    assert arrivals_wait(state, [_queued("a", 2, 2000, 20)], 20)     # runs into 1000
+    assert not arrivals_wait(state, [_queued("a", 2, 100, 20)], 20)  # done by 120: starts
+    assert not arrivals_wait(state, [_queued("a", 2, 2000, 20), _queued("b", 1, 100, 20)], 20)
 
 
 def test_an_end_that_frees_fewer_processors_than_any_queued_job_asks_waits():
