@@ -19,9 +19,11 @@ bin() of a 10,000-node set costs as much as some 40 such steps."""
 
 SEEN = 256
 """members() keeps the lists of up to this many sets it was asked for last (emptied when
-full): the start-now questions of one cycle ask for the same few sets of partly used nodes
-thousands of times, and a look-up (hashing the set, O(N/64) in C) costs a fraction of
-writing one out."""
+full), each of at most SEEN_SIZE members: the start-now questions of one cycle ask for the
+same few small sets of partly used nodes thousands of times, and a look-up (hashing the
+set, O(N/64) in C) costs a fraction of writing one out. At most some 0.5 MB at 10,000
+nodes."""
+SEEN_SIZE = 64
 _seen: dict[int, list[int]] = {}
 
 
@@ -43,9 +45,10 @@ def members(mask: int) -> list[int]:
         while i >= 0:
             out.append(top - i)
             i = s.rfind("1", 0, i)
-    if len(_seen) >= SEEN:
-        _seen.clear()
-    _seen[mask] = out[:]
+    if len(out) <= SEEN_SIZE:
+        if len(_seen) >= SEEN:
+            _seen.clear()
+        _seen[mask] = out[:]
     return out
 
 

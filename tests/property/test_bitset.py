@@ -3,7 +3,7 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maui_py.planning.bitset import SEEN, _seen, first_members, iter_members, mask_of, members
+from maui_py.planning.bitset import SEEN, SEEN_SIZE, _seen, first_members, iter_members, mask_of, members
 
 
 @settings(max_examples=400, deadline=None)
@@ -33,7 +33,10 @@ def test_members_asked_again_are_the_same_and_a_list_of_the_callers_own(sets):
         assert members(m) == sorted(bits)
 
 
-def test_members_keeps_a_bounded_number_of_sets():
+def test_members_keeps_a_bounded_number_of_small_sets():
     for i in range(3 * SEEN):
         assert members((1 << (i + 5000)) | 1) == [0, i + 5000]
     assert len(_seen) <= SEEN
+    big = mask_of(range(0, 4 * SEEN_SIZE, 2))
+    assert members(big) == list(range(0, 4 * SEEN_SIZE, 2))
+    assert big not in _seen and all(len(v) <= SEEN_SIZE for v in _seen.values())
