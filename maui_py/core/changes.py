@@ -166,7 +166,7 @@ def arrivals_wait(st, jobs, now: int) -> bool:
         return False
     free, total, static = table.free_now, table.total, cache.static
     static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
-    gates = _UNSET
+    gates = _UNSET          # made for the first job narrow enough; None: ask the planner
     for job in jobs:
         n = job.procs
         if n <= free:
@@ -211,13 +211,13 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     if q < 0:
         order = cache.order
         q = cache.least = min(map(_TASKS, map(_COMPILED, order))) if order else 1 << 62
-    if table.free_now + freed >= min(q, least):
-        return False
-    gone = set(ended)
-    for owner in table.ending_by(now):
-        if owners.job_of(owner) not in gone:
-            return False
-    return True
+    return table.free_now + freed < min(q, least) and _ends_only(table, now, set(ended))
+
+
+def _ends_only(table, now: int, ended) -> bool:
+    """No hold ends by `now` but those of the jobs `ended` (a set): a hold that ends
+    without its job's end needs the full sync. O(k log k), k holds ending by now."""
+    return all(owners.job_of(o) in ended for o in table.ending_by(now))
 
 
 def _left_as_was(st, now: int) -> ChangeCache | None:
@@ -315,9 +315,8 @@ def run(c: Cycle) -> CycleResult | None:
     table = cache.table
     ended = d.ended
     quiet = not ended and table.freed == cache.freed and table.next_change() > now
-    for owner in table.ending_by(now) if not quiet else ():
-        if owners.job_of(owner) not in ended:
-            return None             # a hold that ends without its job's end: sync redoes it
+    if not quiet and not _ends_only(table, now, ended):
+        return None
     jobs = d.jobs
     for jid in st.pending:
         job = jobs.get(jid)
@@ -370,9 +369,8 @@ def run(c: Cycle) -> CycleResult | None:
                 reorder = True
         if reorder and quiet:
             quiet = False
-            for owner in table.ending_by(now):
-                if owners.job_of(owner) not in ended:
-                    return None
+            if not _ends_only(table, now, ended):
+                return None
     c.by_id = jobs
     c.running = []
     c.table = sync_table(st, snap, (), jobs, c.overrun, True,
