@@ -40,6 +40,8 @@ _REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare))
 """A request's compared fields as a tuple, in C: the compile cache's key equals and hashes
 as the request does, without its generated __eq__ and __hash__ (Python calls)."""
 NEVER = -FOREVER
+VECTORS = 4096
+"""Resource shapes ReservationTable.vector() keeps by value."""
 _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
 """First breakpoint of every node's step function: the usage there holds from the origin."""
@@ -51,13 +53,16 @@ FLOORS = 64
 class Placement:
     """Where and when a request fits: start, end and per-node resources.
 
-    `items` (node index, vector) and `version` say on which table state it was computed, so
-    that reserve_placement() can skip the checks when nothing changed since."""
+    `items` and `version` say on which table state it was computed, so that
+    reserve_placement() can skip the checks when nothing changed since. `items` are
+    (node index, vector) on a ReservationTable; on a CountTable (node index, processors)
+    for a start now, or ((-1, (processors,)),) for a start later on no nodes yet."""
 
     start: int
     end: int
     allocation: tuple[tuple[str, Resources], ...]
-    items: tuple[tuple[int, tuple[int, ...]], ...] = field(default=(), compare=False, repr=False)
+    items: tuple[tuple[int, tuple[int, ...] | int], ...] = field(default=(), compare=False,
+                                                                 repr=False)
     version: int = field(default=-1, compare=False, repr=False)
 
     def __bool__(self) -> bool:
@@ -252,6 +257,9 @@ class ReservationTable:
         self.zero: tuple[int, ...] = (0,) * len(self.dims)
         self._res_cache: dict[tuple[int, ...], Resources] = {}
         self._vec_cache: dict[int, tuple[Resources, tuple[int, ...]]] = {}
+        self._vec_by_value: dict[tuple, tuple[int, ...]] = {}
+        """vector() of resources seen before, by value: a snapshot's allocations repeat a
+        few hundred shapes in distinct objects. At most VECTORS entries."""
         self.cap: list[tuple[int, ...]] = [self.vector(n.resources) for n in self.nodes]
         n = len(self.nodes)
         self.all_mask = (1 << n) - 1
@@ -312,6 +320,10 @@ class ReservationTable:
         hit = self._vec_cache.get(id(r))
         if hit is not None and hit[0] is r:
             return hit[1]
+        key = (r.procs, r.mem, r.gres)
+        got = self._vec_by_value.get(key)
+        if got is not None:
+            return got
         v = [0] * len(self.dims)
         v[0] = r.procs
         if self.track_mem:
@@ -319,7 +331,10 @@ class ReservationTable:
         for name, count in r.gres:
             if count:
                 v[self._gres_pos[name]] = count
-        return tuple(v)
+        got = tuple(v)
+        if len(self._vec_by_value) < VECTORS:
+            self._vec_by_value[key] = got
+        return got
 
     def resources(self, v: tuple[int, ...]) -> Resources:
         """The inverse of vector(), cached: placements reuse a handful of vectors. O(dims)."""
@@ -747,23 +762,125 @@ class ReservationTable:
              ) -> None:
         """Record many holds at once, as reported (no room check): (owner, start, end,
         allocation, kind). The change-point index is updated once at the end.
-        O(H x groups x h + total nodes held)."""
-        acc: dict[int, list[int]] = {}
-        acc0 = [0, 0, 0]
+        O(H x groups x h + total nodes held); on a table that has held nothing yet
+        (_load_fresh), O(total nodes held + h log h per node held + P x N/64)."""
+        if self.version == 0 and not self.holds:
+            self._load_fresh(holds)
+        else:
+            acc: dict[int, list[int]] = {}
+            acc0 = [0, 0, 0]
+            for owner, start, end, allocation, kind in holds:
+                if owner in self.holds:
+                    raise KeyError(f"{owner!r} already holds resources; release it first")
+                items = self._items(allocation)
+                if end <= max(start, self.origin) or not items:
+                    continue
+                self._register(owner, kind, start, end, items)
+                self._splice(items, start, end, 1, acc, acc0)
+            self._apply(acc, acc0)
+            for i in range(len(self.nodes)):
+                if any(x > c for u in self._U[i] for x, c in zip(u, self.cap[i])):
+                    self.overcommitted.add(i)
+        self.freed += 1
+        self.version += 1
+
+    def _load_fresh(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]],
+                                                str]]) -> None:
+        """load() into a table that has held nothing (every node idle, no change point):
+        each node's step function is built once from all its holds (nodes given the same
+        holds share it), and the node sets and the change-point index are written once
+        from those step functions, where a hold at a time costs a splice and some twenty
+        operations on N-bit sets (a fresh cycle loads every running job: 5,000 of them on
+        10,000 nodes took 0.15 s). The same table as holds added one at a time, up to which
+        equal step functions share one list. O(total nodes held + h log h per distinct
+        step function + P x N/64)."""
+        origin, n, zero = self.origin, len(self.nodes), self.zero
+        per_node: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
+        ends = []
         for owner, start, end, allocation, kind in holds:
             if owner in self.holds:
                 raise KeyError(f"{owner!r} already holds resources; release it first")
             items = self._items(allocation)
-            if end <= max(start, self.origin) or not items:
+            s = start if start > origin else origin
+            if end <= s or not items:
                 continue
-            self._register(owner, kind, start, end, items)
-            self._splice(items, start, end, 1, acc, acc0)
-        self._apply(acc, acc0)
-        for i in range(len(self.nodes)):
-            if any(x > c for u in self._U[i] for x, c in zip(u, self.cap[i])):
-                self.overcommitted.add(i)
-        self.freed += 1
-        self.version += 1
+            self.holds[owner] = TableHold(owner, kind, start, end, items,
+                                          mask_of([i for i, _ in items], n), dict(items))
+            ends.append((end, owner))
+            for i, v in items:
+                got = per_node.get(i)
+                if got is None:
+                    per_node[i] = [(s, end, v)]
+                else:
+                    got.append((s, end, v))
+        self._ends.update(ends)
+        steps: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
+        points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]]]] = {}
+        lists: dict[int, tuple[list[int], list[int], list[int], list[int]]] = {}
+        later, fills, busy0, full0, over = [], [], [], [], []
+        tt, uu, cap, usable = self._T, self._U, self.cap, self.usable
+        used_now = 0
+        for i, held in per_node.items():
+            if len(held) == 1 and held[0][2] != zero:
+                key = held[0]
+                got = steps.get(key)
+                if got is None:
+                    s, e, v = key
+                    got = steps[key] = (([NEVER, e], [v, zero]) if s == origin else
+                                        ([NEVER, s, e], [zero, v, zero]))
+            else:
+                key = tuple(held)
+                got = steps.get(key)
+                if got is None:
+                    got = steps[key] = self._steps_from([(s, e, v, "") for s, e, v in held])
+            T, U = got
+            tt[i] = T
+            uu[i] = U
+            c = cap[i]
+            u0 = U[0]
+            if u0 != zero:
+                busy0.append(i)
+                if u0[0] >= c[0]:
+                    full0.append(i)
+                if (usable >> i) & 1:
+                    used_now += u0[0]
+            pkey = (id(T), c)
+            seen = points.get(pkey)
+            if seen is None:
+                seen = points[pkey] = (
+                    any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
+                    [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
+                     for k in range(1, len(T))])
+            is_over, fill, cats = seen
+            if is_over:
+                over.append(i)
+            if len(T) == 1:
+                continue
+            later.append(i)
+            if fill:
+                fills.append(i)
+            for t, cat, frees in cats:
+                ls = lists.get(t)
+                if ls is None:
+                    ls = lists[t] = ([], [], [], [])
+                ls[0].append(i)
+                if cat == 0:
+                    ls[1].append(i)
+                elif cat == 2:
+                    ls[2].append(i)
+                if frees:
+                    ls[3].append(i)
+        self.later = mask_of(later, n)
+        self.fills = mask_of(fills, n)
+        self.free_now -= used_now
+        self.overcommitted.update(over)
+        changed = mask_of(busy0, n)
+        acc = {}
+        for t, (a, b, c, d) in sorted(lists.items()):
+            chg = mask_of(a, n)         # most points free every node they change: reused
+            acc[t] = [0, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
+                      chg if d == a else mask_of(d, n)]
+        self._apply(acc, [changed, 0, mask_of(full0, n)])
 
     def release(self, owner: str) -> bool:
         """Drop everything `owner` holds, with the credits it took and those taken against it;

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg.choices import NodeAllocation
+from maui_py.model import Node, Resources
 from maui_py.planning.table import NoPlacement, ReservationTable
 
 from .strategies import brute_earliest, clusters, populate, requests
@@ -245,3 +246,69 @@ def test_reservations_of_larger_and_smaller_tasks_in_turn_start_where_a_full_sca
         r = replace(req, tasks=tasks, per_task=Resources.of(procs, mem, dict(pt.gres)))
         w = data.draw(st.integers(1, 600))
         reserve_at_earliest(table, r, w, f"r{k}")
+
+
+@st.composite
+def reported_holds(draw, nodes, origin):
+    """Holds as a resource manager reports running jobs: any nodes (the same node in
+    several holds, or twice in one), any amounts up to a little over capacity (load does
+    no room check), starts before the origin, ends at or before it, empty allocations."""
+    out = []
+    for k in range(draw(st.integers(0, 25))):
+        alloc = []
+        for i in draw(st.lists(st.integers(0, len(nodes) - 1), max_size=5)):
+            r = nodes[i].resources
+            gpu = r.gres_count("gpu")
+            alloc.append((nodes[i].name, Resources.of(
+                draw(st.integers(0, r.procs + 1)), draw(st.integers(0, r.mem)),
+                gpu=draw(st.integers(0, gpu)) if gpu else 0)))
+        start = origin + draw(st.integers(-300, 300))
+        end = start + draw(st.one_of(st.integers(1, 600), st.integers(-5, 5)))
+        out.append((f"j{k}", start, end, alloc, draw(st.sampled_from(["job", "reservation"]))))
+    return out
+
+
+@SETTINGS
+@given(st.data())
+def test_loading_a_fresh_table_equals_loading_holds_one_at_a_time(data):
+    """load() into a table that never held anything builds every step function and set
+    at once (_load_fresh); into any other table it splices hold by hold. Both give the
+    same table."""
+    nodes = data.draw(clusters(max_nodes=24))
+    origin = 1000
+    holds = data.draw(reported_holds(nodes, origin))
+    fresh = ReservationTable(nodes, origin)
+    fresh.load(holds)
+    spliced = ReservationTable(nodes, origin)
+    spliced.load([])                    # no longer fresh: the next load splices
+    spliced.load(holds)
+    for t in (fresh, spliced):
+        t._check()
+    assert snapshot_of(fresh) == snapshot_of(spliced)
+    assert fresh._pts.frees == spliced._pts.frees
+    for name in ("later", "fills", "free_now", "overcommitted"):
+        assert getattr(fresh, name) == getattr(spliced, name), name
+    assert (fresh.version, fresh.freed) == (spliced.version - 1, spliced.freed - 1)
+    assert list(fresh._ends) == list(spliced._ends)
+    held = [h for h in holds if h[0] in fresh.holds]
+    if held:                            # an owner loaded twice is refused either way
+        for t in (ReservationTable(nodes, origin), spliced):
+            try:
+                t.load(holds + held[:1])
+            except KeyError:
+                continue
+            raise AssertionError("an owner loaded twice was accepted")
+
+
+def test_loading_a_node_twice_in_one_hold_sums_its_amounts():
+    """The regression example the fresh load must agree on: one hold naming a node twice
+    and a second hold on it starting before the origin, together over its capacity."""
+    nodes = [Node("n0", Resources.of(4, 1000)), Node("n1", Resources.of(4, 1000))]
+    holds = [("a", 900, 1500, [("n0", Resources.of(2, 100)), ("n0", Resources.of(1, 0))], "job"),
+             ("b", 1000, 1200, [("n0", Resources.of(2, 0)), ("n1", Resources.of(4, 0))], "job")]
+    fresh = ReservationTable(nodes, 1000)
+    fresh.load(holds)
+    fresh._check()
+    assert fresh.overcommitted == {0} and fresh.free_now == -1   # 5 of n0's 4 in use
+    assert fresh.free_at("n0", 1200) == Resources.of(1, 900)
+    assert fresh.free_at("n1", 1200) == Resources.of(4, 1000)
