@@ -118,19 +118,18 @@ class SimulatedRM:
         live = self._jobs
         started, ended, arrived = self._started, self._ended, self._arrived
         changed = {j: live[j] for j in started if j in live} if started else {}
+        new: tuple[str, ...] = ()
         if arrived:
-            arrived = tuple([j for j in arrived if j in live])
-            for j in arrived:
+            new = tuple([j for j in arrived if j in live])
+            for j in new:
                 changed[j] = live[j]
             self._arrived = []
-        else:
-            arrived = ()
         if started:
             self._started = set()
         if ended:
             self._ended = set()
         delta = build_delta(prev, frozenset(started), frozenset(ended), _NONE, False,
-                            arrived, changed)
+                            new, changed)
         return build_snapshot(self.clock(), self.nodes, tuple(live.values()), (), seq, delta)
 
     def apply(self, decisions: Iterable[Decision]) -> list[StartFailure]:
