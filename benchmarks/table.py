@@ -95,8 +95,8 @@ def main() -> None:
     scale = 0.9 * cores / sum(p for p, _ in sample)
     now = 1_000_000
 
-    t0 = time.perf_counter()
     holds = pack_running(nodes, sample, scale, rng, now)
+    t0 = time.perf_counter()
     table = ReservationTable(nodes, now)
     table.load(holds)
     build = time.perf_counter() - t0

@@ -36,9 +36,12 @@ from .bitset import mask_of, members
 from .points import PointIndex, SlidingOr
 from .nodechoice import FOREVER, select
 
-_REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare))
-"""A request's compared fields as a tuple, in C: the compile cache's key equals and hashes
-as the request does, without its generated __eq__ and __hash__ (Python calls)."""
+_REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
+                                and f.name != "per_task"))
+_RESOURCE_FIELDS = attrgetter(*(f.name for f in fields(Resources) if f.compare))
+"""A request's compared fields as tuples, in C (per_task's own fields apart): the compile
+cache's key equals and hashes as the request does, without the generated __eq__ and
+__hash__ of JobRequest and Resources (Python calls)."""
 NEVER = -FOREVER
 VECTORS = 4096
 """Resource shapes ReservationTable.vector() keeps by value."""
@@ -1040,7 +1043,7 @@ class ReservationTable:
         O(1) for a shape seen before, O(features + classes) with cached masks otherwise,
         O(N) the first time a feature is seen.
         """
-        key = (_REQUEST_FIELDS(req), job_class, exclusive)
+        key = (_REQUEST_FIELDS(req), _RESOURCE_FIELDS(req.per_task), job_class, exclusive)
         got = self._compiled.get(key)
         if got is None:
             if len(self._compiled) > 100_000:
