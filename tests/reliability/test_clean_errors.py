@@ -245,10 +245,18 @@ def test_rows_edited_into_nonsense_give_clean_errors(good_store, tmp_path, capsy
 
 
 # ------------------------------------------------------------------ terminal
+def _sigint_default() -> None:
+    """Ctrl-C's default action in the child, as for a command typed at a terminal: a test
+    runner started in the background inherits SIGINT ignored, and the child would too
+    (Python then leaves it ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_ends_a_replay_with_exit_130_and_one_line():
-    proc = subprocess.Popen(entry_command("maui_sim_main", "--synthetic", "50000", "-q"),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(3.0)                             # imported and replaying by now (it takes far longer)
+    proc = subprocess.Popen(entry_command("maui_sim_main", "--synthetic", "200000", "-q"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_default)
+    time.sleep(3.0)                             # imported and replaying by now (it takes some 30 s)
     assert proc.poll() is None, "the replay ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
