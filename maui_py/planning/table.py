@@ -766,7 +766,7 @@ class ReservationTable:
         """Record many holds at once, as reported (no room check): (owner, start, end,
         allocation, kind). The change-point index is updated once at the end.
         O(H x groups x h + total nodes held); on a table that has held nothing yet
-        (_load_fresh), O(total nodes held + h log h per node held + P x N/64)."""
+        (_load_fresh), O(total nodes held + h log h per distinct step function + P x N/64)."""
         if self.version == 0 and not self.holds:
             self._load_fresh(holds)
         else:
