@@ -204,3 +204,22 @@ def test_a_job_inside_a_reservation_is_counted_once():
     t.release("sr:x")                               # the reservation goes: its credit too
     t._check()
     assert t.free_at("n0", 0) == R(6, 8000) and owners.credit("job:m2", "sr:x") not in t.holds
+
+
+def test_a_hold_made_again_with_a_later_end_outlives_its_first_end():
+    """The end heap keeps a released hold's entry until it surfaces: advancing past the
+    first end must not take the owner's new hold with it, and the heap is compacted once
+    stale entries outnumber the holds."""
+    t = ReservationTable(nodes(2), 0)
+    t.reserve("a", 0, 100, [("n0", R(8))])
+    t.release("a")
+    t.reserve("a", 0, 300, [("n0", R(8))])
+    assert t.advance(150) == [] and set(t.holds) == {"a"}
+    t._check()
+    for k in range(200):                # stale entries well past twice the holds
+        t.reserve(f"x{k}", 160, 170 + k, [("n1", R(1))])
+        t.release(f"x{k}")
+    t._check()
+    assert len(t._ends) <= 2 * len(t.holds) + 64
+    assert t.advance(300) == ["a"] and not t.holds
+    t._check()
