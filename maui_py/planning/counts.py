@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from heapq import heapify, heappop, heappush
+from heapq import heappop, heappush
 from itertools import accumulate
 from operator import add
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
+from . import endheap
 from .owners import is_priority, priority as _priority
 from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
 
@@ -366,9 +367,7 @@ class CountTable:
             self._give(h.nodes)
         if self._tracking:
             self._track(h, -1)
-        if len(self._ends) > 2 * len(self.holds) + 64:
-            self._ends = [(x.end, o) for o, x in self.holds.items()]
-            heapify(self._ends)
+        self._ends = endheap.compacted(self._ends, self.holds)
         self._freed_step(h.end)
         self.version += 1
         return True
@@ -606,9 +605,7 @@ class CountTable:
         for t, v in d.items():
             if v:
                 self._point(t, v)
-        if len(ends) > 2 * len(self.holds) + 64:
-            self._ends = [(x.end, o) for o, x in self.holds.items()]
-            heapify(self._ends)
+        self._ends = endheap.compacted(ends, self.holds)
         self._freed_step(top)
         self.version += 1
 
@@ -625,15 +622,11 @@ class CountTable:
         ends (inf when none). O(1)."""
         t = self._times[0] if self._times else float("inf")
         ends = self._ends
-        while ends and not self._live(ends[0]):
+        while ends and not endheap.live(self.holds, ends[0]):
             heappop(ends)
         if ends and ends[0][0] < t:
             t = ends[0][0]
         return t
-
-    def _live(self, entry: tuple[int, str]) -> bool:
-        h = self.holds.get(entry[1])
-        return h is not None and h.end == entry[0]
 
     def ending_by(self, now: int) -> list[str]:
         """Owners whose holds end at or before `now`, by end then owner: the heap is walked
@@ -644,7 +637,7 @@ class CountTable:
             i = stack.pop()
             x = ends[i]
             if x[0] <= now:
-                if self._live(x):
+                if endheap.live(self.holds, x):
                     found.add(x)
                 if 2 * i + 1 < size:
                     stack.append(2 * i + 1)
@@ -670,7 +663,7 @@ class CountTable:
         ends = self._ends
         while ends and ends[0][0] <= now:
             entry = heappop(ends)
-            if not self._live(entry):
+            if not endheap.live(self.holds, entry):
                 continue
             owner = entry[1]
             h = self.holds.pop(owner)
@@ -867,12 +860,9 @@ class CountTable:
         used0 = 0
         pts: dict[int, int] = {}
         busy = [0] * len(self.nodes)
-        ends = set(self._ends)
-        assert all(self._ends[(i - 1) // 2] <= self._ends[i] for i in range(1, len(self._ends))), \
-            "end heap out of order"
+        endheap.check(self._ends, self.holds)
         for o, h in self.holds.items():
             assert h.end > self.origin and h.end > h.start and h.procs > 0, f"bad hold {o}"
-            assert (h.end, o) in ends, f"{o}: end not indexed"
             if h.start <= self.origin:
                 used0 += h.procs
             else:
@@ -882,7 +872,7 @@ class CountTable:
             for i, k in h.nodes:
                 busy[i] += k
             assert sum(k for _, k in h.nodes) in (0, h.procs), f"{o}: nodes do not match procs"
-        assert len(self._ends) <= 2 * len(self.holds) + 64, "end heap not compacted"
+        assert len(self._ends) <= 2 * len(self.holds) + endheap.SLACK, "end heap not compacted"
         assert used0 == self.used0, f"held now {self.used0} != {used0}"
         want = sorted((t, d) for t, d in pts.items() if d)
         assert want == list(zip(self._times, self._deltas)), "stale profile"

@@ -31,7 +31,7 @@ from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
-from . import owners
+from . import endheap, owners
 from .bitset import mask_of, members
 from .points import PointIndex, SlidingOr
 from .nodechoice import FOREVER, select
@@ -289,9 +289,8 @@ class ReservationTable:
         point's full set): no run of points fills a node outside it (scan)."""
         self.holds: dict[str, TableHold] = {}
         self._ends: list[tuple[int, str]] = []
-        """A heap of (end, owner) per hold registered; an entry whose owner no longer holds
-        that end is stale, skipped by advance and dropped when the heap outgrows the holds
-        twice over (a push costs O(log H) in C where a sorted list's add cost some 4 us)."""
+        """Holds' ends (planning/endheap.py): a push costs O(log H) in C, where a sorted
+        list's add cost some 4 us per start."""
         self._feature_masks: dict[str, int] = {}
         self._compiled: dict[tuple, Compiled | NoPlacement] = {}
         self._pmax: dict[int, tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
@@ -924,7 +923,7 @@ class ReservationTable:
         del self.holds[owner]
         self.freed += 1
         self.version += 1
-        self._compact_ends()
+        self._ends = endheap.compacted(self._ends, self.holds)
         self._splice(h.alloc, h.start, h.end, -1)
         for m in sorted(redo):
             self._retake_credits(m)
@@ -945,17 +944,6 @@ class ReservationTable:
                 if not ms:
                     del self.members_of[r_owner]
         self._take_credits(owner, h.inside)
-
-    def _live_end(self, entry: tuple[int, str]) -> bool:
-        h = self.holds.get(entry[1])
-        return h is not None and h.end == entry[0]
-
-    def _compact_ends(self) -> None:
-        """Drop the end heap's stale entries once they outnumber the holds. Amortised O(1)
-        per release."""
-        if len(self._ends) > 2 * len(self.holds) + 64:
-            self._ends = [(h.end, o) for o, h in self.holds.items()]
-            heapify(self._ends)
 
     def _drop_credit(self, credit: str) -> None:
         c = self.holds.pop(credit, None)
@@ -989,11 +977,10 @@ class ReservationTable:
         expired = []
         ends, holds = self._ends, self.holds
         while ends and ends[0][0] <= now:
-            e, owner = heappop(ends)
-            h = holds.get(owner)
-            if h is not None and h.end == e:
-                expired.append(owner)
-                del holds[owner]
+            entry = heappop(ends)
+            if endheap.live(holds, entry):
+                expired.append(entry[1])
+                del holds[entry[1]]
         if self.credits_against and expired:
             gone = set(expired)
             for r_owner in list(self.credits_against):
@@ -1622,10 +1609,7 @@ class ReservationTable:
                 for u in U:
                     assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
                         f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
-        assert {x for x in self._ends if self._live_end(x)} == {
-            (h.end, o) for o, h in self.holds.items()}, "end heap out of step"
-        assert all(self._ends[k] <= self._ends[c] for k in range(len(self._ends))
-                   for c in (2 * k + 1, 2 * k + 2) if c < len(self._ends)), "not a heap"
+        endheap.check(self._ends, self.holds)
         for (d, excl), flat in self._flat_fits.items():
             for i, (T, f) in flat.items():
                 if T is self._T[i]:
