@@ -16,6 +16,14 @@ over a window gives the nodes whose usage is constant across it. Most questions 
 nodes are idle for the whole of [t, t+w)?") are answered over all nodes at once this way;
 only partly used nodes are examined one by one, and incrementally while scanning forward.
 
+A second, sparser index (`_gpts`, with the origin set `gfull0`) does the same for generic
+resources: per point, `chg` the nodes where some gres turns all taken or stops being so,
+and `full` those where one turns all taken. A request that needs every gres the table knows
+places no task on such a node while that lasts, so its scan sets those nodes aside with a
+few big-int operations, as it does nodes whose processors are all taken (a first cycle's
+GPU reservations, queued behind each other, otherwise re-evaluated every partly used GPU
+node at each change point).
+
 N nodes, P change points, h holds on a node, k nodes in a hold. Python-level costs are
 given below; big-int operations cost O(N/64) machine words each and are counted as one.
 """
@@ -177,6 +185,35 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     return False
 
 
+def _gres_full(u: tuple[int, ...], cap: tuple[int, ...], gd: tuple[int, ...]) -> bool:
+    """Is some generic resource of a node (positions gd, one it has) all taken at usage
+    u? A task that needs every gres then cannot fit there. O(len(gd))."""
+    for g in gd:
+        c = cap[g]
+        if 0 < c <= u[g]:
+            return True
+    return False
+
+
+def _gres_marks(cap: tuple[int, ...], gd: tuple[int, ...], T: list[int],
+                U: list[tuple[int, ...]], lo: int, hi: int) -> dict[int, bool]:
+    """{t: all taken after t} for the breakpoints t in [lo, hi] of a step function where
+    _gres_full changes. O(breakpoints in range)."""
+    out: dict[int, bool] = {}
+    k = bisect_left(T, lo) or 1
+    n = len(T)
+    if k >= n or T[k] > hi:
+        return out
+    prev = _gres_full(U[k - 1], cap, gd)
+    while k < n and T[k] <= hi:
+        cur = _gres_full(U[k], cap, gd)
+        if cur is not prev:
+            out[T[k]] = cur
+            prev = cur
+        k += 1
+    return out
+
+
 def _cat_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
                oldU: list[tuple[int, ...]], T: list[int], U: list[tuple[int, ...]], lo: int,
                hi: int) -> list[tuple[int, int]]:
@@ -278,6 +315,12 @@ class ReservationTable:
         self._U: list[list[tuple[int, ...]]] = [shared_U] * n
         """Step functions; nodes with equal ones share the lists, which are never mutated."""
         self._pts = PointIndex()
+        self._gdims: tuple[int, ...] = tuple(self._gres_pos.values())
+        """Positions of the generic resources in a vector (empty: no gres index kept)."""
+        self._gpts = PointIndex()
+        """The gres index (module docstring): idle and frees unused."""
+        self.gfull0 = 0
+        """Nodes with some gres all taken at the origin."""
         self.idle0 = self.all_mask
         self.full0 = mask_of([i for i, c in enumerate(self.cap) if c[0] <= 0], n)
         self.later = 0
@@ -428,10 +471,14 @@ class ReservationTable:
         return 2 if u[0] >= self.cap[i][0] else 1
 
     def _record(self, nodes: list[int], cap: tuple[int, ...], oldT, oldU, T, U, lo: int, hi: int,
-                acc: dict[int, list[int]], acc0: list[int]) -> None:
+                acc: dict[int, list[int]], acc0: list[int], gres: bool = False) -> None:
         """Give `nodes` (which shared oldT/oldU) the step function T/U, and record, as node
-        sets, how their change points in [lo, hi] and their state at the origin moved. A
-        later record for the same nodes overrides an earlier one. O(breakpoints in range)."""
+        sets, how their change points in [lo, hi] and their state at the origin moved, in
+        both indexes (the gres one when `gres`: the change touched a generic resource). A
+        later record for the same nodes overrides an earlier one. Slots of acc[t]: clr,
+        chg, idle, full, frees of the main index, then clr, chg, full of the gres one; of
+        acc0: clr, idle, full at the origin, then clr, full of the gres one.
+        O(breakpoints in range)."""
         tt = self._T
         uu = self._U
         for i in nodes:
@@ -459,10 +506,33 @@ class ReservationTable:
             a1, a2 = acc0[1], acc0[2]
             acc0[1] = (a1 ^ (a1 & m)) | (m if nc == 0 else 0)
             acc0[2] = (a2 ^ (a2 & m)) | (m if nc == 2 else 0)
-        for t, c in _cat_moves(cap, zero, oldT, oldU, T, U, max(lo, self.origin + 1), hi):
+        lo = max(lo, self.origin + 1)
+        if gres:
+            gd = self._gdims
+            go, gn = _gres_full(oldU[0], cap, gd), _gres_full(U[0], cap, gd)
+            if go is not gn:
+                acc0[3] |= m
+                x = acc0[4]
+                acc0[4] = (x ^ (x & m)) | (m if gn else 0)
+            was = _gres_marks(cap, gd, oldT, oldU, lo, hi)
+            now = _gres_marks(cap, gd, T, U, lo, hi)
+            if was or now:
+                for t in was.keys() | now.keys():
+                    f = now.get(t)
+                    if f is was.get(t):
+                        continue
+                    slot = acc.get(t)
+                    if slot is None:
+                        slot = acc[t] = [0, 0, 0, 0, 0, 0, 0, 0]
+                    slot[5] |= m
+                    x = slot[6]
+                    slot[6] = (x ^ (x & m)) | (m if f is not None else 0)
+                    x = slot[7]
+                    slot[7] = (x ^ (x & m)) | (m if f else 0)
+        for t, c in _cat_moves(cap, zero, oldT, oldU, T, U, lo, hi):
             slot = acc.get(t)
             if slot is None:
-                slot = acc[t] = [0, 0, 0, 0, 0]
+                slot = acc[t] = [0, 0, 0, 0, 0, 0, 0, 0]
             slot[0] |= m
             x = slot[1]
             slot[1] = (x ^ (x & m)) | (m if c >= 0 else 0)
@@ -498,7 +568,8 @@ class ReservationTable:
                 g.append(i)
         own = acc is None
         if own:
-            acc, acc0 = {}, [0, 0, 0]
+            acc, acc0 = {}, [0, 0, 0, 0, 0]
+        gd = self._gdims
         made: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
         for (_a, v, cap), nodes in groups.items():
             oldT, oldU = tt[nodes[0]], self._U[nodes[0]]
@@ -511,7 +582,8 @@ class ReservationTable:
                 if shared is None:
                     made[key] = shared = (T, U)
                 T, U = shared
-            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0)
+            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0,
+                         bool(gd) and any(v[g] for g in gd))
         if own:
             self._apply(acc, acc0)
 
@@ -522,15 +594,27 @@ class ReservationTable:
             i0, f0 = self.idle0, self.full0
             self.idle0 = (i0 ^ (i0 & c0)) | acc0[1]
             self.full0 = (f0 ^ (f0 & c0)) | acc0[2]
-        pts = self._pts
-        for t, (clr, chg, idle, full, frees) in acc.items():
-            k = pts.find(t)
-            if k >= 0:
-                a, b, c, d = pts.chg[k], pts.idle[k], pts.full[k], pts.frees[k]
-                pts.put(t, (a ^ (a & clr)) | chg, (b ^ (b & clr)) | idle,
-                        (c ^ (c & clr)) | full, (d ^ (d & clr)) | frees)
-            else:
-                pts.put(t, chg, idle, full, frees)
+        c0 = acc0[3]
+        if c0:
+            g0 = self.gfull0
+            self.gfull0 = (g0 ^ (g0 & c0)) | acc0[4]
+        pts, gpts = self._pts, self._gpts
+        for t, (clr, chg, idle, full, frees, gclr, gchg, gfull) in acc.items():
+            if clr:
+                k = pts.find(t)
+                if k >= 0:
+                    a, b, c, d = pts.chg[k], pts.idle[k], pts.full[k], pts.frees[k]
+                    pts.put(t, (a ^ (a & clr)) | chg, (b ^ (b & clr)) | idle,
+                            (c ^ (c & clr)) | full, (d ^ (d & clr)) | frees)
+                else:
+                    pts.put(t, chg, idle, full, frees)
+            if gclr:
+                k = gpts.find(t)
+                if k >= 0:
+                    a, c = gpts.chg[k], gpts.full[k]
+                    gpts.put(t, (a ^ (a & gclr)) | gchg, 0, (c ^ (c & gclr)) | gfull)
+                else:
+                    gpts.put(t, gchg, 0, gfull)
 
     def _room(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
               ) -> tuple[int, ...]:
@@ -773,7 +857,7 @@ class ReservationTable:
             self._load_fresh(holds)
         else:
             acc: dict[int, list[int]] = {}
-            acc0 = [0, 0, 0]
+            acc0 = [0, 0, 0, 0, 0]
             for owner, start, end, allocation, kind in holds:
                 if owner in self.holds:
                     raise KeyError(f"{owner!r} already holds resources; release it first")
@@ -821,9 +905,12 @@ class ReservationTable:
         self._ends.extend(ends)
         heapify(self._ends)
         steps: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
-        points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]]]] = {}
+        points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]], bool,
+                                  dict[int, bool]]] = {}
         lists: dict[int, tuple[list[int], list[int], list[int], list[int]]] = {}
-        later, fills, busy0, full0, over = [], [], [], [], []
+        glists: dict[int, tuple[list[int], list[int]]] = {}
+        later, fills, busy0, full0, over, gfull0 = [], [], [], [], [], []
+        gd = self._gdims
         tt, uu, cap, usable = self._T, self._U, self.cap, self.usable
         used_now = 0
         for i, held in per_node.items():
@@ -856,8 +943,19 @@ class ReservationTable:
                 seen = points[pkey] = (
                     any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
                     [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
-                     for k in range(1, len(T))])
-            is_over, fill, cats = seen
+                     for k in range(1, len(T))],
+                    bool(gd) and _gres_full(U[0], c, gd),
+                    _gres_marks(c, gd, T, U, NEVER, FOREVER) if gd else {})
+            is_over, fill, cats, g0, gmarks = seen
+            if g0:
+                gfull0.append(i)
+            for t, f in gmarks.items():
+                gl = glists.get(t)
+                if gl is None:
+                    gl = glists[t] = ([], [])
+                gl[0].append(i)
+                if f:
+                    gl[1].append(i)
             if is_over:
                 over.append(i)
             if len(T) == 1:
@@ -884,9 +982,15 @@ class ReservationTable:
         acc = {}
         for t, (a, b, c, d) in sorted(lists.items()):
             chg = mask_of(a, n)         # most points free every node they change: reused
-            acc[t] = [0, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
-                      chg if d == a else mask_of(d, n)]
-        self._apply(acc, [changed, 0, mask_of(full0, n)])
+            acc[t] = [chg, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
+                      chg if d == a else mask_of(d, n), 0, 0, 0]
+        for t, (a, f) in glists.items():
+            chg = mask_of(a, n)
+            slot = acc[t]           # a gres change point is a change point
+            slot[5] = slot[6] = chg
+            slot[7] = chg if f == a else mask_of(f, n)
+        g0 = mask_of(gfull0, n)
+        self._apply(acc, [changed, 0, mask_of(full0, n), g0, g0])
 
     def release(self, owner: str) -> bool:
         """Drop everything `owner` holds, with the credits it took and those taken against it;
@@ -973,6 +1077,12 @@ class ReservationTable:
             full = (full & ~chg) | fa
             touched |= chg
         self.idle0, self.full0 = idle, full
+        gpts = self._gpts
+        if gpts.times and gpts.times[0] <= now:
+            g = self.gfull0
+            for chg, _ia, fa in gpts.pop_through(now):
+                g = (g ^ (g & chg)) | fa
+            self.gfull0 = g
         self.origin = now
         expired = []
         ends, holds = self._ends, self.holds
@@ -1218,7 +1328,9 @@ class ReservationTable:
         operations to move the window (SlidingOr) plus O(1) per candidate examined, plus
         O(h log h) per partly used node whose usage changes during the scan; a start-now
         question (until = now) costs O(1) big-int operations when no partly used node is
-        involved.
+        involved. For a request that needs every gres, nodes with some gres all taken at t
+        or within the window are set aside before that (the gres index): O(1) big-int
+        operations per candidate instead of an evaluation per such node.
         """
         w = max(int(wallclock), 1)
         origin = self.origin
@@ -1254,6 +1366,18 @@ class ReservationTable:
         classes = cr.classes
         mode, per, need, tasks = cr.mode, cr.per_node, cr.nodes_needed, cr.tasks
         procs_bound = cr.d[0] > 0
+        gd = self._gdims
+        gpts = self._gpts
+        gres_bound = (bool(gd) and not cr.exclusive and bool(gpts.times)
+                      and all(cr.d[g] > 0 for g in gd))
+        if gres_bound:      # nodes with a gres all taken at t or in [t, t + w) hold no task
+            gtimes, gchgs, gfulls = gpts.times, gpts.chg, gpts.full
+            ngp = len(gtimes)
+            gi = bisect_right(gtimes, t)
+            gfull = gpts.sets_before(gi, 0, self.gfull0)[1] if gi else self.gfull0
+            gj = bisect_left(gtimes, t + w, gi)
+            gwindow = SlidingOr(gpts, gi, gj)
+            gfullin = gwindow.total()[1]
         fits: dict[int, int] = {}
         tot_o = cnt_o = 0
         others_prev = 0
@@ -1283,6 +1407,11 @@ class ReservationTable:
                     others ^= others & busy
                 else:
                     others = E ^ fast
+                if gres_bound:
+                    gbusy = gfull | gfullin
+                    if ign_mask:
+                        gbusy ^= gbusy & ign_mask
+                    others ^= others & gbusy
                 if others or others_prev:
                     for k in members(others_prev ^ (others_prev & others)):
                         f = fits.pop(k)
@@ -1369,6 +1498,17 @@ class ReservationTable:
                 j += 1
             if evaluate:
                 touched, fullin = window.move(i, j)
+            if gres_bound:
+                while gi < ngp and gtimes[gi] <= t_new:
+                    c = gchgs[gi]
+                    gfull = (gfull ^ (gfull & c)) | gfulls[gi]
+                    gi += 1
+                if gj < gi:
+                    gj = gi
+                while gj < ngp and gtimes[gj] < lim:
+                    gj += 1
+                if evaluate:
+                    gfullin = gwindow.move(gi, gj)[1]
             t = t_new
 
     def _origin_sets(self, E: int, idle: int, full: int, x: int) -> tuple[int, int]:
@@ -1675,6 +1815,22 @@ class ReservationTable:
         got = {t: [c, i, f, d] for t, c, i, f, d in zip(pts.times, pts.chg, pts.idle, pts.full,
                                                         pts.frees)}
         assert got == expect, "change-point index out of step"
+        gd, gexpect, g0 = self._gdims, {}, 0
+        for i in range(n):
+            U, cap = self._U[i], self.cap[i]
+            if gd and _gres_full(U[0], cap, gd):
+                g0 |= 1 << i
+            for t, f in (_gres_marks(cap, gd, self._T[i], U, NEVER, FOREVER) if gd else {}).items():
+                p = gexpect.setdefault(t, [0, 0])
+                p[0] |= 1 << i
+                p[1] |= f << i
+        assert g0 == self.gfull0, "gres origin set out of step"
+        gpts = self._gpts
+        assert {t: [c, f] for t, c, f in zip(gpts.times, gpts.chg, gpts.full)} == gexpect, (
+            "gres index out of step")
+        assert not any(gpts.idle) and not any(gpts.frees)
+        assert set(gpts.times) <= set(pts.times), "a gres change point the index lacks"
+        gpts.check()
         assert pts.times == sorted(pts.times)
         pts.check()
         for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:

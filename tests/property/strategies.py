@@ -11,13 +11,13 @@ FEATURES = ("fast", "ib")
 
 
 @st.composite
-def clusters(draw, min_nodes=1, max_nodes=64):
+def clusters(draw, min_nodes=1, max_nodes=64, gpus=(0, 0, 2)):
     n = draw(st.one_of(st.integers(min_nodes, min(max_nodes, 8)),
                        st.integers(min_nodes, max_nodes)))
     kinds = draw(st.lists(st.tuples(
         st.sampled_from([1, 2, 4, 8]),
         st.sampled_from([0, 1000, 4000]),
-        st.sampled_from([0, 0, 2]),
+        st.sampled_from(list(gpus)),
         st.frozensets(st.sampled_from(FEATURES)),
         st.sampled_from([frozenset(), frozenset({"batch"}), frozenset({"debug"})]),
     ), min_size=1, max_size=3))
@@ -31,10 +31,10 @@ def clusters(draw, min_nodes=1, max_nodes=64):
 
 
 @st.composite
-def requests(draw, nodes):
+def requests(draw, nodes, gpus=(0,) * 7 + (1,)):
     ppt = draw(st.sampled_from([1, 1, 2, 4]))
     mem = draw(st.sampled_from([0, 0, 250, 1000]))
-    gpu = draw(st.sampled_from([0] * 7 + [1]))
+    gpu = draw(st.sampled_from(list(gpus)))
     tasks = draw(st.one_of(st.integers(1, 4), st.integers(1, 24)))
     shape = draw(st.sampled_from(["any", "any", "nodes", "tpn"]))
     nodes_n = tpn = 0
@@ -55,11 +55,12 @@ def requests(draw, nodes):
                       exclusive=draw(st.integers(0, 7)) == 0)
 
 
-def populate(draw, table: ReservationTable, max_holds=30):
-    """Random running jobs (started before the origin) and future reservations, all valid."""
+def populate(draw, table: ReservationTable, max_holds=30, gpus=None):
+    """Random running jobs (started before the origin) and future reservations, all valid;
+    `gpus`: the GPUs per task their requests draw from (default: requests')."""
     origin = table.origin
     for k in range(draw(st.integers(0, max_holds))):
-        req = draw(requests(table.nodes))
+        req = draw(requests(table.nodes) if gpus is None else requests(table.nodes, gpus))
         w = draw(st.integers(1, 500))
         ends = sorted({h.end for h in table.holds.values()})
         after = origin + draw(st.one_of(st.just(0), st.integers(0, 300)))

@@ -223,3 +223,50 @@ def test_a_hold_made_again_with_a_later_end_outlives_its_first_end():
     assert len(t._ends) <= 2 * len(t.holds) + 64
     assert t.advance(300) == ["a"] and not t.holds
     t._check()
+
+
+def _gpu_table_with_spies(seen):
+    """Five partly used nodes of 4 processors and 2 GPUs, whose GPUs are all taken over
+    [0, 100) (n0), [200, 300) (n1), [0, 400) (n2), [99, 150) (n3) and [199, 260) (n4, one
+    of them taken before 100); each evaluation of a node's fit at start s is appended to
+    `seen` as (node, s)."""
+    t = ReservationTable([Node(f"n{i}", R(4, 0, gpu=2)) for i in range(5)], 0)
+    t.reserve("a", 0, 100, [("n0", R(1, 0, gpu=2))])
+    t.reserve("b", 200, 300, [("n1", R(1, 0, gpu=2))])
+    t.reserve("c", 0, 400, [("n2", R(1, 0, gpu=2))])
+    t.reserve("d", 99, 150, [("n3", R(1, 0, gpu=2))])
+    t.reserve("f", 0, 100, [("n4", R(1, 0, gpu=1))])
+    t.reserve("g", 199, 260, [("n4", R(1, 0, gpu=2))])
+    t.reserve("e", 0, 400, [(f"n{i}", R(1, 0)) for i in range(5)])
+    t._check()
+    for name in ("_fit_between", "_fit_now", "_fit"):
+        def spy(cr, i, s, *rest, _f=getattr(t, name)):
+            seen.append((i, s))
+            return _f(cr, i, s, *rest)
+        setattr(t, name, spy)
+    fits_now = t._fits_now
+
+    def spy_now(cr, mask, e, *rest):
+        seen.extend((i, 0) for i in range(5) if mask >> i & 1)
+        return fits_now(cr, mask, e, *rest)
+    t._fits_now = spy_now
+    return t
+
+
+@pytest.mark.parametrize("after", [0, 50, 100])
+def test_a_gpu_request_sets_aside_nodes_whose_gpus_are_all_taken_and_only_those(after):
+    """A node whose GPUs are all taken at a candidate start or within its window holds no
+    GPU task there: the scan reads that off the gres index (its state at the start and
+    its points inside the window, both as the scan moves on) and never evaluates the
+    node: n2 at all, n0 before 100, n3 before 150, n4 from 100 to 259. The bounds are
+    exact (n3 and n4 are taken a second before a window ends; n0's GPUs free at 100 and
+    n1's are taken from 200, so both hold two tasks over [100, 200), the earliest window
+    with four), from the origin, from 50 and from 100."""
+    seen = []
+    t = _gpu_table_with_spies(seen)
+    p = t.earliest_start(JobRequest(tasks=4, per_task=R(1, 0, gpu=1)), 100, after,
+                         policy=FIRST)
+    assert p.start == 100 and sorted(names(p)) == ["n0", "n1"]
+    assert (1, after) in seen and (0, 100) in seen, seen
+    assert not any(i == 2 or (i == 0 and s < 100) or (i == 3 and s < 150)
+                   or (i == 4 and 99 < s < 260) for i, s in seen), seen
