@@ -8,7 +8,9 @@ dependencies, replace jobs by equal or changed copies, set system priorities, su
 older than those queued and jobs no node can run (deferred, then batch-held), and start
 and end jobs. The priority settings cover a fixed order (one static part, queue time
 only), static parts that differ, XFACTOR, queue times that restart, a negative queue-time
-weight and idle-job limits.
+weight, idle-job limits, and a fixed order whose priorities start negative and rise past
+zero while REJECTNEGPRIOJOBS rejects the negative ones (a kept entry's priority must be
+recomputed for that check).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from maui_py.model import (ClusterSnapshot, HoldType, Job, JobRequest, JobState,
 
 PRIORITIES = ["", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\n", "XFACTORWEIGHT 10\n",
               "JOBPRIOACCRUALPOLICY FULLPOLICY\n", "QUEUETIMEWEIGHT -1\n",
-              "USERCFG[DEFAULT] MAXIJOB=3\n", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\nSERVICEWEIGHT 0\n"]
+              "USERCFG[DEFAULT] MAXIJOB=3\n", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\nSERVICEWEIGHT 0\n",
+              "USERCFG[DEFAULT] PRIORITY=-2\nUSERWEIGHT 1\nREJECTNEGPRIOJOBS TRUE\n"]
 
 
 @st.composite
