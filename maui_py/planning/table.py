@@ -316,7 +316,10 @@ class ReservationTable:
         """Step functions; nodes with equal ones share the lists, which are never mutated."""
         self._pts = PointIndex()
         self._gdims: tuple[int, ...] = tuple(self._gres_pos.values())
-        """Positions of the generic resources in a vector (empty: no gres index kept)."""
+        """Positions of the generic resources in a vector (empty: no gres index kept), the
+        last ones: v[_gstart:] != _gzero says whether v takes any."""
+        self._gstart = len(self.dims) - len(self._gdims)
+        self._gzero = self.zero[self._gstart:]
         self._gpts = PointIndex()
         """The gres index (module docstring): idle and frees unused."""
         self.gfull0 = 0
@@ -569,7 +572,7 @@ class ReservationTable:
         own = acc is None
         if own:
             acc, acc0 = {}, [0, 0, 0, 0, 0]
-        gd = self._gdims
+        gs, gz = self._gstart, self._gzero
         made: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
         for (_a, v, cap), nodes in groups.items():
             oldT, oldU = tt[nodes[0]], self._U[nodes[0]]
@@ -582,8 +585,7 @@ class ReservationTable:
                 if shared is None:
                     made[key] = shared = (T, U)
                 T, U = shared
-            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0,
-                         bool(gd) and any(v[g] for g in gd))
+            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0, v[gs:] != gz)
         if own:
             self._apply(acc, acc0)
 
@@ -904,13 +906,14 @@ class ReservationTable:
                     got.append((s, end, v))
         self._ends.extend(ends)
         heapify(self._ends)
-        steps: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
-        points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]], bool,
-                                  dict[int, bool]]] = {}
+        steps: dict[tuple, tuple[tuple[list[int], list[tuple[int, ...]]], bool]] = {}
+        """Step functions by the holds that make them, and whether any takes a gres."""
+        points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]],
+                                  tuple[bool, dict[int, bool]] | None]] = {}
         lists: dict[int, tuple[list[int], list[int], list[int], list[int]]] = {}
         glists: dict[int, tuple[list[int], list[int]]] = {}
         later, fills, busy0, full0, over, gfull0 = [], [], [], [], [], []
-        gd = self._gdims
+        gd, gs, gz = self._gdims, self._gstart, self._gzero
         tt, uu, cap, usable = self._T, self._U, self.cap, self.usable
         used_now = 0
         for i, held in per_node.items():
@@ -920,13 +923,14 @@ class ReservationTable:
                 if got is None:
                     s, e, v = key
                     got = steps[key] = (([NEVER, e], [v, zero]) if s == origin else
-                                        ([NEVER, s, e], [zero, v, zero]))
+                                        ([NEVER, s, e], [zero, v, zero]), v[gs:] != gz)
             else:
                 key = tuple(held)
                 got = steps.get(key)
                 if got is None:
-                    got = steps[key] = self._steps_from([(s, e, v, "") for s, e, v in held])
-            T, U = got
+                    got = steps[key] = (self._steps_from([(s, e, v, "") for s, e, v in held]),
+                                        any(v[gs:] != gz for _s, _e, v in held))
+            (T, U), gres = got
             tt[i] = T
             uu[i] = U
             c = cap[i]
@@ -944,18 +948,19 @@ class ReservationTable:
                     any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
                     [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
                      for k in range(1, len(T))],
-                    bool(gd) and _gres_full(U[0], c, gd),
-                    _gres_marks(c, gd, T, U, NEVER, FOREVER) if gd else {})
-            is_over, fill, cats, g0, gmarks = seen
-            if g0:
-                gfull0.append(i)
-            for t, f in gmarks.items():
-                gl = glists.get(t)
-                if gl is None:
-                    gl = glists[t] = ([], [])
-                gl[0].append(i)
-                if f:
-                    gl[1].append(i)
+                    (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
+                    if gres else None)
+            is_over, fill, cats, gm = seen
+            if gm is not None:
+                if gm[0]:
+                    gfull0.append(i)
+                for t, f in gm[1].items():
+                    gl = glists.get(t)
+                    if gl is None:
+                        gl = glists[t] = ([], [])
+                    gl[0].append(i)
+                    if f:
+                        gl[1].append(i)
             if is_over:
                 over.append(i)
             if len(T) == 1:
