@@ -1373,8 +1373,8 @@ class ReservationTable:
         procs_bound = cr.d[0] > 0
         gd = self._gdims
         gpts = self._gpts
-        gres_bound = (bool(gd) and not cr.exclusive and bool(gpts.times)
-                      and all(cr.d[g] > 0 for g in gd))
+        gres_bound = (bool(gd) and not cr.exclusive and 0 not in cr.d[self._gstart:]
+                      and bool(gpts.times))
         if gres_bound:      # nodes with a gres all taken at t or in [t, t + w) hold no task
             gtimes, gchgs, gfulls = gpts.times, gpts.chg, gpts.full
             ngp = len(gtimes)
