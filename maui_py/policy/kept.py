@@ -12,7 +12,7 @@ from ..model import StartKind
 from ..planning.counts import CountTable
 from ..planning import owners
 from ..planning.table import Placement
-from . import deferral
+from . import highest
 from .limits import SOFT
 
 REMAKES: dict[ReservationPolicy, bool] = {
@@ -111,70 +111,61 @@ def _unmoved(c, order) -> set[str]:
 def reserved_jobs(c, order) -> None:
     """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
-    Under the count planner the reservations of the first jobs in order, made in that
-    same order (the dictionary keeps it), are placed where a cycle with no memory would
-    re-make them (_unmoved): as they are when nothing came free since they were made,
-    each having been placed around only the ones before it, and they name no nodes; else
-    re-planned in order on one array, the table touched only for those that move. (On
-    the node table they are re-made: a kept one would keep nodes a
-    fresh choice, made after the backfill starts since, would not take, and a cycle
-    with no memory must decide the same.) The others are all released first, so that
-    each is re-made around the jobs before it only, as a cycle with no memory would make
-    them. Retry holds try to start on their own resources. HIGHEST re-makes every other
-    one at its earliest start, depth or not; CURRENTHIGHEST drops them, for the
-    priority pass to make again in order.
-    (Re-planning in place, keeping the old nodes when the start is unchanged, was
-    tried: slower, and worse for backfill, since a fresh choice leaves the nodes that
-    came free to backfill.)
+    HIGHEST keeps every one and slides it forward (policy/highest.py). CURRENTHIGHEST
+    and NEVER drop them, for the priority pass to make again in order, except those a
+    cycle with no memory would make the same: under the count planner the reservations
+    of the first jobs in order, made in that same order (the dictionary keeps it), as
+    they are when nothing came free since they were made, else re-planned in order on
+    one array, the table touched only for those that move (_unmoved). (On the node
+    table they are dropped: a kept one would keep nodes a fresh choice, made after the
+    backfill starts since, would not take, and a cycle with no memory must decide the
+    same.) Retry holds (RESERVATIONRETRYTIME) try to start on their own resources.
     """
-    st, now = c.state, c.now
+    st = c.state
     if not st.reservations:
+        return
+    if c.res_policy is ReservationPolicy.HIGHEST:
+        index = _positions(order, st.reservations)
+        _drop_gone(c, index)
+        highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]))
         return
     keep = _unmoved(c, order)
     if len(keep) == len(st.reservations):
         return                      # every one is a job at the head of the order, in place
     index = _positions(order, st.reservations)
+    _drop_gone(c, index)
+    now = c.now
+    retries = []
+    for jid in [j for j in st.reservations if j not in keep]:
+        kr = st.reservations[jid]
+        if kr.retry_until is not None and kr.retry_until > now:
+            retries.append(jid)
+        else:
+            c.table.release(owners.priority(jid))
+            del st.reservations[jid]
+    for jid in sorted(retries, key=index.__getitem__):
+        _retry(c, order, index[jid])
+
+
+def _drop_gone(c, index: dict[str, int]) -> None:
+    """Release the reservations of jobs no longer in the order (held, deferred, gone)."""
+    st = c.state
     if len(index) < len(st.reservations):
         for jid in [j for j in st.reservations if j not in index]:
             c.table.release(owners.priority(jid))
             del st.reservations[jid]
-    redo = sorted((j for j in st.reservations if j not in keep), key=index.__getitem__)
-    for jid in redo:
-        kr = st.reservations[jid]
-        if kr.retry_until is None or kr.retry_until <= now:
-            c.table.release(owners.priority(jid))
-    for jid in redo:
-        kr = st.reservations[jid]
-        k = index[jid]
-        job, cr, _prio = order[k]
-        if kr.retry_until is not None and kr.retry_until > now:
-            if kr.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
-                c.table.release(owners.priority(jid))
-                if c.table.fits(kr.allocation, now, now + c.span(job)):
-                    c.start(job, Placement(now, now + c.span(job), kr.allocation),
-                            StartKind.RESERVED, k)
-                    continue
-                c.table.reserve(owners.priority(jid), kr.start, kr.end, kr.allocation,
-                                kind="priority", force=True)
-            continue
-        if not REMAKES[c.res_policy]:
-            del st.reservations[jid]
-            continue
-        ign = c.ignore(job)
-        p = c.table.earliest_start(cr, c.span(job), now, policy=c.nap, ignore=ign)
-        if not p:
-            del st.reservations[jid]
-            deferral.defer(c, job, "insufficient resources to start reserved job: "
-                        + c.blocked_by(job, cr, p))
-            continue
-        why = c.past_standing(job, cr, p)
-        if why:
-            del st.reservations[jid]
-            deferral.defer(c, job, why)
-            continue
-        if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
-            c.start(job, p, StartKind.RESERVED, k)
-            continue
-        c.table.reserve_placement(owners.priority(jid), p, kind="priority", inside=ign)
-        kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
-        st.reservations[jid] = st.reservations.pop(jid)     # the dictionary keeps the order made
+
+
+def _retry(c, order, k: int) -> None:
+    """A job whose start failed keeps its resources for RESERVATIONRETRYTIME: it starts
+    on them once its time has come and they are free, else holds them on."""
+    job, _cr, _prio = order[k]
+    kr = c.state.reservations[job.id]
+    now = c.now
+    if kr.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
+        c.table.release(owners.priority(job.id))
+        if c.table.fits(kr.allocation, now, now + c.span(job)):
+            c.start(job, Placement(now, now + c.span(job), kr.allocation), StartKind.RESERVED, k)
+            return
+        c.table.reserve(owners.priority(job.id), kr.start, kr.end, kr.allocation,
+                        kind="priority", force=True)

@@ -55,10 +55,13 @@ def test_case7_reservation_policies_side_by_side():
     # CURRENTHIGHEST: the later, higher-priority V takes the only reservation from B
     assert at10["CURRENTHIGHEST"] == {"V": 100}
     assert starts["CURRENTHIGHEST"] == {"A": 0, "V": 100, "B": 150, "C": 250}
-    # HIGHEST: B keeps the reservation it once got and V reserves behind it; when A ends
-    # the reservations are re-made in priority order (spec 3.5.3), so V slides to 100
+    # HIGHEST: B keeps the reservation it once got and V reserves behind it. When A ends,
+    # MQueueScheduleRJobs walks the jobs in priority order and re-makes each reservation
+    # with MJobReserve, which destroys only that job's own (src/MJob.c, MJobReserve: "if
+    # job already reserved, release reservation and try reservation again"): V, first,
+    # still finds B's [100, 200) on all four nodes and stays at 200; B then starts at 100
     assert at10["HIGHEST"] == {"B": 100, "V": 200}
-    assert starts["HIGHEST"] == {"A": 0, "V": 100, "B": 150, "C": 250}
+    assert starts["HIGHEST"] == {"A": 0, "B": 100, "V": 200, "C": 250}
     # NEVER: no reservation protects B, so C backfills at once and delays everything
     assert starts["NEVER"] == {"A": 0, "C": 2, "V": 202, "B": 252}
 

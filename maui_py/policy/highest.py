@@ -1,0 +1,106 @@
+"""RESERVATIONPOLICY HIGHEST: kept priority reservations slide forward, never back.
+
+Maui 3.3's MQueueScheduleRJobs (src/MQueue.c, `case resHighest`) walks the feasible jobs in
+priority order and calls MJobReserve (src/MJob.c) for each one holding a priority
+reservation: that job's own reservation is destroyed and made again at its earliest start
+while every other reservation stays in place, whatever RESERVATIONDEPTH says. So a
+reservation only moves earlier (its old place is free to it), and moves later only when its
+own resources vanish (a node down, a running job past its limit, a standing reservation).
+
+Maui repeats the walk every iteration (RMPOLLINTERVAL). maui-py runs a cycle at events
+only, so the walk is repeated here until no reservation moves: each reservation is then at
+its earliest start with all the others held (a fixed point), which Maui's iterations reach
+a second or two later. Invariant after this pass: for every kept reservation r, no start
+earlier than r's is feasible with every other reservation held; a reservation whose start
+did not improve keeps its nodes. Cost: O(R x S) per walk, R reservations, S one
+earliest-start scan; a second walk only when something moved.
+"""
+
+from __future__ import annotations
+
+from ..model import StartKind
+from ..planning import owners
+from ..planning.counts import CountTable
+from . import deferral
+from .limits import SOFT
+
+
+def _hold_kept(c, jid: str, kr, cr, ign: tuple[str, ...]) -> bool:
+    """Hold a kept reservation where it was kept, when the table lacks it (a table built
+    afresh: a restart from the store, a new node set). False when it cannot be held
+    (a node of it is gone). O(one reserve)."""
+    own = owners.priority(jid)
+    table = c.table
+    if own in table.holds:
+        return True
+    if not kr.allocation and not isinstance(table, CountTable):
+        return False                    # made by the count planner: it names no nodes
+    try:
+        table.reserve(own, kr.start, kr.end, kr.allocation, kind="priority", force=True,
+                      inside=ign, **({} if kr.allocation else {"procs": cr.tasks}))
+    except KeyError:
+        return False
+    return own in table.holds
+
+
+def _slide(c, job, cr, kr, k: int) -> bool:
+    """Re-make one kept reservation at its earliest start, the others held (MJobReserve).
+    True when it moved or started: its old place came free for the others."""
+    now, table = c.now, c.table
+    jid = job.id
+    own = owners.priority(jid)
+    ign = c.ignore(job)
+    held = own in table.holds
+    p = table.earliest_start(cr, c.span(job), now, policy=c.nap,
+                             ignore=ign + (own,) if held else ign)
+    if not p:
+        deferral.defer(c, job, "insufficient resources to start reserved job: "
+                       + c.blocked_by(job, cr, p))
+        return False
+    why = c.past_standing(job, cr, p)
+    if why:
+        deferral.defer(c, job, why)
+        return False
+    if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
+        c.start(job, p, StartKind.RESERVED, k)
+        return True
+    if held and p.start == kr.start:
+        return False                    # already at its earliest: it keeps its nodes
+    table.release(own)
+    table.reserve_placement(own, p, kind="priority", inside=ign)
+    kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
+    return True
+
+
+def slide_forward(c, order, index: dict[str, int], retry) -> None:
+    """Every kept reservation, in priority order, re-made at its earliest start with the
+    others held, until none moves (see the module docstring). This ends: after the first
+    walk every reservation is where it fits with the others held, and since each later
+    move goes where it fits with the others held, none is ever pushed later again; the
+    moves after the first walk are all strictly earlier. `index`: each reserved
+    job's place in `order`; `retry(jid)` handles a job whose retry hold is active (it keeps its
+    own resources, RESERVATIONRETRYTIME), once."""
+    st = c.state
+    jobs = sorted(st.reservations, key=index.__getitem__)
+    for jid in jobs:                    # a table built afresh holds them first, as kept
+        job, cr, _prio = order[index[jid]]
+        _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
+    first = True
+    while True:
+        moved = False
+        for jid in jobs:
+            kr = st.reservations.get(jid)
+            if kr is None:
+                continue
+            if kr.retry_until is not None and kr.retry_until > c.now:
+                if first:
+                    retry(jid)
+                continue
+            job, cr, _prio = order[index[jid]]
+            moved = _slide(c, job, cr, kr, index[jid]) or moved
+        first = False
+        if not moved:
+            return
+        jobs = [j for j in jobs if j in st.reservations]
+        if not jobs:
+            return
