@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 
 from . import params_predict, params_queues, params_runtime
 from .choices import (AccrualPolicy, BackfillMetric, BackfillOrder, BackfillPolicy, FairSharePolicy, NodeAllocation,
-                      PredictionPolicy, ReservationPolicy)
+                      MauiCompat, PredictionPolicy, ReservationPolicy)
 from .rows import (  # the scopes, statuses and row types are also read from here (loader.py, cli/)
     ACCEPTED, ACTIVE, BOOL, CAP, COMPONENT_WEIGHT, COUNT, DOUBLE, FSTARGET, GLOBAL, HOSTS, INDEXED, INT, LIMIT, NAME,
     NAMES, OBJ, OBJECT, P, PAR, PARTITION, QLIST, SCOPES, STACK, STRING, TIME, TIME_LIMIT, USERS, WEIGHT, Attr, Param,
@@ -586,6 +586,10 @@ TABLE: list[Param] = [
         "Node allocation and access",
         PAR("NODEALLOCATIONPOLICY", NODE_ALLOCATION, "LASTAVAILABLE", "how nodes are chosen for a job",
             active=True),
+        P("MAUICOMPAT", Choice.of(MauiCompat), MauiCompat.NONE, "3.3: Maui 3.3's own rules where maui-py "
+          "deliberately differs: a reservation on the last feasible nodes by index, a start on the "
+          "longest-available nodes, backfill window by window, shortest first (docs/compatibility.md); "
+          "NONE: maui-py's rules", active=True, origin="maui-py", src="maui-py"),
         P("NODEACCESSPOLICY", NODE_ACCESS, "SHARED", "how nodes are shared between jobs"),
         PAR("NODEAVAILABILITYPOLICY", PolicyList(Choice("COMBINED", "DEDICATED", "UTILIZED"), {
             "PROC": "PROC", "PROCS": "PROC", "MEM": "MEM", "SWAP": "SWAP", "DISK": "DISK"}), ("COMBINED",),
@@ -852,6 +856,7 @@ ACTS_IN: dict[str, str] = {
     "SYSTEMMAXPROCPERJOB": _LIMITS, "SYSTEMMAXJOBWALLTIME": _LIMITS,
     "DEFERTIME": _DEFERRAL, "DEFERCOUNT": _DEFERRAL, "DEFERSTARTCOUNT": _DEFERRAL,
     "JOBMAXOVERRUN": "maui_py.planning.sync", "NODEALLOCATIONPOLICY": "maui_py.planning.nodechoice",
+    "MAUICOMPAT": "maui_py.core.cycle",
     "RMCFG": "maui_py.rm.registry", "RMPOLLINTERVAL": "maui_py.daemon.loop",
     "ADMIN1": "maui_py.daemon.handlers", "ADMIN2": "maui_py.cli.common",
     "LOGFILE": "maui_py.daemon.paths", "LOGDIR": "maui_py.daemon.paths", "LOGLEVEL": "maui_py.daemon.loop",

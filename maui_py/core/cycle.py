@@ -31,14 +31,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
-from ..cfg.choices import BackfillPolicy
+from ..cfg.choices import BackfillPolicy, MauiCompat
 from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, NodeState,
                      Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.report import ReportStatus
 from ..model.times import duration
 from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning import owners
+from ..planning import maui33, owners
 from ..planning.sync import sync_table
 from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
 from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
@@ -152,11 +152,30 @@ def _nodes_text(nodes: tuple[str, ...]) -> str:
     return ",".join(nodes) if len(nodes) <= 6 else ",".join(nodes[:5]) + f",...(+{len(nodes) - 5})"
 
 
+@dataclass(frozen=True, slots=True)
+class CompatRules:
+    """What MAUICOMPAT changes: the node order (planning/maui33.py for 3.3), whether the
+    count planner may stand in for the node table (it names no nodes, and Maui's rules
+    are about which nodes), and whether backfill goes window by window."""
+
+    node_order: Any
+    counts: bool
+    windows: bool
+
+
+COMPAT_RULES: dict[MauiCompat, CompatRules] = {
+    MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
+    MauiCompat("3.3"): CompatRules(maui33.order, False, True),
+}
+"""MAUICOMPAT -> the rules a cycle plans by."""
+
+
 class _Settings:
     """The scalar parameters a cycle reads, looked up once per configuration."""
 
     def __init__(self, cfg: SchedulerConfig):
-        self.nap = cfg.get("NODEALLOCATIONPOLICY")
+        self.compat = COMPAT_RULES[cfg.get("MAUICOMPAT")]
+        self.nap = self.compat.node_order(cfg.get("NODEALLOCATIONPOLICY"))
         self.bf_policy = cfg.get("BACKFILLPOLICY")
         self.res_policy = cfg.get("RESERVATIONPOLICY")
         self.retry_time = int(cfg.get("RESERVATIONRETRYTIME") or 0)
@@ -181,7 +200,7 @@ class _Settings:
         NEVER make none): read once, asked for every job the priority pass looks at."""
         self.predicting = prediction.Predicting(cfg)
         self.bf_order = cfg.get("BFPRIORITYPOLICY")
-        self.count_policy = (not self.has_standing and not self.nodecfg
+        self.count_policy = (not self.has_standing and not self.nodecfg and self.compat.counts
                              and self.bf_policy != BackfillPolicy.GREEDY)
 
 

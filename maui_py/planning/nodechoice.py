@@ -24,7 +24,9 @@ from itertools import islice
 from typing import TYPE_CHECKING, Iterator
 
 from ..cfg.choices import NodeAllocation
+from . import maui33
 from .bitset import first_members, iter_members, members
+from .maui33 import Maui33Order
 
 if TYPE_CHECKING:
     from .table import Compiled, ReservationTable
@@ -202,7 +204,13 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
                fits: dict[int, int], policy: NodeAllocation, prefer: int = 0
                ) -> Iterator[tuple[tuple, int, int]]:
     """Feasible nodes as (key, node index, tasks it holds), best first; nodes in `prefer`
-    (those of reservations the job may use) before all others."""
+    (those of reservations the job may use) before all others. A Maui33Order
+    (MAUICOMPAT 3.3) orders them as Maui 3.3 does (planning/maui33.py)."""
+    if type(policy) is Maui33Order:
+        inner = maui33.candidates(table, _fit_lookup(cr), t, fast, fits, policy)
+        if not prefer:
+            return inner
+        return iter(sorted(((0 if (prefer >> i) & 1 else 1,) + k, i, f) for k, i, f in inner))
     if type(policy) is not NodeAllocation:   # an Enum call costs ~10 us
         policy = NodeAllocation(policy)
     if prefer:
@@ -290,9 +298,9 @@ def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
     """(node index, tasks) for the request, in policy order. O(k log k) for k nodes taken,
     plus the sort of the partly used candidates; O(points swept + k) when only idle nodes of
     one capacity class qualify (the usual case on homogeneous clusters)."""
-    if type(policy) is not NodeAllocation:
+    if type(policy) is not NodeAllocation and type(policy) is not Maui33Order:
         policy = NodeAllocation(policy)
-    if shortcut and not fits and not prefer and len(cr.classes) == 1 and cr.mode != "nodes":
+    if shortcut and type(policy) is NodeAllocation and not fits and not prefer and len(cr.classes) == 1 and cr.mode != "nodes":
         kc = cr.classes[0][1]
         per = cr.per_node if cr.mode == "tpn" else kc
         count = cr.nodes_needed if cr.mode == "tpn" else -(-cr.tasks // kc)

@@ -1684,16 +1684,9 @@ class ReservationTable:
         m = self.usable if mask is None else mask & self.usable
         avail = []
         for i in members(m):
-            T, U = self._T[i], self._U[i]
-            free = self.cap[i][0] - U[0][0]
-            if free <= 0:
-                continue
-            until = FOREVER
-            for k in range(1, len(T)):
-                if U[k][0] > U[0][0]:
-                    until = T[k]
-                    break
-            avail.append((until - self.origin if until < FOREVER else FOREVER, free))
+            free, until = self.free_span(i)
+            if free > 0:
+                avail.append((until - self.origin if until < FOREVER else FOREVER, free))
         out: list[Window] = []
         prev = 0
         avail.sort()
@@ -1706,6 +1699,16 @@ class ReservationTable:
                 prev = dur
             avail = [a for a in avail if a[0] > dur]
         return out
+
+    def free_span(self, i: int) -> tuple[int, int]:
+        """(processors free on node i now, the instant from which fewer are free: FOREVER
+        if never). O(change points of node i)."""
+        T, U = self._T[i], self._U[i]
+        u0 = U[0][0]
+        for k in range(1, len(T)):
+            if U[k][0] > u0:
+                return self.cap[i][0] - u0, T[k]
+        return self.cap[i][0] - u0, FOREVER
 
     def dump(self) -> str:
         """A readable listing of holds and per-node usage, for diagnostics. O(N h + H)."""

@@ -13,6 +13,7 @@ from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
+from ..planning import maui33
 from ..planning.counts import CountTable
 from ..predict.predictors import accuracy
 from .limits import HARD, SOFT
@@ -67,6 +68,9 @@ def backfill(c, order, first: int = 0) -> None:
     if run is None or c.table.free_now <= 0 or _all_placed(c, order, first):
         return
     by = ORDERS[c.bf_order]
+    if c.compat.windows:
+        by_windows(c, run, order, first, by)
+        return
     if run is first_fit and by is None and c.bf_depth <= 0 and not c.limits.any_active:
         first_fit(c, order[first:] if first else order, SOFT, first)
         return
@@ -87,6 +91,31 @@ def backfill(c, order, first: int = 0) -> None:
         if by is not None:
             cands.sort(key=by(c))
         run(c, cands, level)
+
+
+def by_windows(c, run, order, first: int, by) -> None:
+    """MAUICOMPAT 3.3: Maui's MQueueBackFill. Window after window, shortest first
+    (planning/maui33.window_after), the candidates that fit the window's processors and
+    duration go to the policy's pass, placed on the window's nodes only; the next window
+    is found on the table as the starts left it. Soft limits only (Maui 3.3 backfills at
+    its soft policy level)."""
+    started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
+    base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
+            if job.id not in reserved and not (nobf and job.qos in nobf)]
+    if c.bf_depth > 0:
+        base = base[: c.bf_depth]
+    if by is not None:
+        base.sort(key=by(c))
+    prev = 0
+    while c.table.free_now > 0:
+        w = maui33.window_after(c.table, prev)
+        if w is None:
+            return
+        prev, mask, procs = w
+        cands = [(k, job, maui33.within(cr, mask)) for k, job, cr in base
+                 if job.id not in started and job.procs <= procs and c.span(job) <= prev]
+        if cands:
+            run(c, cands, SOFT)
 
 
 def _all_placed(c, order, first: int) -> bool:

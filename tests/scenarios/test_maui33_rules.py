@@ -1,0 +1,79 @@
+"""MAUICOMPAT 3.3, one rule at a time (planning/maui33.py): each case is one where maui-py's
+own rule and Maui 3.3's choose differently, so each assertion fails under the other rule."""
+
+from maui_py.core.cycle import run_cycle
+from maui_py.model import ClusterSnapshot, Reservation, ReservationKind
+
+from .build import cluster, config, job
+
+EASY = "RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n"
+
+
+def _cycle(nodes, jobs, text, reservations=(), now=10):
+    snap = ClusterSnapshot(now, tuple(nodes), tuple(jobs), reservations=tuple(reservations))
+    return run_cycle(snap, config(text))
+
+
+def _starts(result):
+    return {d.job_id: tuple(sorted(d.nodes)) for d in result.starts()}
+
+
+def _pinned_case(compat: str):
+    """Six one-processor nodes; r holds n0, n1 until 100 and s holds n5 until 300. A (4
+    procs) reserves at 100, when n0-n4 are free; B (1 proc, 200 s) would backfill."""
+    jobs = [job("r", 2, 100, 0, start=0, nodes=("n0", "n1")),
+            job("s", 1, 300, 0, start=0, nodes=("n5",)),
+            job("A", 4, 100, 1), job("B", 1, 200, 2)]
+    return _cycle(cluster(6), jobs, EASY + "NODEALLOCATIONPOLICY LASTAVAILABLE\n" + compat)
+
+
+def test_rule1_a_reservation_takes_the_last_feasible_nodes_by_index():
+    # MJobGetRange lists n0-n4 in node order, MJobAllocMNL takes the last four: every idle
+    # node is pinned from 100, so B (200 s) has no window; maui-py's best fit in time
+    # (or the count planner, which names no nodes) leaves room for B.
+    maui = _pinned_case("MAUICOMPAT 3.3\n")
+    (res,) = maui.reservations()
+    assert res.job_id == "A" and res.start == 100
+    assert tuple(sorted(n for n, _r in res.allocation)) == ("n1", "n2", "n3", "n4")
+    assert "B" not in _starts(maui)
+    assert "B" in _starts(_pinned_case(""))
+
+
+def test_rule2_a_start_takes_the_longest_available_nodes_highest_index_first():
+    # n3 is reserved from 50: its availability is the shortest, and MNodeSelectIdleTasks'
+    # sort puts it first; MJobAllocMNL takes from the end, n2 (highest index of the
+    # unbounded ones). maui-py's best fit in time takes n3, used again soonest.
+    maint = Reservation("maint", ReservationKind.USER, 50, 500, hosts=("n3",))
+    text = EASY + "NODEALLOCATIONPOLICY LASTAVAILABLE\n"
+    jobs = [job("J", 1, 20, 0)]
+    assert _starts(_cycle(cluster(4), jobs, text + "MAUICOMPAT 3.3\n", [maint])) == {"J": ("n2",)}
+    assert _starts(_cycle(cluster(4), jobs, text, [maint])) == {"J": ("n3",)}
+    two = [job("K", 2, 20, 0)]
+    assert _starts(_cycle(cluster(4), two, text + "MAUICOMPAT 3.3\n")) == {"K": ("n2", "n3")}
+    assert _starts(_cycle(cluster(4), two, text)) == {"K": ("n0", "n1")}
+
+
+def test_rule2_minresource_takes_the_highest_index_of_the_smallest_nodes():
+    text = EASY + "NODEALLOCATIONPOLICY MINRESOURCE\n"
+    jobs = [job("J", 1, 20, 0)]
+    assert _starts(_cycle(cluster(4), jobs, text + "MAUICOMPAT 3.3\n")) == {"J": ("n3",)}
+    assert _starts(_cycle(cluster(4), jobs, text)) == {"J": ("n0",)}
+
+
+def _windows_case(compat: str):
+    """Six nodes. r holds n4, n5 until 1000; T (6 procs) reserves at 1000 (depth 1) and U
+    (6 procs) can neither start nor reserve, which ends the priority pass (IdleJobFound in
+    MQueueScheduleIJobs); n0, n1 are reserved from 100 (maint), n2, n3 free until T.
+    Backfill candidates in priority order: L (2 procs, 500 s), S and S2 (2 procs, 50 s)."""
+    maint = Reservation("maint", ReservationKind.USER, 100, 200, hosts=("n0", "n1"))
+    jobs = [job("r", 2, 1000, 0, start=0, nodes=("n4", "n5")), job("T", 6, 100, 1),
+            job("U", 6, 100, 1), job("L", 2, 500, 2), job("S", 2, 50, 3), job("S2", 2, 50, 4)]
+    return _starts(_cycle(cluster(6), jobs, EASY + compat, [maint]))
+
+
+def test_rule3_backfill_fills_the_shortest_window_first():
+    # MQueueBackFill: the first window is every idle node for 100 s; S and S2 fit it and
+    # start there, on the longest-available nodes first; the next window (1000 s) has
+    # no node left for L. maui-py backfills in priority order: L on n2, n3, S on n0, n1.
+    assert _windows_case("MAUICOMPAT 3.3\n") == {"S": ("n2", "n3"), "S2": ("n0", "n1")}
+    assert _windows_case("") == {"L": ("n2", "n3"), "S": ("n0", "n1")}
