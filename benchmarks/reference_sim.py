@@ -113,7 +113,12 @@ def compress(prof, now, waiting, seq):
 
 
 def conservative(jobs, procs):
-    """{id: (start, end)} under conservative backfilling (Mu'alem and Feitelson 2001)."""
+    """{id: (start, end)} under conservative backfilling (Mu'alem and Feitelson 2001).
+
+    waiting: id -> [reserved start, seq, job] in submit order; ends: heap (end, seq, procs,
+    reserved end). seq orders ties as pyss's event counter does: jobs due at one time start
+    in the order their reservations were last made, and end in the order they started.
+    """
     prof, waiting, ends, out, seq = ([0], [procs]), {}, [], {}, count()
     nxt, total = 0, len(jobs)
     jobs = jobs + [(float("inf"),)]           # sentinel: no more arrivals
@@ -133,8 +138,8 @@ def conservative(jobs, procs):
             if now < reserved_end:
                 hold(prof, now, reserved_end, -p)
             compress(prof, now, waiting, seq)
-        for s, q, job in sorted(w for w in waiting.values() if w[0] == now):
-            del waiting[job[1]]               # starts, in the order their reservations were made
+        for _s, _q, job in sorted(w for w in waiting.values() if w[0] == now):
+            del waiting[job[1]]               # the starts
             heapq.heappush(ends, (now + job[3], next(seq), job[2], now + job[4]))
             out[job[1]] = (now, now + job[3])
     return out

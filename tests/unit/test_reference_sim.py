@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _reference():
-    spec = importlib.util.spec_from_file_location("reference_sim_unit", ROOT / "benchmarks" / "reference_sim.py")
+    path = ROOT / "benchmarks" / "reference_sim.py"
+    spec = importlib.util.spec_from_file_location("reference_sim_unit", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -69,8 +70,9 @@ JOB = st.tuples(st.integers(0, 60), st.integers(1, 4), st.integers(1, 40), st.in
 @settings(max_examples=200, deadline=None)
 @given(st.lists(JOB, min_size=1, max_size=14))
 def test_reservations_move_only_in_compression_and_never_later(raw):
-    jobs = sorted((sub, jid, p, run, run + extra) for jid, (sub, p, run, extra) in enumerate(raw, 1))
-    seen, moves, original = {}, [], REF.compress
+    jobs = sorted((sub, jid, p, run, run + extra)
+                  for jid, (sub, p, run, extra) in enumerate(raw, 1))
+    seen, original = {}, REF.compress
 
     def watched(prof, now, waiting, seq):
         for jid, w in waiting.items():   # between compressions nothing held moves
@@ -79,7 +81,6 @@ def test_reservations_move_only_in_compression_and_never_later(raw):
         original(prof, now, waiting, seq)
         for jid, w in waiting.items():
             assert now <= w[0] <= before[jid], f"job {jid} moved from {before[jid]} to {w[0]}"
-            moves.append(before[jid] - w[0])
             seen[jid] = w[0]
 
     REF.compress = watched
@@ -87,7 +88,7 @@ def test_reservations_move_only_in_compression_and_never_later(raw):
         out = REF.simulate(jobs, 4, "conservative")
     finally:
         REF.compress = original
-    assert sorted(out) == [j[1] for j in sorted(jobs, key=lambda j: j[1])]
+    assert set(out) == {j[1] for j in jobs}
     for sub, jid, p, run, _req in jobs:
         start, end = out[jid]
         assert start >= sub and end == start + run
