@@ -1,10 +1,18 @@
 """An independent EASY / conservative backfilling simulator over processor counts only.
 
-The oracle and speed floor for maui-py's simulator (issue 12); stdlib only, no maui_py.
-Input: a cleaned SWF trace (plain or .gz). At each event time: all ends, then all arrivals,
-then ONE pass (FCFS: submit time, then job id). A job runs min(runtime, requested time);
-expected ends use the requested time. Usage: reference_sim.py TRACE [--policy easy|conservative]
-[--procs N] [--out FILE]
+The oracle and speed floor for maui-py's simulator (issues 12, 32); stdlib only, no maui_py.
+Input: a cleaned SWF trace (plain or .gz): processors allocated, else requested; a job runs
+min(runtime, requested time); expected ends use the requested time; FCFS (submit, job id).
+EASY: at each event time all ends, then all arrivals, then ONE pass.
+Conservative by its definition (Mu'alem and Feitelson 2001, as the simulator pyss runs it):
+an arrival is reserved at its earliest start with every reservation held; each end (early or
+not) frees its unused tail, then compresses: each waiting job in submit order is taken out
+and put back at its earliest start, the others held, so never later. At one time, as pyss:
+arrivals, then each end (start order) with its compression, then the starts. Unlike pyss,
+processors come from the allocated field and malformed jobs are dropped (the usual cleaning);
+given the same jobs both give every job the same start. BSLD: mean of max(1, (wait + run) /
+max(run, 10)), as pyss. Usage: reference_sim.py TRACE [--policy easy|conservative] [--procs N]
+[--out FILE]
 """
 
 import argparse
@@ -12,7 +20,8 @@ import gzip
 import heapq
 import os
 import time
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
+from itertools import count
 
 
 def read_jobs(path):
@@ -55,42 +64,91 @@ def easy_pass(now, queue, free, running, start):
     queue[:] = left
 
 
-def conservative_pass(now, queue, free, running, start):
-    """Each queued job in order: earliest fit in the free-processor profile, reserved."""
-    times, frees = [now], [free]              # step function: frees[i] on [times[i], next)
-    for ee, _jid, p in running:
-        if ee > times[-1]:
-            times.append(ee), frees.append(frees[-1])
-        frees[-1] += p
-    left = []
-    for qi, job in enumerate(queue):
-        if frees[0] == 0:                     # nothing else can start now
-            left += queue[qi:]
-            break
-        p, d = job[2], job[4]
-        i, n = 0, len(times)
-        while True:                           # earliest i where p fits for d seconds
-            while frees[i] < p:
-                i += 1
-            s, j = times[i], i + 1
-            while j < n and times[j] < s + d and frees[j] >= p:
-                j += 1
-            if j == n or times[j] >= s + d:
-                break
-            i = j
-        e = s + d
-        j = bisect_left(times, e)
-        if j == n or times[j] != e:           # breakpoint at the reservation's end
-            times.insert(j, e), frees.insert(j, frees[j - 1])
-        for k in range(i, j):
-            frees[k] -= p
-        start(job) if s == now else left.append(job)
-    queue[:] = left
+def cut(prof, t):
+    """Index of the profile's breakpoint at t (t >= its first time), made if missing."""
+    times, frees = prof
+    j = bisect_left(times, t)
+    if j == len(times) or times[j] != t:
+        times.insert(j, t), frees.insert(j, frees[j - 1])
+    return j
+
+
+def hold(prof, s, e, p):
+    """Take p processors on [s, e) (p < 0 gives them back); merge equal neighbours."""
+    times, frees = prof
+    i, j = cut(prof, s), cut(prof, e)
+    for k in range(i, j):
+        frees[k] -= p
+    for k in (j, i):                          # j first: deleting it leaves i in place
+        if 0 < k < len(times) and frees[k] == frees[k - 1]:
+            del times[k], frees[k]
+
+
+def earliest(prof, p, d):
+    """First time from the profile's start where p processors stay free for d seconds."""
+    times, frees = prof
+    i, n = 0, len(times)
+    while True:
+        while frees[i] < p:
+            i += 1
+        s, j = times[i], i + 1
+        while j < n and times[j] < s + d and frees[j] >= p:
+            j += 1
+        if j == n or times[j] >= s + d:
+            return s
+        i = j
+
+
+def compress(prof, now, waiting, seq):
+    """Each waiting job in submit order: taken out, put back at its earliest start with
+    every other reservation held (never later, as its own place is still free)."""
+    for w in waiting.values():
+        s, _q, (_sub, _jid, p, _run, d) = w
+        if s > now:                           # a job due to start now is left where it is
+            hold(prof, s, s + d, -p)
+            w[0] = earliest(prof, p, d)
+            hold(prof, w[0], w[0] + d, p)
+            assert w[0] <= s, "a reservation moved later"
+            w[1] = next(seq) if w[0] != s else w[1]
+
+
+def conservative(jobs, procs):
+    """{id: (start, end)} under conservative backfilling (Mu'alem and Feitelson 2001).
+
+    waiting: id -> [reserved start, seq, job] in submit order; ends: heap (end, seq, procs,
+    reserved end). seq orders ties as pyss's event counter does: jobs due at one time start
+    in the order their reservations were last made, and end in the order they started.
+    """
+    prof, waiting, ends, out, seq = ([0], [procs]), {}, [], {}, count()
+    nxt, total = 0, len(jobs)
+    jobs = jobs + [(float("inf"),)]           # sentinel: no more arrivals
+    while nxt < total or ends or waiting:
+        now = min([jobs[nxt][0]] + [e[0] for e in ends[:1]] + [w[0] for w in waiting.values()])
+        k = bisect_right(prof[0], now) - 1    # forget the past
+        del prof[0][:k], prof[1][:k]
+        prof[0][0] = now
+        while jobs[nxt][0] == now:            # arrivals: reserve, every reservation held
+            job = jobs[nxt]
+            s = earliest(prof, job[2], job[4])
+            hold(prof, s, s + job[4], job[2])
+            waiting[job[1]] = [s, next(seq), job]
+            nxt += 1
+        while ends and ends[0][0] == now:     # each end: its tail freed, then compression
+            _e, _q, p, reserved_end = heapq.heappop(ends)
+            if now < reserved_end:
+                hold(prof, now, reserved_end, -p)
+            compress(prof, now, waiting, seq)
+        for _s, _q, job in sorted(w for w in waiting.values() if w[0] == now):
+            del waiting[job[1]]               # the starts
+            heapq.heappush(ends, (now + job[3], next(seq), job[2], now + job[4]))
+            out[job[1]] = (now, now + job[3])
+    return out
 
 
 def simulate(jobs, procs, policy):
     """{id: (start, end)} of every job."""
-    passf = easy_pass if policy == "easy" else conservative_pass
+    if policy == "conservative":
+        return conservative(jobs, procs)
     ends, running, queue, out = [], [], [], {}   # ends: heap (end, id, procs, exp. end)
     free, nxt, total, now = procs, 0, len(jobs), 0
     jobs = jobs + [(float("inf"),)]           # sentinel: no more arrivals
@@ -112,7 +170,7 @@ def simulate(jobs, procs, policy):
             queue.append(jobs[nxt])
             nxt += 1
         if queue:
-            passf(now, queue, free, running, start)
+            easy_pass(now, queue, free, running, start)
     return out
 
 
