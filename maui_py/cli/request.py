@@ -122,6 +122,10 @@ class DaemonConnection:
         sock.settimeout(ANSWER_SECONDS)
         try:
             sock.connect(str(self.path))
+        except (TimeoutError, BlockingIOError) as e:   # its queue of connections is full
+            sock.close()
+            raise CommandError(f"mauid is busy (it accepted no connection within {ANSWER_SECONDS:g} s); "
+                               "try again") from e
         except OSError as e:
             sock.close()
             raise CommandError(f"cannot reach mauid at {self.path}: {e.strerror or e} "
@@ -145,6 +149,9 @@ class DaemonConnection:
         except TimeoutError:
             raise CommandError(f"mauid did not answer within {ANSWER_SECONDS:g} s") from None
         except OSError as e:
+            refusal = self._parting_words()
+            if refusal:                         # it refused us before reading (busy): say why
+                raise CommandError(refusal) from None
             raise CommandError(f"lost the connection to mauid: {e.strerror or e}") from None
         if answer is None:
             raise CommandError("mauid closed the connection without answering")
@@ -154,6 +161,15 @@ class DaemonConnection:
         if not isinstance(ids, list) or len(ids) != len(args):
             raise CommandError(f"unexpected answer from mauid: {answer!r}")
         return [int(i) for i in ids]
+
+    def _parting_words(self) -> str:
+        """The error line mauid sent before it closed the connection ("mauid is busy ..."),
+        or "" when it sent none: the reason a send failed with a broken pipe."""
+        try:
+            answer = self.answer(time.monotonic() + 1.0)
+        except (OSError, ValueError):
+            return ""
+        return str(answer["error"]) if isinstance(answer, dict) and "error" in answer else ""
 
     def answer(self, deadline: float) -> dict | None:
         """The next line from the daemon; None when it closed the connection; TimeoutError
