@@ -150,14 +150,19 @@ def open_reader(args: argparse.Namespace) -> StoreReader:
 
 # ------------------------------------------------------------------------ age
 def daemon_status(store: Path) -> str:
-    """`mauid running, pid N` or `mauid not running`, from the pid the daemon keeps in its
-    lock file (emptied when it stops; a pid left by a killed daemon is checked for life).
-    The lock itself is not touched: a probe could make a starting mauid fail its own."""
-    from ..daemon.lock import lock_path
-    try:
-        text = lock_path(store).read_text().strip()
-    except OSError:
-        return "mauid not running"
+    """`mauid running, pid N` or `mauid not running`, from the pid the daemon keeps in
+    `<store>.pid` (readable by all; removed when it stops), else in its lock file (mode
+    0600: root reads it); a pid left by a killed daemon is checked for life. The lock itself
+    is not touched: a probe could make a starting mauid fail its own."""
+    from ..daemon.lock import lock_path, pid_path
+    text = ""
+    for path in (pid_path(store), lock_path(store)):
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text:
+            break
     if not text.isdigit():
         return "mauid not running"
     try:

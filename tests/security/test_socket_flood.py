@@ -22,6 +22,7 @@ from maui_py.daemon import socket_server
 from maui_py.daemon.socket_server import MAX_DEPTH, MAX_PER_USER, RequestServer, nesting, parse_message
 
 from .test_request_socket import ME, message, talk
+from .users import finish, fork_as
 
 KINDS = {"sethold", "setres"}
 
@@ -95,30 +96,6 @@ def flood(path: str, seconds: float, go: int, out: int) -> None:
     os.write(out, json.dumps(answers).encode() + b"\n")
 
 
-def fork_as(user, target, *args) -> tuple[int, int, object]:
-    """(pid, the write end of its `go` pipe, a reader of its output) of a child that became
-    `user` (setgid, setuid, no supplementary groups) and runs target(*args, go, out). Forked
-    before any server thread starts."""
-    go_r, go_w = os.pipe()
-    out_r, out_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(go_w)
-            os.close(out_r)
-            os.setgroups([])
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-            target(*args, go_r, out_w)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(go_r)
-    os.close(out_w)
-    return pid, go_w, os.fdopen(out_r, "rb")
-
-
 def test_a_flood_of_idle_connections_by_one_user_leaves_root_its_way_in(open_dir, nonadmin, monkeypatch):
     monkeypatch.setattr(socket_server, "READ_TIMEOUT", 1.0)
     path = open_dir / "m.sock"
@@ -136,9 +113,9 @@ def test_a_flood_of_idle_connections_by_one_user_leaves_root_its_way_in(open_dir
     finally:
         os.close(go)
         out.close()
-        _pid, status = os.waitpid(pid, 0)
+        code = finish(pid)
         srv.close()
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert code == 0
     busy = [a for a in answers if "mauid is busy" in a]
     assert busy and all(json.loads(a)["error"] == f"mauid is busy (uid {nonadmin.pw_uid} holds {MAX_PER_USER} "
                                                   "connections already); try again" for a in busy)
