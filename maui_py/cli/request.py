@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
-from ..daemon import paths
+from ..daemon import paths, request_args
 from .common import (CommandError, add_store_arguments, command_config, invoking_user, open_reader,
                      require_admin, run_guarded, store_location, streams)
 
@@ -56,6 +56,8 @@ class Context:
     admin_reservations: dict
     user: str
     wall: float
+    unreadable: frozenset[str] = frozenset()
+    """Admin reservations whose store rows cannot be read (releaseres may name them)."""
 
 
 def unknown_job(jid: str) -> CommandError:
@@ -90,8 +92,14 @@ def submit(args: argparse.Namespace, prog: str, kind: str, build: Build,
             cfg, _source = command_config(args, last.info.config_path)
             user = invoking_user()
             require_admin(cfg, user, prog)
-            ctx = Context(View(last, cfg, reader.load_state()), reader.admin_reservations(), user, time.time())
+            ctx = Context(View(last, cfg, reader.load_state()), reader.admin_reservations(), user, time.time(),
+                          frozenset(reader.unreadable_names("admin_reservation")))
             requests = build(ctx)
+        for a, _what in requests:           # what mauid would refuse is refused here, earlier
+            try:
+                request_args.check(kind, a)
+            except ValueError as e:
+                raise CommandError(f"ERROR:    {e}", 2, prefixed=False) from None
         conn = DaemonConnection(path)
         try:
             ids = conn.submit(kind, [a for a, _what in requests], wait=args.wait)

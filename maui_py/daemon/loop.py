@@ -124,6 +124,8 @@ class Daemon:
         self.adapter: ResourceManager | None = None
         self.state = None
         self.admin_reservations: dict = {}
+        self.unreadable_admin: set[str] = set()
+        """Admin reservations whose store rows cannot be read (named in the log; releaseres)."""
         self.cycles_run = 0
         """Cycles begun (counted as one begins)."""
         self.cycles_done = 0
@@ -192,6 +194,7 @@ class Daemon:
             self.store = Store.open(self.store_path, journal_keep=self.journal_keep, clock=self.clock)
             self.state = self.store.load_state()
             self.admin_reservations = self.store.admin_reservations()
+            self.unreadable_admin = self.store.unreadable_names("admin_reservation")
             self.adapter = self.factory(self.cfg, self.rm_name)
             self.inbox = socket_server.for_daemon(self)
             self._configure_metrics(self.cfg)
@@ -387,7 +390,8 @@ class Daemon:
         if self._reconcile:
             entries += reconcile(self.state, snapshot)
             self._reconcile = False
-        ctx = admin.AdminContext(self.cfg, self.state, snapshot, dict(self.admin_reservations), self.clock())
+        ctx = admin.AdminContext(self.cfg, self.state, snapshot, dict(self.admin_reservations), self.clock(),
+                                 unreadable=set(self.unreadable_admin))
         done, request_entries = admin.apply_requests(requests, ctx)
         snapshot = admin.with_admin_reservations(ctx)
         before = capture(self.state)
@@ -403,6 +407,7 @@ class Daemon:
             save_s = self.store.save_cycle(
                 result, snapshot, journal=entries, requests_done=done,
                 admin_reservations=ctx.admin_reservations if ctx.reservations_changed else None,
+                unreadable_kept=ctx.unreadable,
                 info={"config_path": str(self.config_path), "rm": self.adapter.name, "pid": os.getpid(),
                       "host": socket.gethostname()},
                 timings={"snapshot_s": t_snap, "schedule_s": t_sched},
@@ -410,7 +415,7 @@ class Daemon:
         except (sqlite3.Error, StoreError, OSError) as e:
             log.error("cycle %d: could not save (%s); nothing pushed, state reloaded from the store", n, e)
             return self._recover()
-        self.admin_reservations = ctx.admin_reservations
+        self.admin_reservations, self.unreadable_admin = ctx.admin_reservations, ctx.unreadable
         self.faults.hit("after-save", n)
         decisions = list(result.decisions) + ctx.decisions
         t2 = time.perf_counter()

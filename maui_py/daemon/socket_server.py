@@ -167,19 +167,22 @@ class RequestServer:
     """The socket, its serving thread and the queue of accepted requests.
 
     admins(): the user names that may act (read at each message, so a reload counts);
-    kinds(): the request kinds there is a handler for; on_request(): called (from the
-    serving thread) after requests were queued; floor(): the highest id already recorded
+    kinds(): the request kinds there is a handler for; check(kind, args): ValueError when
+    the arguments are not what the kind takes (request_args.check; nothing of a message
+    with one bad request is queued); on_request(): called (from the serving thread) after
+    requests were queued; floor(): the highest id already recorded
     in the store (new ids go above it)."""
 
     def __init__(self, path: str | Path, *, next_id: int = 1,
                  admins: Callable[[], Iterable[str]] = lambda: ("root",),
                  kinds: Callable[[], Iterable[str]] = lambda: (),
+                 check: Callable[[str, Mapping[str, Any]], None] = lambda kind, args: None,
                  on_request: Callable[[], None] = lambda: None,
                  floor: Callable[[], int] = lambda: 0,
                  clock: Callable[[], float] = time.time):
         self.path = Path(path)
         self.admins, self.kinds, self.on_request, self.clock = admins, kinds, on_request, clock
-        self.floor = floor
+        self.floor, self.check = floor, check
         self._lock = threading.Lock()
         self._pending: dict[int, AdminRequest] = {}
         self._waiters: dict[int, _Client] = {}
@@ -388,6 +391,13 @@ class RequestServer:
             self._refuse(c, f"permission denied: user {c.user} may not run {what} "
                             "(only root and ADMIN1 users may)")
             return
+        try:
+            for kind, args in items:
+                self.check(kind, args)
+        except ValueError as e:
+            log.warning("request socket: %s (uid %d, pid %d): bad arguments: %s", c.user, c.uid, c.pid, e)
+            self._refuse(c, f"bad request: {e}")
+            return
         with self._lock:
             if len(self._pending) + len(items) > MAX_PENDING:
                 busy = True
@@ -472,9 +482,10 @@ def for_daemon(daemon) -> RequestServer:
     """The daemon's request socket, started: beside its store; admins from the configuration
     in force; a queued request starts a cycle at once unless REQUESTPOLLINTERVAL is 0; the
     outcomes go back to the commands once the store has committed them."""
-    from . import admin, handlers, paths
+    from . import admin, handlers, paths, request_args
     server = RequestServer(paths.socket_path(daemon.store_path), next_id=daemon.store.next_request_id(),
                            admins=lambda: handlers.admin_users(daemon.cfg), kinds=lambda: admin.HANDLERS,
+                           check=request_args.check,
                            on_request=lambda: daemon.cycle_now() if daemon.request_poll > 0 else None,
                            floor=lambda: getattr(daemon.store, "last_request_id", 0),
                            clock=daemon.clock)

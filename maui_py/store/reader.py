@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sqlite3
 import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..core.cycle import JobReport
 from ..core.state import SchedulerState
@@ -31,6 +32,8 @@ from . import schema
 from .codec import decode
 from .journal import JournalEntry
 from .state_rows import build_state
+
+log = logging.getLogger("maui_py.store")
 
 LAST_DATE = 253402300799
 """9999-12-31 23:59:59 UTC: the last time ctime() can show; a cycle dated later is damage."""
@@ -43,9 +46,12 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used."""
 
 
-CORRUPT = (sqlite3.Error, ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
+ROW_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
+"""What decoding one row that cannot be read raises: bad JSON, values the codec refuses
+(a name that is not a string), missing fields."""
+CORRUPT = (sqlite3.Error, *ROW_ERRORS)
 """What reading a damaged store raises: SQLite's own errors (not a database, malformed image,
-missing table), and from the rows: bad JSON, values the codec refuses, missing fields."""
+missing table), and from the rows."""
 
 
 def _clean_errors(method):
@@ -218,6 +224,10 @@ class StoreReader:
 
     def __init__(self, conn: sqlite3.Connection, path: str | Path):
         self.conn, self.path = conn, Path(path)
+        self.unreadable: dict[tuple[str, str], str] = {}
+        """(table, key) -> why, of the rows a read skipped because they cannot be decoded
+        (an older mauid stored a value of the wrong type): each is named once, as a
+        warning on the `maui_py.store` logger, and everything else is read as usual."""
 
     @classmethod
     def open(cls, path: str | Path) -> "StoreReader":
@@ -247,6 +257,27 @@ class StoreReader:
 
     def close(self) -> None:
         self.conn.close()
+
+    def _skip(self, table: str, key: Any, e: BaseException) -> None:
+        """Name a row that cannot be read (once) and go on without it."""
+        k = (table, str(key))
+        if k not in self.unreadable:
+            why = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
+            self.unreadable[k] = why
+            log.warning("%s: %s row %r cannot be read (%s): skipped", self.path, table, str(key), why)
+
+    def _decoded(self, table: str, rows: Iterable[tuple], make: Callable[[tuple], Any]) -> Iterator[Any]:
+        """make(row) for each row; a row it cannot decode (ROW_ERRORS) is named and skipped.
+        The first column is the row's key."""
+        for row in rows:
+            try:
+                yield make(row)
+            except ROW_ERRORS as e:
+                self._skip(table, row[0], e)
+
+    def unreadable_names(self, table: str) -> set[str]:
+        """Keys of the rows of `table` that reads so far skipped."""
+        return {key for t, key in self.unreadable if t == table}
 
     def __enter__(self):
         return self
@@ -282,8 +313,14 @@ class StoreReader:
     @_clean_errors
     def admin_reservations(self) -> dict[str, tuple[Reservation, str, float]]:
         """name -> (reservation, owner, created) of the reservations admins made."""
-        return {name: (decode(Reservation, json.loads(d)), owner, created) for name, d, owner, created in
-                self.conn.execute("SELECT name, data, owner, created FROM admin_reservation ORDER BY name")}
+        def make(row: tuple) -> tuple[str, tuple[Reservation, str, float]]:
+            name, d, owner, created = row
+            r = decode(Reservation, json.loads(d))
+            if r.name != name or not isinstance(owner, str) or not isinstance(created, (int, float)):
+                raise ValueError(f"reservation {r.name!r}, owner {owner!r}, created {created!r}")
+            return name, (r, owner, float(created))
+        rows = self.conn.execute("SELECT name, data, owner, created FROM admin_reservation ORDER BY name")
+        return dict(self._decoded("admin_reservation", rows, make))
 
     # -------------------------------------------------------------- last cycle
     @_clean_errors
@@ -304,21 +341,23 @@ class StoreReader:
             info = self.cycle_info()
             if info is None:
                 return None
-            nodes = tuple(decode(Node, json.loads(d)) for (d,) in
-                          self.conn.execute("SELECT data FROM view_node ORDER BY pos"))
+            nodes = tuple(self._decoded("view_node", self.conn.execute(
+                "SELECT name, data FROM view_node ORDER BY pos"), lambda row: decode(Node, json.loads(row[1]))))
             jobs, reports, prios, queue = [], {}, {}, []
-            for jid, qpos, d, rep, pri in self.conn.execute(
-                    "SELECT job_id, queue_pos, data, report, priority FROM view_job ORDER BY pos"):
-                jobs.append(decode(Job, json.loads(d)))
+            for jid, qpos, job, rep, pri in self._decoded("view_job", self.conn.execute(
+                    "SELECT job_id, queue_pos, data, report, priority FROM view_job ORDER BY pos"), _job_row):
+                jobs.append(job)
                 if rep is not None:
-                    reports[jid] = decode(JobReport, json.loads(rep))
+                    reports[jid] = rep
                 if pri is not None:
-                    prios[jid] = decode(Breakdown, json.loads(pri))
+                    prios[jid] = pri
                 if qpos is not None:
                     queue.append((qpos, jid))
             reservations: dict[str, list[Reservation]] = {PRIORITY: [], RM: [], ADMIN: []}
-            for src, d in self.conn.execute("SELECT source, data FROM view_reservation ORDER BY source, name"):
-                reservations.setdefault(src, []).append(decode(Reservation, json.loads(d)))
+            for src, r in self._decoded("view_reservation", self.conn.execute(
+                    "SELECT name, source, data FROM view_reservation ORDER BY source, name"),
+                    lambda row: (row[1], decode(Reservation, json.loads(row[2])))):
+                reservations.setdefault(src, []).append(r)
         snap = ClusterSnapshot(info.now, nodes, tuple(jobs),
                                tuple(reservations[RM] + reservations[ADMIN]), seq=info.iteration)
         return LastCycle(info, snap, reports, prios, [j for _q, j in sorted(queue)], reservations)
@@ -326,13 +365,11 @@ class StoreReader:
     @_clean_errors
     def job_view(self, job_id: str) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
         """(job, report, priority breakdown, place in the queue order) of one job."""
-        row = self.conn.execute("SELECT data, report, priority, queue_pos FROM view_job WHERE job_id = ?",
-                                (job_id,)).fetchone()
-        if row is None:
-            return None
-        d, rep, pri, qpos = row
-        return (decode(Job, json.loads(d)), None if rep is None else decode(JobReport, json.loads(rep)),
-                None if pri is None else decode(Breakdown, json.loads(pri)), qpos)
+        rows = self.conn.execute("SELECT job_id, queue_pos, data, report, priority FROM view_job "
+                                 "WHERE job_id = ?", (job_id,)).fetchall()
+        for _jid, qpos, job, rep, pri in self._decoded("view_job", rows, _job_row):
+            return job, rep, pri, qpos
+        return None
 
     # ----------------------------------------------------------------- journal
     @_clean_errors
@@ -368,6 +405,17 @@ class StoreReader:
                                  (status,) if status else ()).fetchall()
         return [AdminRequest(i, k, json.loads(a), who, sub, st, res, done, cyc)
                 for i, k, a, who, sub, st, res, done, cyc in rows]
+
+
+def _job_row(row: tuple) -> tuple[str, int | None, Job, JobReport | None, Breakdown | None]:
+    """(id, queue place, job, report, priority) of a view_job row (id, queue_pos, data,
+    report, priority); ValueError when the job's id is not the row's."""
+    jid, qpos, d, rep, pri = row
+    job = decode(Job, json.loads(d))
+    if job.id != jid:
+        raise ValueError(f"job {job.id!r} stored as {jid!r}")
+    return (jid, qpos, job, None if rep is None else decode(JobReport, json.loads(rep)),
+            None if pri is None else decode(Breakdown, json.loads(pri)))
 
 
 def reservation_of(kept, user: str = "") -> Reservation:

@@ -187,6 +187,7 @@ class Store(StoreReader):
     def save_cycle(self, result, snapshot: ClusterSnapshot, *, journal: Iterable[JournalEntry] = (),
                    requests_done: Iterable[AdminRequest] = (),
                    admin_reservations: Mapping[str, tuple[Reservation, str, float]] | None = None,
+                   unreadable_kept: Iterable[str] = (),
                    info: Mapping[str, Any] | None = None, timings: Mapping[str, float] | None = None,
                    before_commit: Callable[[], None] | None = None) -> float:
         """Write one cycle in one transaction; returns the seconds it took.
@@ -196,7 +197,8 @@ class Store(StoreReader):
         their status and result (recorded with done time and cycle; a `pending` row somebody
         else put in the table is marked ignored);
         admin_reservations: name -> (reservation, owner, created) when they changed, None
-        to leave them; info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
+        to leave them; unreadable_kept: with them, the names of rows a read skipped as
+        unreadable (self.unreadable) to keep as they are (the others are deleted: released); info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
         before_commit is called inside the transaction (tests kill the process there).
         On any error the transaction is rolled back and nothing of this cycle is kept."""
         t0 = time.perf_counter()
@@ -233,6 +235,11 @@ class Store(StoreReader):
         if admin_reservations is not None:
             wanted["admin_reservation"] = {name: (dumps(r), owner, created)
                                            for name, (r, owner, created) in admin_reservations.items()}
+            for name in set(unreadable_kept) & self.unreadable_names("admin_reservation"):
+                row = self.conn.execute("SELECT data, owner, created FROM admin_reservation WHERE name = ?",
+                                        (name,)).fetchone()
+                if row is not None:
+                    wanted["admin_reservation"][name] = tuple(row)
         cycle_kv = {"iteration": result.iteration, "now": result.now, "wall": wall, **(info or {})}
         kv = {**rows.kv, "cycle": dump_data(cycle_kv)}
         timings = dict(timings or {})
@@ -266,6 +273,9 @@ class Store(StoreReader):
             raise
         for name, cache in new_caches.items():
             self._tables[name].cache = cache
+        if admin_reservations is not None:        # unreadable rows not kept were released
+            self.unreadable = {k: v for k, v in self.unreadable.items()
+                               if k[0] != "admin_reservation" or k[1] in wanted["admin_reservation"]}
         self._last_iteration = result.iteration
         self.last_request_id = last_request_id
         seconds = time.perf_counter() - t0
