@@ -52,7 +52,8 @@ from ..priority.queues import make_queue_policy
 from ..rm import registry
 from ..rm.check import check_snapshot
 from ..rm.protocol import ResourceManager, RMError
-from ..store import Store, StoreError
+from ..store import Store, StoreDamaged, StoreError
+from ..store.reader import damaged, is_damage
 from ..store.codec import dump_data
 from ..store.journal import JournalEntry, capture, cycle_entries, decision_entries
 from ..store.rm_status import clear_rm_down, mark_rm_down
@@ -131,6 +132,8 @@ class Daemon:
         self.cycles_done = 0
         """Cycles finished, whatever their outcome (counted last)."""
         self.cycles_failed = 0
+        self.damaged = False
+        """The store was found damaged: mauid stops and writes nothing more to it."""
         self._reconcile = True
         self._rm_down: str | None = None
         self._rm_failures = 0            # consecutive failed reads of the resource manager
@@ -251,12 +254,12 @@ class Daemon:
         if self.inbox is not None:
             self.inbox.close()
             self.inbox = None
-        if self.store is not None:
+        if self.store is not None and not self.damaged:
             try:
                 self.store.journal_event("daemon-stop", f"after {self.cycles_run} cycles")
             except (sqlite3.Error, StoreError) as e:
                 log.error("could not journal the stop: %s", e)
-            self.store.close(rollback_mode=True)
+            self.store.close(rollback_mode=not self.damaged)
             self.store = None
         if self.adapter is not None:
             self.adapter.close()
@@ -346,13 +349,19 @@ class Daemon:
     def cycle(self) -> bool:
         """One cycle; False when it could not run (it is logged). Whatever goes wrong in
         a cycle is logged and the daemon goes on from the last committed state; only a
-        store that cannot even be read any more ends it."""
+        damaged store ends it (StoreDamaged: nothing more is written to it)."""
         self.cycles_run += 1
         t0 = time.perf_counter()
         try:
             with gcpause.paused():          # the collector runs between cycles (gcpause.py)
                 ok = self._cycle(self.cycles_run)
-        except Exception:
+        except StoreDamaged:
+            self.damaged = True
+            raise
+        except Exception as e:
+            if is_damage(e):
+                self.damaged = True
+                raise damaged(self.store_path, e) from e
             log.exception("cycle %d failed; state reloaded from the store", self.cycles_run)
             ok = self._recover()
         if not ok and self._rm_failures == 0:
@@ -412,6 +421,8 @@ class Daemon:
                       "host": socket.gethostname()},
                 timings={"snapshot_s": t_snap, "schedule_s": t_sched},
                 before_commit=lambda: self.faults.hit("mid-save", n))
+        except StoreDamaged:
+            raise
         except (sqlite3.Error, StoreError, OSError) as e:
             log.error("cycle %d: could not save (%s); nothing pushed, state reloaded from the store", n, e)
             return self._recover()
@@ -452,7 +463,11 @@ class Daemon:
 
     def _recover(self) -> bool:
         self.cycles_failed += 1
-        self.state = self.store.load_state()
+        try:
+            self.state = self.store.load_state()
+        except StoreDamaged:
+            self.damaged = True
+            raise
         return False
 
     def retry_delay(self) -> float:

@@ -46,6 +46,23 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used."""
 
 
+class StoreDamaged(StoreError):
+    """The store's file is damaged (SQLite finds it malformed, or a row cannot be read):
+    the message is one line naming the file and what is wrong. Nothing more is written
+    to it; mauid stops (exit 2) rather than run on it."""
+
+
+def is_damage(e: BaseException) -> bool:
+    """Whether SQLite's error means the file is damaged: any DatabaseError but an
+    OperationalError (locked, busy, full disk, I/O), which may pass."""
+    return isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError)
+
+
+def damaged(path: str | Path, e: BaseException) -> StoreDamaged:
+    """StoreDamaged for `path` from what reading or writing it raised."""
+    return StoreDamaged(f"{path}: {_corruption(e)}")
+
+
 ROW_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
 """What decoding one row that cannot be read raises: bad JSON, values the codec refuses
 (a name that is not a string), missing fields."""
@@ -55,16 +72,21 @@ missing table), and from the rows."""
 
 
 def _clean_errors(method):
-    """On a read-only reader (`StoreReader.open`), turn what a damaged file raises into one
-    StoreError naming the file; the daemon's read-write Store keeps SQLite's own exceptions,
-    which its loop handles (retries, "database is locked")."""
+    """Turn what a damaged file raises into one StoreDamaged naming the file (a read-only
+    reader, `StoreReader.open`: also SQLite's other errors, as a StoreError); the daemon's
+    read-write Store keeps SQLite's OperationalError (locked, busy, full disk), which its
+    loop handles."""
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
-        if not self.readonly:
-            return method(self, *args, **kwargs)
         try:
             return method(self, *args, **kwargs)
-        except CORRUPT as e:
+        except ROW_ERRORS as e:
+            raise damaged(self.path, e) from e
+        except sqlite3.Error as e:
+            if is_damage(e):
+                raise damaged(self.path, e) from e
+            if not self.readonly:
+                raise
             raise StoreError(f"{self.path}: {_corruption(e)}") from e
     return guarded
 
@@ -157,7 +179,7 @@ def connect_readonly(path: str | Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as e:          # "file is not a database", "malformed"
         if "not a database" in str(e):
             raise StoreError(f"{path}: not a maui-py store (not an SQLite database)") from e
-        raise StoreError(f"{path}: {_corruption(e)}") from e
+        raise damaged(path, e) from e
     # A WAL file left without its -shm (the writer is gone and we may not create one):
     # with no writer, reading it as immutable is safe.
     try:
@@ -225,9 +247,11 @@ class StoreReader:
     def __init__(self, conn: sqlite3.Connection, path: str | Path):
         self.conn, self.path = conn, Path(path)
         self.unreadable: dict[tuple[str, str], str] = {}
-        """(table, key) -> why, of the rows a read skipped because they cannot be decoded
-        (an older mauid stored a value of the wrong type): each is named once, as a
-        warning on the `maui_py.store` logger, and everything else is read as usual."""
+        """(table, key) -> why, of the reservation rows (admin_reservation, view_reservation)
+        a read skipped because they cannot be decoded (an older mauid stored an admin's
+        `"name": 7`): each is named once, as a warning on the `maui_py.store` logger, and
+        everything else is read as usual. Other rows hold what mauid itself made of the
+        resource manager's view; one of those that cannot be read is damage (StoreDamaged)."""
 
     @classmethod
     def open(cls, path: str | Path) -> "StoreReader":
@@ -240,7 +264,7 @@ class StoreReader:
             foreign = have == 0 and not _has_table(conn, "kv")
         except sqlite3.Error as e:
             conn.close()
-            raise StoreError(f"{path}: {_corruption(e)}") from e
+            raise (damaged(path, e) if is_damage(e) else StoreError(f"{path}: {_corruption(e)}")) from e
         if foreign:
             conn.close()
             raise StoreError(f"{path}: not a maui-py store (an SQLite file without its tables)")
@@ -341,16 +365,16 @@ class StoreReader:
             info = self.cycle_info()
             if info is None:
                 return None
-            nodes = tuple(self._decoded("view_node", self.conn.execute(
-                "SELECT name, data FROM view_node ORDER BY pos"), lambda row: decode(Node, json.loads(row[1]))))
+            nodes = tuple(decode(Node, json.loads(d)) for (d,) in
+                          self.conn.execute("SELECT data FROM view_node ORDER BY pos"))
             jobs, reports, prios, queue = [], {}, {}, []
-            for jid, qpos, job, rep, pri in self._decoded("view_job", self.conn.execute(
-                    "SELECT job_id, queue_pos, data, report, priority FROM view_job ORDER BY pos"), _job_row):
-                jobs.append(job)
+            for jid, qpos, d, rep, pri in self.conn.execute(
+                    "SELECT job_id, queue_pos, data, report, priority FROM view_job ORDER BY pos"):
+                jobs.append(decode(Job, json.loads(d)))
                 if rep is not None:
-                    reports[jid] = rep
+                    reports[jid] = decode(JobReport, json.loads(rep))
                 if pri is not None:
-                    prios[jid] = pri
+                    prios[jid] = decode(Breakdown, json.loads(pri))
                 if qpos is not None:
                     queue.append((qpos, jid))
             reservations: dict[str, list[Reservation]] = {PRIORITY: [], RM: [], ADMIN: []}
@@ -365,11 +389,13 @@ class StoreReader:
     @_clean_errors
     def job_view(self, job_id: str) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
         """(job, report, priority breakdown, place in the queue order) of one job."""
-        rows = self.conn.execute("SELECT job_id, queue_pos, data, report, priority FROM view_job "
-                                 "WHERE job_id = ?", (job_id,)).fetchall()
-        for _jid, qpos, job, rep, pri in self._decoded("view_job", rows, _job_row):
-            return job, rep, pri, qpos
-        return None
+        row = self.conn.execute("SELECT data, report, priority, queue_pos FROM view_job WHERE job_id = ?",
+                                (job_id,)).fetchone()
+        if row is None:
+            return None
+        d, rep, pri, qpos = row
+        return (decode(Job, json.loads(d)), None if rep is None else decode(JobReport, json.loads(rep)),
+                None if pri is None else decode(Breakdown, json.loads(pri)), qpos)
 
     # ----------------------------------------------------------------- journal
     @_clean_errors
@@ -405,17 +431,6 @@ class StoreReader:
                                  (status,) if status else ()).fetchall()
         return [AdminRequest(i, k, json.loads(a), who, sub, st, res, done, cyc)
                 for i, k, a, who, sub, st, res, done, cyc in rows]
-
-
-def _job_row(row: tuple) -> tuple[str, int | None, Job, JobReport | None, Breakdown | None]:
-    """(id, queue place, job, report, priority) of a view_job row (id, queue_pos, data,
-    report, priority); ValueError when the job's id is not the row's."""
-    jid, qpos, d, rep, pri = row
-    job = decode(Job, json.loads(d))
-    if job.id != jid:
-        raise ValueError(f"job {job.id!r} stored as {jid!r}")
-    return (jid, qpos, job, None if rep is None else decode(JobReport, json.loads(rep)),
-            None if pri is None else decode(Breakdown, json.loads(pri)))
 
 
 def reservation_of(kept, user: str = "") -> Reservation:

@@ -37,12 +37,15 @@ from ..model import ClusterSnapshot, Reservation, ReservationKind
 from . import schema
 from .codec import dump_data, dumps
 from .journal import JournalEntry
-from .reader import ADMIN, PRIORITY, RM, STANDING, AdminRequest, StoreError, StoreReader, reservation_of
+from .reader import (ADMIN, PRIORITY, RM, STANDING, AdminRequest, StoreDamaged, StoreError, StoreReader, damaged,
+                     _clean_errors, is_damage, reservation_of)
 
 log = logging.getLogger("maui_py.store")
 from .state_rows import state_rows
 
 FILE_MODE = 0o640
+MAX_PROBLEMS = 20
+"""quick_check stops after this many problems (the first is what mauid says)."""
 KEEP_CYCLES = 10_000
 """Rows of the cycles table kept (timings of the recent cycles)."""
 IGNORED = "ignored: mauid takes requests from its socket only, never from the store"
@@ -86,16 +89,35 @@ def _only_we_write(path: Path) -> None:
                     "make it writable by mauid's user only", path.parent)
 
 
+def check_integrity(conn: sqlite3.Connection, path: str | Path) -> None:
+    """StoreDamaged (one line: the first problem and how many) unless SQLite's quick_check
+    finds the file sound: every page, b-tree and record well formed. Reads only; O(file)."""
+    try:
+        problems = [str(row[0]) for row in conn.execute(f"PRAGMA quick_check({MAX_PROBLEMS})")]
+    except sqlite3.DatabaseError as e:
+        if not is_damage(e):
+            raise
+        raise damaged(path, e) from e
+    if problems != ["ok"]:
+        problems = [line for p in problems for line in p.splitlines()
+                    if line.strip() and not line.startswith("*** ")] or problems   # "*** in database main ***"
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise StoreDamaged(f"{path}: damaged store: {problems[0][:200]}{more} (restore it from a backup, "
+                           "or move it away and let mauid create a new one)")
+
+
 def connect_readwrite(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     """A read-write connection to the store at `path` (created mode 0640 when missing and
-    `create`), migrated. StoreError when the file is not SQLite, or is an SQLite file of
-    something else that is not empty (nothing is written to it then)."""
+    `create`), checked (check_integrity) and migrated. StoreError when the file is not
+    SQLite, or is an SQLite file of something else that is not empty, StoreDamaged when it
+    is damaged (nothing is written to it then)."""
     path = Path(path)
     if not path.exists():
         if not create:
             raise StoreError(f"{path}: no store here")
         _create(path)
     _only_we_write(path)
+    conn = None
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 10000")
@@ -104,12 +126,23 @@ def connect_readwrite(path: str | Path, *, create: bool = True) -> sqlite3.Conne
             conn.close()
             raise StoreError(f"{path} is {other}, not a maui-py store: refusing to add the store's "
                              "tables to it (give another STOREFILE or --store)")
+        check_integrity(conn, path)
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"{path}: cannot switch to WAL mode (got {mode})")
         conn.execute("PRAGMA synchronous = FULL")
         schema.migrate(conn)
+    except StoreError:
+        conn.close()
+        raise
     except (sqlite3.Error, schema.SchemaError) as e:
+        if conn is not None:
+            conn.close()
+        if is_damage(e) and "not a database" in str(e):     # a header mauid cannot read
+            raise StoreDamaged(f"{path}: not an SQLite database (a damaged store, or another file): restore it "
+                               "from a backup, or move it away and let mauid create a new one") from e
+        if is_damage(e):
+            raise damaged(path, e) from e
         raise StoreError(f"{path}: {e}") from e
     return conn
 
@@ -265,11 +298,12 @@ class Store(StoreReader):
             if before_commit is not None:
                 before_commit()
             conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+        except BaseException as e:
+            self._rollback()
             for table in self._tables.values():
                 table.cache = None          # reload from the file: it is what counts
+            if is_damage(e):
+                raise damaged(self.path, e) from e
             raise
         for name, cache in new_caches.items():
             self._tables[name].cache = cache
@@ -322,9 +356,20 @@ class Store(StoreReader):
             self._append_journal([JournalEntry(event, job_id, reason, dict(detail or {}), cycle)],
                                  cycle, self.clock())
             self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+        except BaseException as e:
+            self._rollback()
+            if is_damage(e):
+                raise damaged(self.path, e) from e
             raise
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if any; a file too damaged to roll back raises nothing
+        here (what failed before is what counts)."""
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
     def close(self, *, rollback_mode: bool = False) -> None:
         """rollback_mode (the daemon, when it stops): leave the file in rollback-journal
@@ -340,6 +385,7 @@ class Store(StoreReader):
                 pass
         super().close()
 
+    @_clean_errors
     def next_request_id(self) -> int:
         """The id the daemon gives the first request it receives (after every recorded one)."""
         self.last_request_id = int(self.conn.execute("SELECT coalesce(max(id), 0) FROM requests").fetchone()[0])
