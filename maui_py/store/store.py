@@ -231,33 +231,15 @@ class Store(StoreReader):
         else put in the table is marked ignored);
         admin_reservations: name -> (reservation, owner, created) when they changed, None
         to leave them; unreadable_kept: with them, the names of rows a read skipped as
-        unreadable (self.unreadable) to keep as they are (the others are deleted: released); info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
+        unreadable (self.unreadable) to keep as they are (the others are deleted: released);
+        info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
         before_commit is called inside the transaction (tests kill the process there).
         On any error the transaction is rolled back and nothing of this cycle is kept."""
         t0 = time.perf_counter()
         wall = self.clock()
         state = result.state
         rows = state_rows(state)
-        users = {j.id: j.user for j in snapshot.jobs}
-        admin_names = set(admin_reservations) if admin_reservations is not None else \
-            {name for name, in self.conn.execute("SELECT name FROM admin_reservation")}
-        view_res: dict[tuple[str, str], tuple] = {}
-        for jid, kr in state.reservations.items():
-            view_res[(PRIORITY, jid)] = (dumps(reservation_of(kr, users.get(jid, ""))),)
-        placed = {r.name: r for r in result.held if r.kind is not ReservationKind.JOB}
-        for r in snapshot.reservations:
-            if r.name not in placed:
-                placed[r.name] = r
-        for name, r in placed.items():
-            source = (ADMIN if name in admin_names else
-                      STANDING if r.kind is ReservationKind.STANDING else RM)
-            view_res[(source, name)] = (dumps(r),)
-        queue_pos = {jid: k for k, jid in enumerate(result.order)}
-        view_jobs = {}
-        for pos, j in enumerate(snapshot.jobs):
-            rep, pri = result.reports.get(j.id), result.priorities.get(j.id)
-            view_jobs[j.id] = (pos, queue_pos.get(j.id), dumps(j),
-                               None if rep is None else dumps(rep), None if pri is None else dumps(pri))
+        view_res, view_jobs = self._view_rows(result, snapshot, admin_reservations)
         wanted: dict[str, Mapping[Any, tuple]] = {
             "job_state": {k: (v,) for k, v in rows.jobs.items()},
             "reservations": rows.reservations,
@@ -266,13 +248,7 @@ class Store(StoreReader):
             "view_reservation": view_res,
         }
         if admin_reservations is not None:
-            wanted["admin_reservation"] = {name: (dumps(r), owner, created)
-                                           for name, (r, owner, created) in admin_reservations.items()}
-            for name in set(unreadable_kept) & self.unreadable_names("admin_reservation"):
-                row = self.conn.execute("SELECT data, owner, created FROM admin_reservation WHERE name = ?",
-                                        (name,)).fetchone()
-                if row is not None:
-                    wanted["admin_reservation"][name] = tuple(row)
+            wanted["admin_reservation"] = self._admin_rows(admin_reservations, unreadable_kept)
         cycle_kv = {"iteration": result.iteration, "now": result.now, "wall": wall, **(info or {})}
         kv = {**rows.kv, "cycle": dump_data(cycle_kv)}
         timings = dict(timings or {})
@@ -320,6 +296,43 @@ class Store(StoreReader):
             except Exception:               # the cycle is committed; answering is best effort
                 log.exception("could not report the outcomes of %d admin requests", len(outcomes))
         return seconds
+
+    def _view_rows(self, result, snapshot: ClusterSnapshot,
+                   admin_reservations: Mapping[str, Any] | None) -> tuple[dict, dict]:
+        """The rows of view_reservation and view_job for this cycle."""
+        users = {j.id: j.user for j in snapshot.jobs}
+        admin_names = set(admin_reservations) if admin_reservations is not None else \
+            {name for name, in self.conn.execute("SELECT name FROM admin_reservation")}
+        view_res: dict[tuple[str, str], tuple] = {}
+        for jid, kr in result.state.reservations.items():
+            view_res[(PRIORITY, jid)] = (dumps(reservation_of(kr, users.get(jid, ""))),)
+        placed = {r.name: r for r in result.held if r.kind is not ReservationKind.JOB}
+        for r in snapshot.reservations:
+            if r.name not in placed:
+                placed[r.name] = r
+        for name, r in placed.items():
+            source = (ADMIN if name in admin_names else
+                      STANDING if r.kind is ReservationKind.STANDING else RM)
+            view_res[(source, name)] = (dumps(r),)
+        queue_pos = {jid: k for k, jid in enumerate(result.order)}
+        view_jobs = {}
+        for pos, j in enumerate(snapshot.jobs):
+            rep, pri = result.reports.get(j.id), result.priorities.get(j.id)
+            view_jobs[j.id] = (pos, queue_pos.get(j.id), dumps(j),
+                               None if rep is None else dumps(rep), None if pri is None else dumps(pri))
+        return view_res, view_jobs
+
+    def _admin_rows(self, admin_reservations: Mapping[str, tuple[Reservation, str, float]],
+                    unreadable_kept: Iterable[str]) -> dict[str, tuple]:
+        """The admin_reservation rows: the reservations, and as they are the rows a read
+        skipped as unreadable that are still kept (not released)."""
+        out = {name: (dumps(r), owner, created) for name, (r, owner, created) in admin_reservations.items()}
+        for name in set(unreadable_kept) & self.unreadable_names("admin_reservation"):
+            row = self.conn.execute("SELECT data, owner, created FROM admin_reservation WHERE name = ?",
+                                    (name,)).fetchone()
+            if row is not None:
+                out[name] = tuple(row)
+        return out
 
     def _append_journal(self, entries: Iterable[JournalEntry], cycle: int | None, wall: float) -> None:
         self.conn.executemany(
