@@ -23,7 +23,9 @@ no store or no cycle yet, a request the daemon refused or did not apply in time)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import os
 import pwd
 import sys
@@ -150,14 +152,19 @@ def open_reader(args: argparse.Namespace) -> StoreReader:
 
 # ------------------------------------------------------------------------ age
 def daemon_status(store: Path) -> str:
-    """`mauid running, pid N` or `mauid not running`, from the pid the daemon keeps in its
-    lock file (emptied when it stops; a pid left by a killed daemon is checked for life).
-    The lock itself is not touched: a probe could make a starting mauid fail its own."""
-    from ..daemon.lock import lock_path
-    try:
-        text = lock_path(store).read_text().strip()
-    except OSError:
-        return "mauid not running"
+    """`mauid running, pid N` or `mauid not running`, from the pid the daemon keeps in
+    `<store>.pid` (readable by all; removed when it stops), else in its lock file (mode
+    0600: root reads it); a pid left by a killed daemon is checked for life. The lock itself
+    is not touched: a probe could make a starting mauid fail its own."""
+    from ..daemon.lock import lock_path, pid_path
+    text = ""
+    for path in (pid_path(store), lock_path(store)):
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text:
+            break
     if not text.isdigit():
         return "mauid not running"
     try:
@@ -244,7 +251,28 @@ def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
 
 def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
     """Run a command body; a CommandError becomes `prog: message` on stderr and its status,
-    a StoreError (a damaged or foreign store) `prog: FILE: what is wrong` and status 1."""
+    a StoreError (a damaged or foreign store) `prog: FILE: what is wrong` and status 1; a
+    store row that cannot be read is skipped, named by `prog: warning: ...` on stderr."""
+    with _store_warnings(prog, err):
+        return _guarded(prog, err, body)
+
+
+@contextlib.contextmanager
+def _store_warnings(prog: str, err: TextIO):
+    """While a command runs, the store reader's warnings (rows it skipped) go to its stderr."""
+    class ToStderr(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            err.write(f"{prog}: warning: {record.getMessage()}\n")
+    store_log = logging.getLogger("maui_py.store")
+    handler = ToStderr(logging.WARNING)
+    store_log.addHandler(handler)
+    try:
+        yield
+    finally:
+        store_log.removeHandler(handler)
+
+
+def _guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
     from ..store.reader import StoreError
     try:
         return body()

@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     def build(ctx):
         for name in args.names:
-            if name not in ctx.admin_reservations:
+            if name not in ctx.admin_reservations and name not in ctx.unreadable:
                 raise CommandError(f"ERROR:    cannot locate reservation '{name}'", prefixed=False)
         return [({"names": list(args.names)}, "release " + ", ".join(args.names))]
     return submit(args, "releaseres", "releaseres", build, out, err)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
-from ..daemon import paths
+from ..daemon import paths, request_args
 from .common import (CommandError, add_store_arguments, command_config, invoking_user, open_reader,
                      require_admin, run_guarded, store_location, streams)
 
@@ -56,6 +56,8 @@ class Context:
     admin_reservations: dict
     user: str
     wall: float
+    unreadable: frozenset[str] = frozenset()
+    """Admin reservations whose store rows cannot be read (releaseres may name them)."""
 
 
 def unknown_job(jid: str) -> CommandError:
@@ -90,8 +92,14 @@ def submit(args: argparse.Namespace, prog: str, kind: str, build: Build,
             cfg, _source = command_config(args, last.info.config_path)
             user = invoking_user()
             require_admin(cfg, user, prog)
-            ctx = Context(View(last, cfg, reader.load_state()), reader.admin_reservations(), user, time.time())
+            ctx = Context(View(last, cfg, reader.load_state()), reader.admin_reservations(), user, time.time(),
+                          frozenset(reader.unreadable_names("admin_reservation")))
             requests = build(ctx)
+        for a, _what in requests:           # what mauid would refuse is refused here, earlier
+            try:
+                request_args.check(kind, a)
+            except ValueError as e:
+                raise CommandError(f"ERROR:    {e}", 2, prefixed=False) from None
         conn = DaemonConnection(path)
         try:
             ids = conn.submit(kind, [a for a, _what in requests], wait=args.wait)
@@ -122,6 +130,10 @@ class DaemonConnection:
         sock.settimeout(ANSWER_SECONDS)
         try:
             sock.connect(str(self.path))
+        except (TimeoutError, BlockingIOError) as e:   # its queue of connections is full
+            sock.close()
+            raise CommandError(f"mauid is busy (it accepted no connection within {ANSWER_SECONDS:g} s); "
+                               "try again") from e
         except OSError as e:
             sock.close()
             raise CommandError(f"cannot reach mauid at {self.path}: {e.strerror or e} "
@@ -145,6 +157,9 @@ class DaemonConnection:
         except TimeoutError:
             raise CommandError(f"mauid did not answer within {ANSWER_SECONDS:g} s") from None
         except OSError as e:
+            refusal = self._parting_words()
+            if refusal:                         # it refused us before reading (busy): say why
+                raise CommandError(refusal) from None
             raise CommandError(f"lost the connection to mauid: {e.strerror or e}") from None
         if answer is None:
             raise CommandError("mauid closed the connection without answering")
@@ -154,6 +169,15 @@ class DaemonConnection:
         if not isinstance(ids, list) or len(ids) != len(args):
             raise CommandError(f"unexpected answer from mauid: {answer!r}")
         return [int(i) for i in ids]
+
+    def _parting_words(self) -> str:
+        """The error line mauid sent before it closed the connection ("mauid is busy ..."),
+        or "" when it sent none: the reason a send failed with a broken pipe."""
+        try:
+            answer = self.answer(time.monotonic() + 1.0)
+        except (OSError, ValueError):
+            return ""
+        return str(answer["error"]) if isinstance(answer, dict) and "error" in answer else ""
 
     def answer(self, deadline: float) -> dict | None:
         """The next line from the daemon; None when it closed the connection; TimeoutError

@@ -27,6 +27,7 @@ from ..core.state import SchedulerState
 from ..model import ClusterSnapshot, Decision, Reservation
 from ..store.journal import REQUEST, JournalEntry
 from ..store.reader import AdminRequest
+from .request_args import check
 
 
 @dataclass
@@ -38,6 +39,8 @@ class AdminContext:
     """name -> (reservation, owner, created); handlers that change it set reservations_changed."""
     wall: float
     decisions: list[Decision] = field(default_factory=list)
+    unreadable: set[str] = field(default_factory=set)
+    """Names of admin reservations whose store rows cannot be read: releaseres removes them."""
     reservations_changed: bool = False
 
 
@@ -52,7 +55,8 @@ def register(kind: str, handler: Handler) -> None:
 def apply_requests(requests: list[AdminRequest], ctx: AdminContext
                    ) -> tuple[list[AdminRequest], list[JournalEntry]]:
     """Run each request's handler; (the requests with their status and result text, journal
-    entries), for Store.save_cycle. A handler that raises fails its request only."""
+    entries), for Store.save_cycle. A handler that raises fails its request only; so do
+    arguments that are not what the kind takes (request_args), before its handler runs."""
     done, entries = [], []
     for req in requests:
         handler = HANDLERS.get(req.kind)
@@ -60,6 +64,7 @@ def apply_requests(requests: list[AdminRequest], ctx: AdminContext
             status, text = "failed", f"no handler for request kind {req.kind!r}"
         else:
             try:
+                check(req.kind, req.args)
                 status, text = "done", handler(req, ctx) or "done"
             except Exception as e:            # the request fails, the daemon goes on
                 status, text = "failed", f"{type(e).__name__}: {e}"

@@ -96,11 +96,12 @@ def setres(req: admin.AdminRequest, ctx: admin.AdminContext) -> str:
 def releaseres(req: admin.AdminRequest, ctx: admin.AdminContext) -> str:
     _authorize(req, ctx)
     names = list(req.args.get("names") or ())
-    missing = [n for n in names if n not in ctx.admin_reservations]
+    missing = [n for n in names if n not in ctx.admin_reservations and n not in ctx.unreadable]
     if missing:
         raise RequestRefused(f"cannot locate reservation '{missing[0]}'")
-    for n in names:
-        del ctx.admin_reservations[n]
+    for n in names:                       # an unreadable row (ctx.unreadable) is released too
+        ctx.admin_reservations.pop(n, None)
+        ctx.unreadable.discard(n)
     ctx.reservations_changed = True
     return "".join(f"released User reservation '{n}'\n" for n in names).rstrip("\n")
 

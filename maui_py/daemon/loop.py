@@ -52,7 +52,8 @@ from ..priority.queues import make_queue_policy
 from ..rm import registry
 from ..rm.check import check_snapshot
 from ..rm.protocol import ResourceManager, RMError
-from ..store import Store, StoreError
+from ..store import Store, StoreDamaged, StoreError
+from ..store.reader import damaged, is_damage
 from ..store.codec import dump_data
 from ..store.journal import JournalEntry, capture, cycle_entries, decision_entries
 from ..store.rm_status import clear_rm_down, mark_rm_down
@@ -124,11 +125,15 @@ class Daemon:
         self.adapter: ResourceManager | None = None
         self.state = None
         self.admin_reservations: dict = {}
+        self.unreadable_admin: set[str] = set()
+        """Admin reservations whose store rows cannot be read (named in the log; releaseres)."""
         self.cycles_run = 0
         """Cycles begun (counted as one begins)."""
         self.cycles_done = 0
         """Cycles finished, whatever their outcome (counted last)."""
         self.cycles_failed = 0
+        self.damaged = False
+        """The store was found damaged: mauid stops and writes nothing more to it."""
         self._reconcile = True
         self._rm_down: str | None = None
         self._rm_failures = 0            # consecutive failed reads of the resource manager
@@ -192,6 +197,7 @@ class Daemon:
             self.store = Store.open(self.store_path, journal_keep=self.journal_keep, clock=self.clock)
             self.state = self.store.load_state()
             self.admin_reservations = self.store.admin_reservations()
+            self.unreadable_admin = self.store.unreadable_names("admin_reservation")
             self.adapter = self.factory(self.cfg, self.rm_name)
             self.inbox = socket_server.for_daemon(self)
             self._configure_metrics(self.cfg)
@@ -248,12 +254,12 @@ class Daemon:
         if self.inbox is not None:
             self.inbox.close()
             self.inbox = None
-        if self.store is not None:
+        if self.store is not None and not self.damaged:
             try:
                 self.store.journal_event("daemon-stop", f"after {self.cycles_run} cycles")
             except (sqlite3.Error, StoreError) as e:
                 log.error("could not journal the stop: %s", e)
-            self.store.close(rollback_mode=True)
+            self.store.close(rollback_mode=not self.damaged)
             self.store = None
         if self.adapter is not None:
             self.adapter.close()
@@ -343,13 +349,19 @@ class Daemon:
     def cycle(self) -> bool:
         """One cycle; False when it could not run (it is logged). Whatever goes wrong in
         a cycle is logged and the daemon goes on from the last committed state; only a
-        store that cannot even be read any more ends it."""
+        damaged store ends it (StoreDamaged: nothing more is written to it)."""
         self.cycles_run += 1
         t0 = time.perf_counter()
         try:
             with gcpause.paused():          # the collector runs between cycles (gcpause.py)
                 ok = self._cycle(self.cycles_run)
-        except Exception:
+        except StoreDamaged:
+            self.damaged = True
+            raise
+        except Exception as e:
+            if is_damage(e):
+                self.damaged = True
+                raise damaged(self.store_path, e) from e
             log.exception("cycle %d failed; state reloaded from the store", self.cycles_run)
             ok = self._recover()
         if not ok and self._rm_failures == 0:
@@ -387,7 +399,8 @@ class Daemon:
         if self._reconcile:
             entries += reconcile(self.state, snapshot)
             self._reconcile = False
-        ctx = admin.AdminContext(self.cfg, self.state, snapshot, dict(self.admin_reservations), self.clock())
+        ctx = admin.AdminContext(self.cfg, self.state, snapshot, dict(self.admin_reservations), self.clock(),
+                                 unreadable=set(self.unreadable_admin))
         done, request_entries = admin.apply_requests(requests, ctx)
         snapshot = admin.with_admin_reservations(ctx)
         before = capture(self.state)
@@ -403,14 +416,17 @@ class Daemon:
             save_s = self.store.save_cycle(
                 result, snapshot, journal=entries, requests_done=done,
                 admin_reservations=ctx.admin_reservations if ctx.reservations_changed else None,
+                unreadable_kept=ctx.unreadable,
                 info={"config_path": str(self.config_path), "rm": self.adapter.name, "pid": os.getpid(),
                       "host": socket.gethostname()},
                 timings={"snapshot_s": t_snap, "schedule_s": t_sched},
                 before_commit=lambda: self.faults.hit("mid-save", n))
+        except StoreDamaged:
+            raise
         except (sqlite3.Error, StoreError, OSError) as e:
             log.error("cycle %d: could not save (%s); nothing pushed, state reloaded from the store", n, e)
             return self._recover()
-        self.admin_reservations = ctx.admin_reservations
+        self.admin_reservations, self.unreadable_admin = ctx.admin_reservations, ctx.unreadable
         self.faults.hit("after-save", n)
         decisions = list(result.decisions) + ctx.decisions
         t2 = time.perf_counter()
@@ -447,7 +463,11 @@ class Daemon:
 
     def _recover(self) -> bool:
         self.cycles_failed += 1
-        self.state = self.store.load_state()
+        try:
+            self.state = self.store.load_state()
+        except StoreDamaged:
+            self.damaged = True
+            raise
         return False
 
     def retry_delay(self) -> float:

@@ -5,7 +5,9 @@
     mauid -c maui.cfg --once                       # one cycle, then exit (cron, tests)
 
 Exit status: 0; 1 runtime failure (or --once and the cycle failed); 2 unusable
-configuration or store; 3 another mauid holds the store's lock.
+configuration or store (a damaged store, found at start by SQLite's quick_check or while
+running: one line saying what is wrong, nothing more written to it); 3 another mauid holds
+the store's lock. The systemd unit does not restart on 2 or 3 (RestartPreventExitStatus).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 from .. import __version__
 from ..cfg import ConfigError
 from ..rm.protocol import RMError
-from ..store import StoreError
+from ..store import StoreDamaged, StoreError
 from . import paths
 from .lock import DaemonLock, LockHeld, lock_path
 from .loop import Daemon
@@ -80,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
         return daemon.run(once=args.once)
     except LockHeld as e:
         return _fail(f"mauid: {e}", 3, detached=not foreground)
+    except StoreDamaged as e:
+        when = f"stopped after {daemon.cycles_run} cycles" if daemon.cycles_run else "cannot start"
+        return _fail(f"mauid: {when}: {e}", 2, detached=not foreground)
     except (StoreError, OSError, RMError, ValueError) as e:
         return _fail(f"mauid: cannot start: {e}", 2, detached=not foreground)
 

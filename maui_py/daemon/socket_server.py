@@ -20,8 +20,14 @@ this socket only (a row left in the store's `requests` table is marked `ignored`
 
 One thread serves every connection through a selector over non-blocking sockets, so a
 client that stalls holds up neither another client nor the scheduling cycle. Bounds: a
-message of at most MAX_MESSAGE bytes, sent within READ_TIMEOUT seconds of connecting; at
-most MAX_REQUESTS requests in a message, MAX_PENDING queued, MAX_CLIENTS connections.
+message of at most MAX_MESSAGE bytes nesting at most MAX_DEPTH deep (checked before
+json.loads), sent within READ_TIMEOUT seconds of connecting; at most MAX_REQUESTS requests
+in a message, MAX_PENDING queued. A connection that is not waiting for its requests'
+outcomes is closed READ_TIMEOUT seconds after it was opened, whatever it did (sent nothing,
+sent a bad line, does not read its answer). Connections: at most MAX_CLIENTS; users who are
+not root or ADMIN1 share MAX_CLIENTS - ADMIN_SLOTS of them, at most MAX_PER_USER each (the
+uid is the kernel's), so that no local user can crowd the admins out; a connection over
+its share is told "mauid is busy" and closed at once.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import json
 import logging
 import os
 import pwd
+import re
 import selectors
 import socket
 import stat
@@ -48,6 +55,13 @@ MAX_MESSAGE = 64 * 1024
 MAX_REQUESTS = 256
 MAX_PENDING = 4096
 MAX_CLIENTS = 64
+ADMIN_SLOTS = 16
+"""Of MAX_CLIENTS, the connections only root and ADMIN1 users may take."""
+MAX_PER_USER = 4
+"""Connections one user who is not an admin may hold at once."""
+MAX_DEPTH = 8
+"""How deep a message's [ and { may nest (a request needs 5)."""
+BACKLOG = 128
 READ_TIMEOUT = 5.0
 SOCKET_MODE = 0o666
 """Anyone who can reach the directory may connect; the daemon decides who may act."""
@@ -72,13 +86,49 @@ def encode(doc: Mapping[str, Any]) -> bytes:
     return (json.dumps(doc, sort_keys=True) + "\n").encode()
 
 
+_TOKENS = re.compile(rb'[\[\]{}"\\]')
+
+
+def nesting(line: bytes, limit: int = MAX_DEPTH) -> int:
+    """How deep [ and { nest in `line` outside JSON strings, counted up to limit + 1 (a
+    line of 60,000 `[` stops at once). One pass, no recursion: it runs before json.loads,
+    whose recursion a deep line would exhaust."""
+    depth = deepest = 0
+    in_string, escaped = False, -1
+    for m in _TOKENS.finditer(line):
+        pos, ch = m.start(), line[m.start()]
+        if in_string:
+            if pos == escaped:
+                continue
+            if ch == 0x5C:                          # backslash: the next byte is escaped
+                escaped = pos + 1
+            elif ch == 0x22:
+                in_string = False
+        elif ch == 0x22:
+            in_string = True
+        elif ch in (0x5B, 0x7B):
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+        elif ch in (0x5D, 0x7D):
+            depth -= 1
+    return deepest
+
+
 def parse_message(line: bytes, kinds: Iterable[str]) -> tuple[list[tuple[str, dict]], bool]:
     """([(kind, args)], wait) from a client's line; ValueError saying what is wrong. Any
     other key (a `user`, a `requester`) is ignored."""
+    if len(line) > MAX_MESSAGE:
+        raise ValueError(f"request too large (more than {MAX_MESSAGE} bytes)")
+    if nesting(line) > MAX_DEPTH:
+        raise ValueError(f"nested more than {MAX_DEPTH} deep")
     try:
         msg = json.loads(line)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"not JSON ({e})") from None
+    except RecursionError:                          # cannot happen below MAX_DEPTH; never fatal
+        raise ValueError(f"nested more than {MAX_DEPTH} deep") from None
     if not isinstance(msg, dict):
         raise ValueError("not a JSON object")
     items = msg.get("requests")
@@ -105,6 +155,7 @@ class _Client:
     uid: int
     user: str
     opened: float
+    admin: bool = False        # root or ADMIN1 when it connected (may take ADMIN_SLOTS)
     buf: bytearray = field(default_factory=bytearray)
     out: bytearray = field(default_factory=bytearray)
     waiting: set[int] = field(default_factory=set)
@@ -116,19 +167,22 @@ class RequestServer:
     """The socket, its serving thread and the queue of accepted requests.
 
     admins(): the user names that may act (read at each message, so a reload counts);
-    kinds(): the request kinds there is a handler for; on_request(): called (from the
-    serving thread) after requests were queued; floor(): the highest id already recorded
+    kinds(): the request kinds there is a handler for; check(kind, args): ValueError when
+    the arguments are not what the kind takes (request_args.check; nothing of a message
+    with one bad request is queued); on_request(): called (from the serving thread) after
+    requests were queued; floor(): the highest id already recorded
     in the store (new ids go above it)."""
 
     def __init__(self, path: str | Path, *, next_id: int = 1,
                  admins: Callable[[], Iterable[str]] = lambda: ("root",),
                  kinds: Callable[[], Iterable[str]] = lambda: (),
+                 check: Callable[[str, Mapping[str, Any]], None] = lambda kind, args: None,
                  on_request: Callable[[], None] = lambda: None,
                  floor: Callable[[], int] = lambda: 0,
                  clock: Callable[[], float] = time.time):
         self.path = Path(path)
         self.admins, self.kinds, self.on_request, self.clock = admins, kinds, on_request, clock
-        self.floor = floor
+        self.floor, self.check = floor, check
         self._lock = threading.Lock()
         self._pending: dict[int, AdminRequest] = {}
         self._waiters: dict[int, _Client] = {}
@@ -163,7 +217,7 @@ class RequestServer:
         try:
             listener.bind(path)
             os.chmod(path, SOCKET_MODE)
-            listener.listen(MAX_CLIENTS)
+            listener.listen(BACKLOG)
             listener.setblocking(False)
             self._ino = os.lstat(path).st_ino
         except BaseException:
@@ -260,21 +314,37 @@ class RequestServer:
             log.warning("request socket: accept failed: %s", e)
             return
         conn.setblocking(False)
-        if len(self._clients) >= MAX_CLIENTS:
-            try:
-                conn.send(encode({"error": "mauid is busy (too many connections); try again"}))
-            except OSError:
-                pass
-            conn.close()
-            return
         try:
             pid, uid, user = peer_credentials(conn)
         except OSError:
             conn.close()
             return
-        c = _Client(conn, pid, uid, user, time.monotonic())
+        admin = user in set(self.admins())
+        busy = self._over_share(uid, admin)
+        if busy:
+            try:
+                conn.send(encode({"error": f"mauid is busy ({busy}); try again"}))
+            except OSError:
+                pass
+            conn.close()
+            return
+        c = _Client(conn, pid, uid, user, time.monotonic(), admin=admin)
         self._clients.add(c)
         self._sel.register(conn, selectors.EVENT_READ, c)
+
+    def _over_share(self, uid: int, admin: bool) -> str:
+        """Why a new connection of `uid` is refused ("": it is not): admins may take every
+        slot; the others share all but ADMIN_SLOTS, MAX_PER_USER each."""
+        if len(self._clients) >= MAX_CLIENTS:
+            return "too many connections"
+        if admin:
+            return ""
+        others = [c for c in self._clients if not c.admin]
+        if len(others) >= MAX_CLIENTS - ADMIN_SLOTS:
+            return "too many connections from users who are not admins"
+        if sum(1 for c in others if c.uid == uid) >= MAX_PER_USER:
+            return f"uid {uid} holds {MAX_PER_USER} connections already"
+        return ""
 
     def _read(self, c: _Client) -> None:
         try:
@@ -301,7 +371,12 @@ class RequestServer:
         line = bytes(c.buf[:end])
         c.buf = bytearray()
         c.read = True
-        self._handle(c, line)
+        try:
+            self._handle(c, line)
+        except Exception:                   # answered and closed, whatever went wrong
+            log.exception("request socket: %s (uid %d, pid %d): cannot handle its request", c.user, c.uid, c.pid)
+            if c in self._clients and not c.closing:
+                self._refuse(c, "mauid could not handle the request (see its log)")
 
     def _handle(self, c: _Client, line: bytes) -> None:
         try:
@@ -315,6 +390,13 @@ class RequestServer:
                         c.user, c.uid, c.pid, what)
             self._refuse(c, f"permission denied: user {c.user} may not run {what} "
                             "(only root and ADMIN1 users may)")
+            return
+        try:
+            for kind, args in items:
+                self.check(kind, args)
+        except ValueError as e:
+            log.warning("request socket: %s (uid %d, pid %d): bad arguments: %s", c.user, c.uid, c.pid, e)
+            self._refuse(c, f"bad request: {e}")
             return
         with self._lock:
             if len(self._pending) + len(items) > MAX_PENDING:
@@ -372,9 +454,15 @@ class RequestServer:
         self._sel.modify(c.sock, selectors.EVENT_READ | (selectors.EVENT_WRITE if c.out else 0), c)
 
     def _expire(self) -> None:
+        """Every connection not waiting for outcomes ends READ_TIMEOUT s after it opened: one
+        that sent no request is told so; one that was answered (or refused) but has not taken
+        its answer is dropped."""
         now = time.monotonic()
-        for c in [c for c in self._clients if not c.read and not c.closing and now - c.opened > READ_TIMEOUT]:
-            self._refuse(c, f"no request within {READ_TIMEOUT:g} s")
+        for c in [c for c in self._clients if not c.waiting and now - c.opened > READ_TIMEOUT]:
+            if c.read or c.closing:
+                self._drop(c)
+            else:
+                self._refuse(c, f"no request within {READ_TIMEOUT:g} s")
 
     def _drop(self, c: _Client) -> None:
         if c not in self._clients:
@@ -394,9 +482,10 @@ def for_daemon(daemon) -> RequestServer:
     """The daemon's request socket, started: beside its store; admins from the configuration
     in force; a queued request starts a cycle at once unless REQUESTPOLLINTERVAL is 0; the
     outcomes go back to the commands once the store has committed them."""
-    from . import admin, handlers, paths
+    from . import admin, handlers, paths, request_args
     server = RequestServer(paths.socket_path(daemon.store_path), next_id=daemon.store.next_request_id(),
                            admins=lambda: handlers.admin_users(daemon.cfg), kinds=lambda: admin.HANDLERS,
+                           check=request_args.check,
                            on_request=lambda: daemon.cycle_now() if daemon.request_poll > 0 else None,
                            floor=lambda: getattr(daemon.store, "last_request_id", 0),
                            clock=daemon.clock)

@@ -6,8 +6,8 @@ its socket (maui_py/daemon/socket_server.py), never through the store.
 """
 
 from .journal import JournalEntry
-from .reader import AdminRequest, CycleInfo, CycleStats, LastCycle, StoreError, StoreReader
+from .reader import AdminRequest, CycleInfo, CycleStats, LastCycle, StoreDamaged, StoreError, StoreReader
 from .store import Store
 
 __all__ = ["AdminRequest", "CycleInfo", "CycleStats", "JournalEntry", "LastCycle", "Store",
-           "StoreError", "StoreReader"]
+           "StoreDamaged", "StoreError", "StoreReader"]

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import sqlite3
 import urllib.parse
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..core.cycle import JobReport
 from ..core.state import SchedulerState
@@ -31,6 +32,8 @@ from . import schema
 from .codec import decode
 from .journal import JournalEntry
 from .state_rows import build_state
+
+log = logging.getLogger("maui_py.store")
 
 LAST_DATE = 253402300799
 """9999-12-31 23:59:59 UTC: the last time ctime() can show; a cycle dated later is damage."""
@@ -43,22 +46,47 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used."""
 
 
-CORRUPT = (sqlite3.Error, ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
+class StoreDamaged(StoreError):
+    """The store's file is damaged (SQLite finds it malformed, or a row cannot be read):
+    the message is one line naming the file and what is wrong. Nothing more is written
+    to it; mauid stops (exit 2) rather than run on it."""
+
+
+def is_damage(e: BaseException) -> bool:
+    """Whether SQLite's error means the file is damaged: any DatabaseError but an
+    OperationalError (locked, busy, full disk, I/O), which may pass."""
+    return isinstance(e, sqlite3.DatabaseError) and not isinstance(e, sqlite3.OperationalError)
+
+
+def damaged(path: str | Path, e: BaseException) -> StoreDamaged:
+    """StoreDamaged for `path` from what reading or writing it raised."""
+    return StoreDamaged(f"{path}: {_corruption(e)}")
+
+
+ROW_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
+"""What decoding one row that cannot be read raises: bad JSON, values the codec refuses
+(a name that is not a string), missing fields."""
+CORRUPT = (sqlite3.Error, *ROW_ERRORS)
 """What reading a damaged store raises: SQLite's own errors (not a database, malformed image,
-missing table), and from the rows: bad JSON, values the codec refuses, missing fields."""
+missing table), and from the rows."""
 
 
 def _clean_errors(method):
-    """On a read-only reader (`StoreReader.open`), turn what a damaged file raises into one
-    StoreError naming the file; the daemon's read-write Store keeps SQLite's own exceptions,
-    which its loop handles (retries, "database is locked")."""
+    """Turn what a damaged file raises into one StoreDamaged naming the file (a read-only
+    reader, `StoreReader.open`: also SQLite's other errors, as a StoreError); the daemon's
+    read-write Store keeps SQLite's OperationalError (locked, busy, full disk), which its
+    loop handles."""
     @functools.wraps(method)
     def guarded(self, *args, **kwargs):
-        if not self.readonly:
-            return method(self, *args, **kwargs)
         try:
             return method(self, *args, **kwargs)
-        except CORRUPT as e:
+        except ROW_ERRORS as e:
+            raise damaged(self.path, e) from e
+        except sqlite3.Error as e:
+            if is_damage(e):
+                raise damaged(self.path, e) from e
+            if not self.readonly:
+                raise
             raise StoreError(f"{self.path}: {_corruption(e)}") from e
     return guarded
 
@@ -151,7 +179,7 @@ def connect_readonly(path: str | Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as e:          # "file is not a database", "malformed"
         if "not a database" in str(e):
             raise StoreError(f"{path}: not a maui-py store (not an SQLite database)") from e
-        raise StoreError(f"{path}: {_corruption(e)}") from e
+        raise damaged(path, e) from e
     # A WAL file left without its -shm (the writer is gone and we may not create one):
     # with no writer, reading it as immutable is safe.
     try:
@@ -218,6 +246,12 @@ class StoreReader:
 
     def __init__(self, conn: sqlite3.Connection, path: str | Path):
         self.conn, self.path = conn, Path(path)
+        self.unreadable: dict[tuple[str, str], str] = {}
+        """(table, key) -> why, of the reservation rows (admin_reservation, view_reservation)
+        a read skipped because they cannot be decoded (an older mauid stored an admin's
+        `"name": 7`): each is named once, as a warning on the `maui_py.store` logger, and
+        everything else is read as usual. Other rows hold what mauid itself made of the
+        resource manager's view; one of those that cannot be read is damage (StoreDamaged)."""
 
     @classmethod
     def open(cls, path: str | Path) -> "StoreReader":
@@ -230,7 +264,7 @@ class StoreReader:
             foreign = have == 0 and not _has_table(conn, "kv")
         except sqlite3.Error as e:
             conn.close()
-            raise StoreError(f"{path}: {_corruption(e)}") from e
+            raise (damaged(path, e) if is_damage(e) else StoreError(f"{path}: {_corruption(e)}")) from e
         if foreign:
             conn.close()
             raise StoreError(f"{path}: not a maui-py store (an SQLite file without its tables)")
@@ -247,6 +281,27 @@ class StoreReader:
 
     def close(self) -> None:
         self.conn.close()
+
+    def _skip(self, table: str, key: Any, e: BaseException) -> None:
+        """Name a row that cannot be read (once) and go on without it."""
+        k = (table, str(key))
+        if k not in self.unreadable:
+            why = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
+            self.unreadable[k] = why
+            log.warning("%s: %s row %r cannot be read (%s): skipped", self.path, table, str(key), why)
+
+    def _decoded(self, table: str, rows: Iterable[tuple], make: Callable[[tuple], Any]) -> Iterator[Any]:
+        """make(row) for each row; a row it cannot decode (ROW_ERRORS) is named and skipped.
+        The first column is the row's key."""
+        for row in rows:
+            try:
+                yield make(row)
+            except ROW_ERRORS as e:
+                self._skip(table, row[0], e)
+
+    def unreadable_names(self, table: str) -> set[str]:
+        """Keys of the rows of `table` that reads so far skipped."""
+        return {key for t, key in self.unreadable if t == table}
 
     def __enter__(self):
         return self
@@ -282,8 +337,14 @@ class StoreReader:
     @_clean_errors
     def admin_reservations(self) -> dict[str, tuple[Reservation, str, float]]:
         """name -> (reservation, owner, created) of the reservations admins made."""
-        return {name: (decode(Reservation, json.loads(d)), owner, created) for name, d, owner, created in
-                self.conn.execute("SELECT name, data, owner, created FROM admin_reservation ORDER BY name")}
+        def make(row: tuple) -> tuple[str, tuple[Reservation, str, float]]:
+            name, d, owner, created = row
+            r = decode(Reservation, json.loads(d))
+            if r.name != name or not isinstance(owner, str) or not isinstance(created, (int, float)):
+                raise ValueError(f"reservation {r.name!r}, owner {owner!r}, created {created!r}")
+            return name, (r, owner, float(created))
+        rows = self.conn.execute("SELECT name, data, owner, created FROM admin_reservation ORDER BY name")
+        return dict(self._decoded("admin_reservation", rows, make))
 
     # -------------------------------------------------------------- last cycle
     @_clean_errors
@@ -317,8 +378,10 @@ class StoreReader:
                 if qpos is not None:
                     queue.append((qpos, jid))
             reservations: dict[str, list[Reservation]] = {PRIORITY: [], RM: [], ADMIN: []}
-            for src, d in self.conn.execute("SELECT source, data FROM view_reservation ORDER BY source, name"):
-                reservations.setdefault(src, []).append(decode(Reservation, json.loads(d)))
+            for src, r in self._decoded("view_reservation", self.conn.execute(
+                    "SELECT name, source, data FROM view_reservation ORDER BY source, name"),
+                    lambda row: (row[1], decode(Reservation, json.loads(row[2])))):
+                reservations.setdefault(src, []).append(r)
         snap = ClusterSnapshot(info.now, nodes, tuple(jobs),
                                tuple(reservations[RM] + reservations[ADMIN]), seq=info.iteration)
         return LastCycle(info, snap, reports, prios, [j for _q, j in sorted(queue)], reservations)

@@ -37,12 +37,15 @@ from ..model import ClusterSnapshot, Reservation, ReservationKind
 from . import schema
 from .codec import dump_data, dumps
 from .journal import JournalEntry
-from .reader import ADMIN, PRIORITY, RM, STANDING, AdminRequest, StoreError, StoreReader, reservation_of
+from .reader import (ADMIN, PRIORITY, RM, STANDING, AdminRequest, StoreDamaged, StoreError, StoreReader, damaged,
+                     _clean_errors, is_damage, reservation_of)
 
 log = logging.getLogger("maui_py.store")
 from .state_rows import state_rows
 
 FILE_MODE = 0o640
+MAX_PROBLEMS = 20
+"""quick_check stops after this many problems (the first is what mauid says)."""
 KEEP_CYCLES = 10_000
 """Rows of the cycles table kept (timings of the recent cycles)."""
 IGNORED = "ignored: mauid takes requests from its socket only, never from the store"
@@ -86,16 +89,35 @@ def _only_we_write(path: Path) -> None:
                     "make it writable by mauid's user only", path.parent)
 
 
+def check_integrity(conn: sqlite3.Connection, path: str | Path) -> None:
+    """StoreDamaged (one line: the first problem and how many) unless SQLite's quick_check
+    finds the file sound: every page, b-tree and record well formed. Reads only; O(file)."""
+    try:
+        problems = [str(row[0]) for row in conn.execute(f"PRAGMA quick_check({MAX_PROBLEMS})")]
+    except sqlite3.DatabaseError as e:
+        if not is_damage(e):
+            raise
+        raise damaged(path, e) from e
+    if problems != ["ok"]:
+        problems = [line for p in problems for line in p.splitlines()
+                    if line.strip() and not line.startswith("*** ")] or problems   # "*** in database main ***"
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise StoreDamaged(f"{path}: damaged store: {problems[0][:200]}{more} (restore it from a backup, "
+                           "or move it away and let mauid create a new one)")
+
+
 def connect_readwrite(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
     """A read-write connection to the store at `path` (created mode 0640 when missing and
-    `create`), migrated. StoreError when the file is not SQLite, or is an SQLite file of
-    something else that is not empty (nothing is written to it then)."""
+    `create`), checked (check_integrity) and migrated. StoreError when the file is not
+    SQLite, or is an SQLite file of something else that is not empty, StoreDamaged when it
+    is damaged (nothing is written to it then)."""
     path = Path(path)
     if not path.exists():
         if not create:
             raise StoreError(f"{path}: no store here")
         _create(path)
     _only_we_write(path)
+    conn = None
     try:
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 10000")
@@ -104,12 +126,23 @@ def connect_readwrite(path: str | Path, *, create: bool = True) -> sqlite3.Conne
             conn.close()
             raise StoreError(f"{path} is {other}, not a maui-py store: refusing to add the store's "
                              "tables to it (give another STOREFILE or --store)")
+        check_integrity(conn, path)
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"{path}: cannot switch to WAL mode (got {mode})")
         conn.execute("PRAGMA synchronous = FULL")
         schema.migrate(conn)
+    except StoreError:
+        conn.close()
+        raise
     except (sqlite3.Error, schema.SchemaError) as e:
+        if conn is not None:
+            conn.close()
+        if is_damage(e) and "not a database" in str(e):     # a header mauid cannot read
+            raise StoreDamaged(f"{path}: not an SQLite database (a damaged store, or another file): restore it "
+                               "from a backup, or move it away and let mauid create a new one") from e
+        if is_damage(e):
+            raise damaged(path, e) from e
         raise StoreError(f"{path}: {e}") from e
     return conn
 
@@ -187,6 +220,7 @@ class Store(StoreReader):
     def save_cycle(self, result, snapshot: ClusterSnapshot, *, journal: Iterable[JournalEntry] = (),
                    requests_done: Iterable[AdminRequest] = (),
                    admin_reservations: Mapping[str, tuple[Reservation, str, float]] | None = None,
+                   unreadable_kept: Iterable[str] = (),
                    info: Mapping[str, Any] | None = None, timings: Mapping[str, float] | None = None,
                    before_commit: Callable[[], None] | None = None) -> float:
         """Write one cycle in one transaction; returns the seconds it took.
@@ -196,33 +230,16 @@ class Store(StoreReader):
         their status and result (recorded with done time and cycle; a `pending` row somebody
         else put in the table is marked ignored);
         admin_reservations: name -> (reservation, owner, created) when they changed, None
-        to leave them; info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
+        to leave them; unreadable_kept: with them, the names of rows a read skipped as
+        unreadable (self.unreadable) to keep as they are (the others are deleted: released);
+        info: config_path, rm, pid, host; timings: snapshot_s, schedule_s.
         before_commit is called inside the transaction (tests kill the process there).
         On any error the transaction is rolled back and nothing of this cycle is kept."""
         t0 = time.perf_counter()
         wall = self.clock()
         state = result.state
         rows = state_rows(state)
-        users = {j.id: j.user for j in snapshot.jobs}
-        admin_names = set(admin_reservations) if admin_reservations is not None else \
-            {name for name, in self.conn.execute("SELECT name FROM admin_reservation")}
-        view_res: dict[tuple[str, str], tuple] = {}
-        for jid, kr in state.reservations.items():
-            view_res[(PRIORITY, jid)] = (dumps(reservation_of(kr, users.get(jid, ""))),)
-        placed = {r.name: r for r in result.held if r.kind is not ReservationKind.JOB}
-        for r in snapshot.reservations:
-            if r.name not in placed:
-                placed[r.name] = r
-        for name, r in placed.items():
-            source = (ADMIN if name in admin_names else
-                      STANDING if r.kind is ReservationKind.STANDING else RM)
-            view_res[(source, name)] = (dumps(r),)
-        queue_pos = {jid: k for k, jid in enumerate(result.order)}
-        view_jobs = {}
-        for pos, j in enumerate(snapshot.jobs):
-            rep, pri = result.reports.get(j.id), result.priorities.get(j.id)
-            view_jobs[j.id] = (pos, queue_pos.get(j.id), dumps(j),
-                               None if rep is None else dumps(rep), None if pri is None else dumps(pri))
+        view_res, view_jobs = self._view_rows(result, snapshot, admin_reservations)
         wanted: dict[str, Mapping[Any, tuple]] = {
             "job_state": {k: (v,) for k, v in rows.jobs.items()},
             "reservations": rows.reservations,
@@ -231,8 +248,7 @@ class Store(StoreReader):
             "view_reservation": view_res,
         }
         if admin_reservations is not None:
-            wanted["admin_reservation"] = {name: (dumps(r), owner, created)
-                                           for name, (r, owner, created) in admin_reservations.items()}
+            wanted["admin_reservation"] = self._admin_rows(admin_reservations, unreadable_kept)
         cycle_kv = {"iteration": result.iteration, "now": result.now, "wall": wall, **(info or {})}
         kv = {**rows.kv, "cycle": dump_data(cycle_kv)}
         timings = dict(timings or {})
@@ -258,14 +274,18 @@ class Store(StoreReader):
             if before_commit is not None:
                 before_commit()
             conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+        except BaseException as e:
+            self._rollback()
             for table in self._tables.values():
                 table.cache = None          # reload from the file: it is what counts
+            if is_damage(e):
+                raise damaged(self.path, e) from e
             raise
         for name, cache in new_caches.items():
             self._tables[name].cache = cache
+        if admin_reservations is not None:        # unreadable rows not kept were released
+            self.unreadable = {k: v for k, v in self.unreadable.items()
+                               if k[0] != "admin_reservation" or k[1] in wanted["admin_reservation"]}
         self._last_iteration = result.iteration
         self.last_request_id = last_request_id
         seconds = time.perf_counter() - t0
@@ -276,6 +296,43 @@ class Store(StoreReader):
             except Exception:               # the cycle is committed; answering is best effort
                 log.exception("could not report the outcomes of %d admin requests", len(outcomes))
         return seconds
+
+    def _view_rows(self, result, snapshot: ClusterSnapshot,
+                   admin_reservations: Mapping[str, Any] | None) -> tuple[dict, dict]:
+        """The rows of view_reservation and view_job for this cycle."""
+        users = {j.id: j.user for j in snapshot.jobs}
+        admin_names = set(admin_reservations) if admin_reservations is not None else \
+            {name for name, in self.conn.execute("SELECT name FROM admin_reservation")}
+        view_res: dict[tuple[str, str], tuple] = {}
+        for jid, kr in result.state.reservations.items():
+            view_res[(PRIORITY, jid)] = (dumps(reservation_of(kr, users.get(jid, ""))),)
+        placed = {r.name: r for r in result.held if r.kind is not ReservationKind.JOB}
+        for r in snapshot.reservations:
+            if r.name not in placed:
+                placed[r.name] = r
+        for name, r in placed.items():
+            source = (ADMIN if name in admin_names else
+                      STANDING if r.kind is ReservationKind.STANDING else RM)
+            view_res[(source, name)] = (dumps(r),)
+        queue_pos = {jid: k for k, jid in enumerate(result.order)}
+        view_jobs = {}
+        for pos, j in enumerate(snapshot.jobs):
+            rep, pri = result.reports.get(j.id), result.priorities.get(j.id)
+            view_jobs[j.id] = (pos, queue_pos.get(j.id), dumps(j),
+                               None if rep is None else dumps(rep), None if pri is None else dumps(pri))
+        return view_res, view_jobs
+
+    def _admin_rows(self, admin_reservations: Mapping[str, tuple[Reservation, str, float]],
+                    unreadable_kept: Iterable[str]) -> dict[str, tuple]:
+        """The admin_reservation rows: the reservations, and as they are the rows a read
+        skipped as unreadable that are still kept (not released)."""
+        out = {name: (dumps(r), owner, created) for name, (r, owner, created) in admin_reservations.items()}
+        for name in set(unreadable_kept) & self.unreadable_names("admin_reservation"):
+            row = self.conn.execute("SELECT data, owner, created FROM admin_reservation WHERE name = ?",
+                                    (name,)).fetchone()
+            if row is not None:
+                out[name] = tuple(row)
+        return out
 
     def _append_journal(self, entries: Iterable[JournalEntry], cycle: int | None, wall: float) -> None:
         self.conn.executemany(
@@ -312,9 +369,20 @@ class Store(StoreReader):
             self._append_journal([JournalEntry(event, job_id, reason, dict(detail or {}), cycle)],
                                  cycle, self.clock())
             self.conn.execute("COMMIT")
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+        except BaseException as e:
+            self._rollback()
+            if is_damage(e):
+                raise damaged(self.path, e) from e
             raise
+
+    def _rollback(self) -> None:
+        """Undo the open transaction, if any; a file too damaged to roll back raises nothing
+        here (what failed before is what counts)."""
+        try:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
 
     def close(self, *, rollback_mode: bool = False) -> None:
         """rollback_mode (the daemon, when it stops): leave the file in rollback-journal
@@ -330,6 +398,7 @@ class Store(StoreReader):
                 pass
         super().close()
 
+    @_clean_errors
     def next_request_id(self) -> int:
         """The id the daemon gives the first request it receives (after every recorded one)."""
         self.last_request_id = int(self.conn.execute("SELECT coalesce(max(id), 0) FROM requests").fetchone()[0])
