@@ -89,21 +89,21 @@ def _key_fastest(table, i, t) -> tuple:
 
 
 KEYS = {
-    Maui33Order.FIRSTAVAILABLE: _key_first,
-    Maui33Order.LASTAVAILABLE: _key_last,
-    Maui33Order.MINRESOURCE: _key_minresource,
-    Maui33Order.CPULOAD: _key_cpuload,
-    Maui33Order.PRIORITY: _key_priority,
-    Maui33Order.FASTEST: _key_fastest,
+    NodeAllocation.FIRSTAVAILABLE: _key_first,
+    NodeAllocation.LASTAVAILABLE: _key_last,
+    NodeAllocation.MINRESOURCE: _key_minresource,
+    NodeAllocation.CPULOAD: _key_cpuload,
+    NodeAllocation.PRIORITY: _key_priority,
+    NodeAllocation.FASTEST: _key_fastest,
 }
-"""Maui33Order -> the order key of a feasible node (table, node index, start); PRIORITY and
+"""NODEALLOCATIONPOLICY (as a Maui33Order) -> the order key of a feasible node (table, node index, start); PRIORITY and
 FASTEST are maui-py's own (MJobAllocatePriority, MJobAllocateFastest)."""
 
 
 def candidates(table: "ReservationTable", fit_of, t: int, fast: int, fits: dict[int, int],
                policy: "Maui33Order") -> Iterator[tuple[tuple, int, int]]:
     """Every feasible node as (key, index, tasks it holds), in Maui 3.3's order. O(N log N)."""
-    key = KEYS[policy]
+    key = KEYS[NodeAllocation(policy.value)]
     out = [(key(table, i, t), i, fit_of(i)) for i in members(fast)]
     out += [(key(table, i, t), i, f) for i, f in fits.items()]
     out.sort()

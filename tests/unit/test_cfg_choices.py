@@ -16,7 +16,8 @@ import pytest
 from maui_py.cfg import PARAMS, SchedulerConfig, parse_config
 from maui_py.cfg.params import ACTIVE, TABLE
 from maui_py.cfg.values import Choice, FsPolicy
-from maui_py.planning import nodechoice
+from maui_py.core import cycle
+from maui_py.planning import maui33, nodechoice
 from maui_py.policy import backfill, deferral, kept, priority_pass
 from maui_py.priority import fairshare
 from maui_py.predict import correctors, predictors
@@ -29,6 +30,8 @@ REGISTRIES = [
     ("RESERVATIONPOLICY", kept.REMAKES),
     ("RESERVATIONPOLICY", priority_pass.RESERVES),
     ("NODEALLOCATIONPOLICY", nodechoice.KEYS),
+    ("NODEALLOCATIONPOLICY", maui33.KEYS),
+    ("MAUICOMPAT", cycle.COMPAT_RULES),
     ("JOBPRIOACCRUALPOLICY", deferral.ACCRUAL_RESETS),
     ("QUEUEPOLICY", queues.POLICIES),
     ("QUEUECREDENTIAL", queue_policies.CRED_ATTR),
