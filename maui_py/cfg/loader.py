@@ -27,6 +27,8 @@ from .zone import host_zone
 DEFAULT = "default"
 OVERRIDE = "override"
 MAX_STACK = 127  # MAX_MQOS - 1 in 3.3.1
+MAX_HINTS = 200
+"""Distinct unknown parameter names per file that get a "did you mean" hint (see _Builder.hint)."""
 CRED_TYPES = ("USER", "GROUP", "ACCOUNT", "CLASS", "QOS")
 _PLACEHOLDER = re.compile(r"@[A-Za-z_][A-Za-z0-9_]*@")
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[([^\]]*)\])?\s*")
@@ -332,6 +334,10 @@ class _Builder:
         self.warnings: list[ConfigIssue] = list(base._warnings) if base else []
         self.errors: list[ConfigIssue] = []
         self.line: LogicalLine | None = None
+        self.parsed: dict[tuple[ValueType, str], tuple[Any, tuple[str, ...]]] = {}
+        """(type, text) -> (value, warnings) of each value read well: a 20,000-user file repeats
+        its values (FSTARGET=10, MAXJOB=4), and values are immutable, so each is read once."""
+        self.hints: dict[str, str] = {}
 
     # ------------------------------------------------------------------ reporting
 
@@ -372,6 +378,12 @@ class _Builder:
                 self.warn(token.offset, label, "no value given; ignored")
                 return False, None
             return True, vtype.empty
+        known = self.parsed.get((vtype, text))
+        if known is not None:
+            value, notes = known
+            for note in notes:
+                self.warn(token.offset, label, note, text)
+            return True, value
         notes: list[str] = []
         try:
             value = vtype.parse(text, notes.append)
@@ -384,6 +396,7 @@ class _Builder:
             return False, None
         for note in notes:
             self.warn(token.offset, label, note, text)
+        self.parsed[vtype, text] = value, tuple(notes)
         return True, value
 
     def store(self, key: tuple[str, Any], value: Any, source: str, offset: int, label: str) -> None:
@@ -433,9 +446,7 @@ class _Builder:
         name = parsed.name
         found = lookup(name.text)
         if found is None:
-            hint = suggest(name.text)
-            self.warn(name.offset, name.text, "unknown parameter" + (f" (did you mean {hint}?)" if hint else "")
-                      + "; line ignored", name.text)
+            self.warn(name.offset, name.text, f"unknown parameter{self.hint(name.text)}; line ignored", name.text)
             return
         param, alias = found
         index = parsed.index
@@ -457,6 +468,18 @@ class _Builder:
             ok, value = self.parse(param.type, parsed.value, label)
             if ok:
                 self.store((param.name, key), value, self.source(name.offset), name.offset, label)
+
+    def hint(self, name: str) -> str:
+        """" (did you mean X?)" for an unknown name, or "". A hint compares the name with every
+        known one (about 2 ms); a file with more than MAX_HINTS unknown names (not a maui.cfg, or
+        generated) gets no more hints, so it still loads in linear time."""
+        upper = name.upper()
+        if upper not in self.hints:
+            if len(self.hints) >= MAX_HINTS:
+                return f" (no hint: over {MAX_HINTS} unknown names in this file)"
+            found = suggest(upper)
+            self.hints[upper] = f" (did you mean {found}?)" if found else ""
+        return self.hints[upper]
 
     def check_spelling(self, name: Token, label: str, parsed: ParamLine) -> None:
         """Warn where Maui 3.3.1 would have skipped a line maui-py applies (spec 1.2)."""
