@@ -74,6 +74,16 @@ def dstr(epoch: int) -> str:
     return multodstring(epoch)
 
 
+def dates(data: Mapping[str, Any]) -> Callable[[int], str]:
+    """MULToDString for a command's data: in the trace's zone when the data comes from a
+    simulator's store (its "clock", cli/clock.py), else dstr."""
+    clock = data.get("clock")
+    if not clock:
+        return dstr
+    from .clock import maui_dates
+    return maui_dates(clock)
+
+
 def date(epoch: int) -> str:
     from ..model.times import date as _date
     return _date(epoch)
@@ -169,20 +179,28 @@ def daemon_status(store: Path) -> str:
     return f"mauid running, pid {text}"
 
 
-def cycle_facts(last: LastCycle, store: Path, wall: float | None = None) -> dict[str, Any]:
-    """The "cycle" object of --json and the facts of the age line."""
+def cycle_facts(last: LastCycle, store: Path, wall: float | None = None,
+                clock: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The "cycle" object of --json and the facts of the age line. `now` is epoch seconds;
+    on a simulator's store (`clock`: the trace's, cli/clock.py) also `clock`, and
+    `replay_now`, the instant in the replay's own seconds."""
+    from .clock import offset
     info = last.info
     wall = time.time() if wall is None else wall
     simulated = info.rm == "sim"
-    return {"iteration": info.iteration, "now": info.now, "saved_at": info.wall,
-            "age_seconds": max(0, int(wall - info.wall)), "simulated": simulated,
-            "daemon": "" if simulated else daemon_status(store), "store": str(store),
-            "config": info.config_path}
+    facts = {"iteration": info.iteration, "now": info.now + offset(clock), "saved_at": info.wall,
+             "age_seconds": max(0, int(wall - info.wall)), "simulated": simulated,
+             "daemon": "" if simulated else daemon_status(store), "store": str(store),
+             "config": info.config_path}
+    if clock is not None:
+        facts.update(clock=dict(clock), replay_now=info.now)
+    return facts
 
 
 def age_line(facts: Mapping[str, Any]) -> str:
     """`data as of cycle N (DATE), T ago; mauid ...` for stderr."""
-    when = date(facts["now"])
+    from .clock import date as clock_date
+    when = clock_date(facts.get("clock"), facts["now"])
     if facts["simulated"]:
         return f"data as of simulated cycle {facts['iteration']} ({when}), saved {duration(facts['age_seconds'])} ago"
     line = f"data as of cycle {facts['iteration']} ({when}), {duration(facts['age_seconds'])} ago"
@@ -281,7 +299,11 @@ def load(args: argparse.Namespace) -> Loaded:
         reader.close()
         raise CommandError(f"{reader.path}: no cycle saved yet (has mauid run a cycle?)")
     cfg, _source = command_config(args, last.info.config_path)
-    facts = cycle_facts(last, reader.path)
+    clock = None
+    if last.info.rm == "sim":
+        from .clock import store_clock
+        clock = store_clock(reader.kv().get("cycle"))
+    facts = cycle_facts(last, reader.path, clock=clock)
     down = rm_down(reader.conn)
     if down is not None:          # mauid cannot read the resource manager: no new cycles
         facts["rm_unreachable_since"], facts["rm_error"] = down["since"], down["error"]
@@ -301,6 +323,10 @@ def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextI
         with loaded.reader:
             try:
                 data = collect(View(loaded.last, loaded.cfg, loaded.reader.load_state()), loaded.reader)
+                clock = loaded.facts.get("clock")
+                if clock is not None:           # a simulator's store: its times in epoch seconds
+                    from .clock import offset, to_epoch
+                    data = {**to_epoch(data, offset(clock)), "clock": clock}
                 emit(args, out, data, render, loaded.facts, err)
             except (CommandError, StoreError):
                 raise
