@@ -11,6 +11,7 @@ times stay the replay's seconds and print as `day N HH:MM:SS`.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping
 
 TIME_KEYS = frozenset({"now", "start", "end", "submit", "queue_time", "defer_until"})
@@ -30,6 +31,12 @@ def offset(clock: Mapping[str, Any] | None) -> int:
     return start if isinstance(start, int) and not isinstance(start, bool) else 0
 
 
+TEXT_KEYS = frozenset({"reason", "message", "hold_reason", "defer_reason"})
+"""The keys of the commands' data that hold a sentence for a person (a cycle's report reason)."""
+_INSTANT = re.compile(r"\b(deferred until|reserved at|moved from) (\d{1,12})\b(?: to (\d{1,12})\b)?")
+"""The instants the scheduler writes into its report reasons and journal, as store seconds."""
+
+
 def to_epoch(data: Any, shift: int) -> Any:
     """`data` with every instant (TIME_KEYS) moved by `shift` seconds; the rest unchanged."""
     if not shift:
@@ -40,6 +47,29 @@ def to_epoch(data: Any, shift: int) -> Any:
     if isinstance(data, list):
         return [to_epoch(v, shift) for v in data]
     return data
+
+
+def readable(data: Any, clock: Mapping[str, Any] | None) -> Any:
+    """`data` with the instants inside its sentences (TEXT_KEYS: `deferred until 1795864996: ...`,
+    `reserved at 25076`) written as dates, in the store's clock: a person never reads raw seconds."""
+    if isinstance(data, Mapping):
+        return {k: (sentence(v, clock) if k in TEXT_KEYS and isinstance(v, str) else readable(v, clock))
+                for k, v in data.items()}
+    if isinstance(data, list):
+        return [readable(v, clock) for v in data]
+    return data
+
+
+def sentence(text: str, clock: Mapping[str, Any] | None) -> str:
+    """One sentence with its store-second instants written as dates (see readable)."""
+    if not any(c.isdigit() for c in text):
+        return text
+    shift = offset(clock)
+
+    def when(m: re.Match) -> str:
+        out = f"{m.group(1)} {date(clock, int(m.group(2)) + shift)}"
+        return out + (f" to {date(clock, int(m.group(3)) + shift)}" if m.group(3) else "")
+    return _INSTANT.sub(when, text)
 
 
 def maui_dates(clock: Mapping[str, Any] | None) -> Callable[[int], str]:

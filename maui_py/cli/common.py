@@ -324,8 +324,9 @@ def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextI
             try:
                 data = collect(View(loaded.last, loaded.cfg, loaded.reader.load_state()), loaded.reader)
                 clock = loaded.facts.get("clock")
+                from .clock import offset, readable, to_epoch
+                data = readable(data, clock)    # no raw seconds in a sentence
                 if clock is not None:           # a simulator's store: its times in epoch seconds
-                    from .clock import offset, to_epoch
                     data = {**to_epoch(data, offset(clock)), "clock": clock}
                 emit(args, out, data, render, loaded.facts, err)
             except (CommandError, StoreError):
