@@ -213,17 +213,26 @@ class SchedulerConfig:
                     yield param.name, key, value, self.source(param.name, key)
 
     def not_acted_on(self) -> list[tuple[str, str]]:
-        """(what, source) for every set parameter or attribute that maui-py accepts but does not act on."""
+        """(what, source) for every set parameter or attribute that maui-py accepts but does not
+        act on, and every value of an active one that it reads but does not act on
+        (`BACKFILLPOLICY PREEMPT`, `QOSCFG[hi] QFLAGS=PREEMPTOR`: the value types declare them)."""
         found = []
         for (name, key), setting in self._settings.items():
-            if PARAMS[name].status == ACCEPTED:
-                found.append((name if key is None else f"{name}[{key}]", setting.source))
+            param = PARAMS[name]
+            label = name if key is None else f"{name}[{key}]"
+            if param.status == ACCEPTED:
+                found.append((label, setting.source))
+            else:
+                found += [(f"{label} {part}", setting.source) for part in param.type.inactive(setting.value)]
         for kind, objects in self._objects.items():
             for obj, cfg in objects.items():
                 for attr in cfg:
                     row = PARAMS[kind].attrs[attr.split("[")[0]]
                     if PARAMS[kind].status == ACCEPTED or row.status == ACCEPTED:
                         found.append((f"{kind}[{obj}] {attr}", cfg.source(attr)))
+                    else:
+                        found += [(f"{kind}[{obj}] {attr}={part}", cfg.source(attr))
+                                  for part in row.type.inactive(cfg[attr])]
         return sorted(found, key=lambda item: _source_order(item[1]))
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> SchedulerConfig:
