@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import pwd
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -247,6 +248,31 @@ def require_admin(cfg: SchedulerConfig, user: str, prog: str) -> None:
 
 
 # ---------------------------------------------------------------------- output
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
+
+
+def printable(text: str) -> str:
+    """`text` with every control, format (U+202E right-to-left override, zero-width ...) and
+    line-separator character written as an escape (`\\u202e`), newlines and tabs kept: a user's
+    or job's name reaches the terminal as text, never as a command to it."""
+    if text.isascii():
+        return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+    import unicodedata
+    unsafe = {c for c in set(text) if (not c.isascii() or _CONTROL.match(c)) and c not in "\n\t"
+              and unicodedata.category(c) in _UNSAFE_CATEGORIES}
+    return "".join(_escape_char(c) if c in unsafe else c for c in text) if unsafe else text
+
+
+def _escape(m: re.Match) -> str:
+    return _escape_char(m.group())
+
+
+def _escape_char(c: str) -> str:
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
 def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
          render: Callable[[Mapping[str, Any]], str], facts: Mapping[str, Any] | None = None,
          err: TextIO | None = None) -> None:
@@ -257,7 +283,7 @@ def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
         return
     if facts is not None and err is not None:
         err.write(age_line(facts) + "\n")
-    out.write(render(data))
+    out.write(printable(render(data)))
 
 
 def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
@@ -267,10 +293,10 @@ def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
     try:
         return body()
     except CommandError as e:
-        err.write(f"{prog}: {e}\n" if e.prefixed else f"{e}\n")
+        err.write(printable(f"{prog}: {e}\n" if e.prefixed else f"{e}\n"))
         return e.status
     except StoreError as e:                 # a damaged or foreign store, found while reading it
-        err.write(f"{prog}: {e}\n")
+        err.write(printable(f"{prog}: {e}\n"))
         return 1
     except BrokenPipeError:
         return 0

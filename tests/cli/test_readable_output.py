@@ -87,3 +87,28 @@ def test_setres_takes_its_classes_by_a_long_name(capsys):
     args = parser.parse_args(["--classes", "batch:debug", "-c", "site.cfg", "n1"])
     assert (args.classes, args.config) == ("batch:debug", "site.cfg")
     assert "--classes" in parser.format_help() and "Maui's setres -c" in parser.format_help()
+
+
+EVIL = "ev\u202eli\x1b[2Jx\u200bz\u2028w"
+
+
+def test_control_and_bidi_characters_in_names_never_reach_the_terminal(tmp_path, capsys, monkeypatch):
+    """Issue 34: a user picks a name with a right-to-left override or an escape sequence."""
+    monkeypatch.setenv("TZ", "UTC")
+    db = write_store(tmp_path, [Job("j1\x1b]0;t\x07", EVIL, JobRequest(2), 600, T - 10),
+                                Job("j2", EVIL, JobRequest(16), 600, T - 10)])
+    texts = []
+    for argv in (("showq",), ("showq", "-i"), ("showq", "-b"), ("showq", "-r"), ("checkjob", "-v", "j2")):
+        rc, out, err = run(capsys, *argv, "--store", str(db))
+        assert rc == 0, err
+        texts.append(out + err)
+    rc, out, err = run(capsys, "checkjob", "no\u202ejob", "--store", str(db))
+    texts.append(out + err)
+    text = "".join(texts)
+    for c in "\u202e\x1b\u200b\u2028\x07":
+        assert c not in text, repr(c)
+    assert "ev\\u202eli\\x1b[2Jx\\u200bz\\u2028w" in text       # shown, escaped, not dropped
+    rc, out, _err = run(capsys, "showq", "--store", str(db), "--json")
+    q = json.loads(out)["data"]
+    assert {j["user"] for j in q["active"] + q["blocked"]} == {EVIL}    # JSON keeps the name, escaped by JSON
+    assert "\u202e" not in out
