@@ -21,7 +21,7 @@ from .grammar import AttrToken, LogicalLine, ParamLine, Token
 from .params import (
     ACCEPTED, GLOBAL, INDEXED, OBJECT, PARAMS, PARTITION, STACK, Attr, Param, lookup, lookup_attr, suggest,
 )
-from .values import ValueType, nearest
+from .values import PeriodOffset, ValueType, nearest
 from .zone import host_zone
 
 DEFAULT = "default"
@@ -552,12 +552,20 @@ class _Builder:
         return int(digits or "0")
 
     def apply_attrs(self, param: Param, obj: str, value: Token, label: str) -> None:
-        self.objects.setdefault(param.name, {}).setdefault(obj, ({}, {}))
+        values = self.objects.setdefault(param.name, {}).setdefault(obj, ({}, {}))[0]
+        offsets: list[tuple[Attr, Token]] = []
         for word in grammar.parse_attrs(value):
             if isinstance(word, Token):
                 self.warn(word.offset, label, f"{word.text!r} is not <ATTR>=<VALUE>; ignored", word.text)
                 continue
             self.apply_attr(param, obj, word, label)
+            attr = lookup_attr(param, word.name.text)
+            if attr is not None and isinstance(attr.type, PeriodOffset):
+                offsets.append((attr, word.value))
+        for attr, token in offsets:            # once the line's PERIOD is known
+            message = attr.type.beyond(values.get(attr.name), values.get(attr.type.period_attr))
+            if message:
+                self.warn(token.offset, f"{label} {attr.name}", f"{_shown(token.text)} is {message}", token.text)
 
     def apply_attr(self, param: Param, obj: str, word: AttrToken, label: str) -> None:
         name = word.name

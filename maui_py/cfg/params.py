@@ -38,8 +38,8 @@ from .rows import (  # the scopes, statuses and row types are also read from her
 )
 from .zone import ZONE
 from .values import (
-    INFINITY, AclTime, Choice, Days, DayTime, Double, EnumList, Flags, FsPolicy, Integer, PolicyList, ResourceSpec, RmType,
-    StringList, nearest,
+    INFINITY, AclTime, Choice, Days, Double, EnumList, Flags, FsPolicy, Integer, PolicyList, ResourceSpec, RmType,
+    PeriodOffset, StringList, nearest,
 )
 
 @dataclass(frozen=True)
@@ -215,7 +215,7 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE if row.name not in _SR_NOT_ACTED 
     _a("CLASSLIST", _ACL, "classes whose jobs may use the reserved resources"),
     _a("DAYS", Days(), "days of the week the reservation is active", ("ALL",)),
     _a("DEPTH", COUNT, "number of periods created ahead", 2),
-    _a("ENDTIME", DayTime(), "end within the period ([[[DD:]HH:]MM:]SS)", 86400, src="doc", other="src: 0"),
+    _a("ENDTIME", PeriodOffset(), "end within the period ([[[DD:]HH:]MM:]SS)", 86400, src="doc", other="src: 0"),
     _a("FLAGS", RES_FLAGS, "reservation flags (SINGLEUSE, BYNAME, PREEMPTEE, TIMEFLEX, FORCE, OWNERPREEMPT ...): "
        "read and noted, none acted on"),
     _a("GROUPLIST", _ACL, "groups whose jobs may use the reserved resources"),
@@ -234,7 +234,7 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE if row.name not in _SR_NOT_ACTED 
     _a("QOSLIST", _ACL, "QOSes whose jobs may use the reserved resources"),
     _a("RESOURCES", ResourceSpec(), "resources of one reserved task (PROCS:-1 = every processor of the node)",
        (("PROCS", -1),)),
-    _a("STARTTIME", DayTime(), "start within the period ([[[DD:]HH:]MM:]SS)", 0),
+    _a("STARTTIME", PeriodOffset(), "start within the period ([[[DD:]HH:]MM:]SS)", 0),
     _a("STIDLETIME", TIME, "statistics: idle time"),
     _a("STTOTALTIME", TIME, "statistics: total time"),
     _a("TASKCOUNT", COUNT, "tasks to reserve (0 = all matching resources)", 0),

@@ -314,16 +314,24 @@ class Time(ValueType):
         return format_time(value)
 
 
-class DayTime(Time):
-    """An offset within a day (SRCFG STARTTIME, ENDTIME): more than 24:00:00 is read as it is,
-    past the day's end (`25:00:00` is 01:00:00 the next day), with a warning."""
+class PeriodOffset(Time):
+    """An offset within a period that another attribute names (SRCFG STARTTIME and ENDTIME
+    within PERIOD DAY or WEEK). An offset past the period's length is read as it is (`25:00:00`
+    in a DAY is 01:00:00 the next day); the loader warns once the line's PERIOD is known."""
 
-    def parse(self, text: str, warn: Warn = _ignore) -> int:
-        value = super().parse(text, warn)
-        if DAY < value < INFINITY:
-            warn(f"'{text.strip()}' is more than a day: read as {format_time(value)} after the day's start "
-                 "(an offset in a day is 00:00:00..24:00:00)")
-        return value
+    def __init__(self, period_attr: str = "PERIOD", default: str = "DAY",
+                 lengths: Mapping[str, int] | None = None):
+        self.period_attr, self.default = period_attr, default
+        self.lengths = dict(lengths or {"DAY": DAY, "WEEK": 7 * DAY})
+
+    def beyond(self, value: Any, period: Any) -> str:
+        """The warning for an offset past its period's length, or ""."""
+        name = str(period or self.default).upper()
+        length = self.lengths.get(name)
+        if length is None or not isinstance(value, int) or not length < value < INFINITY:
+            return ""
+        return (f"past the end of a {name} ({format_time(length)}): read as {format_time(value - length)} "
+                f"into the next {name}")
 
 
 class AclTime(Time):

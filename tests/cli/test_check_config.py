@@ -157,6 +157,10 @@ def test_a_negative_limit_and_a_start_past_the_day_warn(capsys, files):
     assert warnings == [
         f"{path}:1:25: warning: CLASSCFG[batch] MAXPROC: negative limit '-5' read as no limit "
         "(write -1 or INFINITY for that)",
-        f"{path}:2:32: warning: SRCFG[x] STARTTIME: '25:00:00' is more than a day: read as 1:01:00:00 after "
-        "the day's start (an offset in a day is 00:00:00..24:00:00)"]
+        f"{path}:2:32: warning: SRCFG[x] STARTTIME: '25:00:00' is past the end of a DAY (1:00:00:00): read as "
+        "01:00:00 into the next DAY"]
     assert status == 0
+    path = files("week.cfg", "SRCFG[w] STARTTIME=2:00:00:00 PERIOD=WEEK\nSRCFG[v] PERIOD=WEEK STARTTIME=8:00:00:00\n")
+    status, out = run(capsys, path)
+    assert [line.split(": warning: ")[1] for line in out.splitlines() if ": warning: " in line] == [
+        "SRCFG[v] STARTTIME: '8:00:00:00' is past the end of a WEEK (7:00:00:00): read as 1:00:00:00 into the next WEEK"]
