@@ -418,6 +418,21 @@ def _setting_cell(value: str, own: bool) -> str:
     return f"<td>{shown}</td>" if own else f"<td>{shown} <i>(default)</i></td>"
 
 
+def _over_time(data: dict[str, Any], clock: TraceClock) -> str:
+    """The utilisation and queue-length plots, with the moving average's window stated."""
+    runs, day = data["runs"], clock.day
+    util = plots.line_chart("Utilization (moving average)", "busy processors",
+                            [(r["config"], r["series"]["t"], r["series"]["utilization_smoothed"]) for r in runs],
+                            day, y_max=1.0, y_format=lambda v: f"{v:.0%}")
+    queue = plots.line_chart("Queue length (moving average)", "jobs waiting",
+                             [(r["config"], r["series"]["t"], r["series"]["queue_smoothed"]) for r in runs], day)
+    span = data["period"]["last_end"] - data["period"]["first_submit"]
+    window = human_duration(span * SMOOTHING // SERIES_BINS)
+    note = (f'<p class="note">Each line is a centred moving average over about {window} '
+            f"({SMOOTHING} of the {SERIES_BINS} equal slices of the replay).</p>")
+    return f"<section><h2>Over time</h2>{note}<div class=\"charts\">{util}{queue}</div></section>"
+
+
 def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -> str:
     """The report page from report_data(): one file, inline CSS and SVG, no script, no link."""
     runs = data["runs"]
@@ -469,19 +484,9 @@ def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -
             parts.append(f"<p class=\"fail\">{escape(r['config'])}: {r['unfinished']} job(s) never finished "
                          "(summary.txt says why).</p>")
     parts.append("</section>")
-    day = clock.day
-    util = plots.line_chart("Utilization (moving average)", "busy processors",
-                            [(r["config"], r["series"]["t"], r["series"]["utilization_smoothed"]) for r in runs],
-                            day, y_max=1.0, y_format=lambda v: f"{v:.0%}")
-    queue = plots.line_chart("Queue length (moving average)", "jobs waiting",
-                             [(r["config"], r["series"]["t"], r["series"]["queue_smoothed"]) for r in runs], day)
+    parts.append(_over_time(data, clock))
     cdf = plots.cdf_chart("Wait time distribution (CDF)", [(r["config"], [tuple(p) for p in r["wait_cdf"]])
                                                             for r in runs])
-    span = data["period"]["last_end"] - data["period"]["first_submit"]
-    window = human_duration(span * SMOOTHING // SERIES_BINS)
-    window = (f'<p class="note">Each line is a centred moving average over about {window} '
-              f"({SMOOTHING} of the {SERIES_BINS} equal slices of the replay).</p>")
-    parts.append(f"<section><h2>Over time</h2>{window}<div class=\"charts\">{util}{queue}</div></section>")
     parts.append(f"<section><h2>Waits</h2><div class=\"charts\">{cdf}</div></section>")
     vmax = max((v for r in runs for row in r["slowdown_grid"]["mean"] for v in row if v is not None),
                default=1.0)
