@@ -21,12 +21,14 @@ from .grammar import AttrToken, LogicalLine, ParamLine, Token
 from .params import (
     ACCEPTED, GLOBAL, INDEXED, OBJECT, PARAMS, PARTITION, STACK, Attr, Param, lookup, lookup_attr, suggest,
 )
-from .values import ValueType, nearest
+from .values import PeriodOffset, ValueType, nearest
 from .zone import host_zone
 
 DEFAULT = "default"
 OVERRIDE = "override"
 MAX_STACK = 127  # MAX_MQOS - 1 in 3.3.1
+MAX_HINTS = 200
+"""Distinct unknown parameter names per file that get a "did you mean" hint (see _Builder.hint)."""
 CRED_TYPES = ("USER", "GROUP", "ACCOUNT", "CLASS", "QOS")
 _PLACEHOLDER = re.compile(r"@[A-Za-z_][A-Za-z0-9_]*@")
 _KEY = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[([^\]]*)\])?\s*")
@@ -211,17 +213,26 @@ class SchedulerConfig:
                     yield param.name, key, value, self.source(param.name, key)
 
     def not_acted_on(self) -> list[tuple[str, str]]:
-        """(what, source) for every set parameter or attribute that maui-py accepts but does not act on."""
+        """(what, source) for every set parameter or attribute that maui-py accepts but does not
+        act on, and every value of an active one that it reads but does not act on
+        (`BACKFILLPOLICY PREEMPT`, `QOSCFG[hi] QFLAGS=PREEMPTOR`: the value types declare them)."""
         found = []
         for (name, key), setting in self._settings.items():
-            if PARAMS[name].status == ACCEPTED:
-                found.append((name if key is None else f"{name}[{key}]", setting.source))
+            param = PARAMS[name]
+            label = name if key is None else f"{name}[{key}]"
+            if param.status == ACCEPTED:
+                found.append((label, setting.source))
+            else:
+                found += [(f"{label} {part}", setting.source) for part in param.type.inactive(setting.value)]
         for kind, objects in self._objects.items():
             for obj, cfg in objects.items():
                 for attr in cfg:
                     row = PARAMS[kind].attrs[attr.split("[")[0]]
                     if PARAMS[kind].status == ACCEPTED or row.status == ACCEPTED:
                         found.append((f"{kind}[{obj}] {attr}", cfg.source(attr)))
+                    else:
+                        found += [(f"{kind}[{obj}] {attr}={part}", cfg.source(attr))
+                                  for part in row.type.inactive(cfg[attr])]
         return sorted(found, key=lambda item: _source_order(item[1]))
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> SchedulerConfig:
@@ -332,6 +343,10 @@ class _Builder:
         self.warnings: list[ConfigIssue] = list(base._warnings) if base else []
         self.errors: list[ConfigIssue] = []
         self.line: LogicalLine | None = None
+        self.parsed: dict[tuple[ValueType, str], tuple[Any, tuple[str, ...]]] = {}
+        """(type, text) -> (value, warnings) of each value read well: a 20,000-user file repeats
+        its values (FSTARGET=10, MAXJOB=4), and values are immutable, so each is read once."""
+        self.hints: dict[str, str] = {}
 
     # ------------------------------------------------------------------ reporting
 
@@ -372,6 +387,12 @@ class _Builder:
                 self.warn(token.offset, label, "no value given; ignored")
                 return False, None
             return True, vtype.empty
+        known = self.parsed.get((vtype, text))
+        if known is not None:
+            value, notes = known
+            for note in notes:
+                self.warn(token.offset, label, note, text)
+            return True, value
         notes: list[str] = []
         try:
             value = vtype.parse(text, notes.append)
@@ -384,6 +405,7 @@ class _Builder:
             return False, None
         for note in notes:
             self.warn(token.offset, label, note, text)
+        self.parsed[vtype, text] = value, tuple(notes)
         return True, value
 
     def store(self, key: tuple[str, Any], value: Any, source: str, offset: int, label: str) -> None:
@@ -433,9 +455,7 @@ class _Builder:
         name = parsed.name
         found = lookup(name.text)
         if found is None:
-            hint = suggest(name.text)
-            self.warn(name.offset, name.text, "unknown parameter" + (f" (did you mean {hint}?)" if hint else "")
-                      + "; line ignored", name.text)
+            self.warn(name.offset, name.text, f"unknown parameter{self.hint(name.text)}; line ignored", name.text)
             return
         param, alias = found
         index = parsed.index
@@ -457,6 +477,18 @@ class _Builder:
             ok, value = self.parse(param.type, parsed.value, label)
             if ok:
                 self.store((param.name, key), value, self.source(name.offset), name.offset, label)
+
+    def hint(self, name: str) -> str:
+        """" (did you mean X?)" for an unknown name, or "". A hint compares the name with every
+        known one (about 2 ms); a file with more than MAX_HINTS unknown names (not a maui.cfg, or
+        generated) gets no more hints, so it still loads in linear time."""
+        upper = name.upper()
+        if upper not in self.hints:
+            if len(self.hints) >= MAX_HINTS:
+                return f" (no hint: over {MAX_HINTS} unknown names in this file)"
+            found = suggest(upper)
+            self.hints[upper] = f" (did you mean {found}?)" if found else ""
+        return self.hints[upper]
 
     def check_spelling(self, name: Token, label: str, parsed: ParamLine) -> None:
         """Warn where Maui 3.3.1 would have skipped a line maui-py applies (spec 1.2)."""
@@ -520,12 +552,20 @@ class _Builder:
         return int(digits or "0")
 
     def apply_attrs(self, param: Param, obj: str, value: Token, label: str) -> None:
-        self.objects.setdefault(param.name, {}).setdefault(obj, ({}, {}))
+        values = self.objects.setdefault(param.name, {}).setdefault(obj, ({}, {}))[0]
+        offsets: list[tuple[Attr, Token]] = []
         for word in grammar.parse_attrs(value):
             if isinstance(word, Token):
                 self.warn(word.offset, label, f"{word.text!r} is not <ATTR>=<VALUE>; ignored", word.text)
                 continue
             self.apply_attr(param, obj, word, label)
+            attr = lookup_attr(param, word.name.text)
+            if attr is not None and isinstance(attr.type, PeriodOffset):
+                offsets.append((attr, word.value))
+        for attr, token in offsets:            # once the line's PERIOD is known
+            message = attr.type.beyond(values.get(attr.name), values.get(attr.type.period_attr))
+            if message:
+                self.warn(token.offset, f"{label} {attr.name}", f"{_shown(token.text)} is {message}", token.text)
 
     def apply_attr(self, param: Param, obj: str, word: AttrToken, label: str) -> None:
         name = word.name

@@ -39,7 +39,7 @@ from .rows import (  # the scopes, statuses and row types are also read from her
 from .zone import ZONE
 from .values import (
     INFINITY, AclTime, Choice, Days, Double, EnumList, Flags, FsPolicy, Integer, PolicyList, ResourceSpec, RmType,
-    StringList, nearest,
+    PeriodOffset, StringList, nearest,
 )
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ BACKFILL_POLICY = Choice.of(BackfillPolicy, aliases={
     "BESTTIMEFIT": ("FIRSTFIT", "BESTTIMEFIT " + _BESTTIMEFIT),
     "LAZY": ("FIRSTFIT", "LAZY " + _BESTTIMEFIT),
     **_bool_aliases("FIRSTFIT", "NONE"),
-})
+}, inactive={"PREEMPT": "maui-py preempts nothing; it backfills as FIRSTFIT"})
 BACKFILL_METRIC = Choice.of(BackfillMetric, aliases={
     "NODES": ("PROCS", "NODES falls through to PROCS in Maui 3.3.1; read as PROCS"),
     "PE": ("PROCS", "PE is documented but not recognised by Maui 3.3.1, which keeps PROCS; read as PROCS"),
@@ -103,9 +103,10 @@ JOB_FLAGS = Flags("BENCHMARK", "BACKFILL", "SPAN", "ADVRES", "NOQUEUE", "HOSTLIS
 QOS_FLAGS = Flags("IGNJOBPERUSER", "IGNPROCPERUSER", "IGNNODEPERUSER", "IGNPSPERUSER", "IGNJOBQUEUEDPERUSER",
                   "IGNSYSMAXPROC", "IGNSYSMAXTIME", "IGNSYSMAXPS", "IGNSRMAXTIME", "IGNUSER", "IGNSYSTEM",
                   "IGNALL", "PREEMPTOR", "PREEMPTEE", "DEDICATED", "RESERVEALWAYS", "USERESERVED", "NOBF",
-                  "NORESERVATION", "RESTARTPREEMPT", "NTR", "RUNNOW", "PREEMPTSPV", "IGNHOSTLIST")
+                  "NORESERVATION", "RESTARTPREEMPT", "NTR", "RUNNOW", "PREEMPTSPV", "IGNHOSTLIST",
+                  acted=("NOBF", "NORESERVATION", "RESERVEALWAYS"))
 RES_FLAGS = Flags("STANDINGRES", "SINGLEUSE", "BYNAME", "META", "PREEMPTEE", "TIMEFLEX", "SPACEFLEX",
-                  "DEDICATEDNODE", "DEDICATEDRESOURCE", "ADVRES", "FORCE", "OWNERPREEMPT")
+                  "DEDICATEDNODE", "DEDICATEDRESOURCE", "ADVRES", "FORCE", "OWNERPREEMPT", acted=())
 SIM_FLAGS = Flags("IGNHOSTLIST", "IGNCLASS", "IGNQOS", "IGNMODE", "IGNFEATURES", "IGNFRAME", "IGNALL")
 LOG_FACILITY = EnumList(Choice("fCORE", "fSCHED", "fSOCK", "fUI", "fLL", "fSDR", "fCONFIG", "fSTAT", "fSIM",
                              "fSTRUCT", "fFS", "fCKPT", "fBANK", "fAM", "fRM", "fPBS", "fWIKI", "fSGE", "fSSS",
@@ -189,7 +190,8 @@ def _cred_attrs(kind: str) -> dict[str, Attr]:
             _a("QTWEIGHT", WEIGHT, "added to QUEUETIMEWEIGHT for jobs of this QOS", active=True),
             _a("XFTARGET", DOUBLE, "target expansion factor (TARG priority component)"),
             _a("QTTARGET", TIME, "target queue time (TARG priority component); 3.3.1 reads plain seconds"),
-            _a("QFLAGS", QOS_FLAGS, "QOS flags: NOBF, NORESERVATION, RESERVEALWAYS, PREEMPTOR, IGN* ...",
+            _a("QFLAGS", QOS_FLAGS, "QOS flags: NOBF, NORESERVATION and RESERVEALWAYS act; the others "
+               "(PREEMPTOR, IGN* ...) are read and noted",
                active=True),
             _a("PREDICTION", Choice.of(PredictionPolicy), "PREDICTIONPOLICY for jobs of this QOS (maui-py)",
                active=True),
@@ -213,8 +215,9 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE if row.name not in _SR_NOT_ACTED 
     _a("CLASSLIST", _ACL, "classes whose jobs may use the reserved resources"),
     _a("DAYS", Days(), "days of the week the reservation is active", ("ALL",)),
     _a("DEPTH", COUNT, "number of periods created ahead", 2),
-    _a("ENDTIME", TIME, "end within the period ([[[DD:]HH:]MM:]SS)", 86400, src="doc", other="src: 0"),
-    _a("FLAGS", RES_FLAGS, "reservation flags (SINGLEUSE, BYNAME, PREEMPTEE, TIMEFLEX, FORCE, OWNERPREEMPT ...)"),
+    _a("ENDTIME", PeriodOffset(), "end within the period ([[[DD:]HH:]MM:]SS)", 86400, src="doc", other="src: 0"),
+    _a("FLAGS", RES_FLAGS, "reservation flags (SINGLEUSE, BYNAME, PREEMPTEE, TIMEFLEX, FORCE, OWNERPREEMPT ...): "
+       "read and noted, none acted on"),
     _a("GROUPLIST", _ACL, "groups whose jobs may use the reserved resources"),
     _a("HOSTLIST", HOSTS, "hosts to reserve: node names, Slurm hostlists (node[01-04,7]) or, when "
        "clearly one (^..., $, *, |, ...), Maui regular expressions searched in the node names", ("ALL",)),
@@ -231,7 +234,7 @@ SR_ATTRS = _attrs(*(replace(row, status=ACTIVE if row.name not in _SR_NOT_ACTED 
     _a("QOSLIST", _ACL, "QOSes whose jobs may use the reserved resources"),
     _a("RESOURCES", ResourceSpec(), "resources of one reserved task (PROCS:-1 = every processor of the node)",
        (("PROCS", -1),)),
-    _a("STARTTIME", TIME, "start within the period ([[[DD:]HH:]MM:]SS)", 0),
+    _a("STARTTIME", PeriodOffset(), "start within the period ([[[DD:]HH:]MM:]SS)", 0),
     _a("STIDLETIME", TIME, "statistics: idle time"),
     _a("STTOTALTIME", TIME, "statistics: total time"),
     _a("TASKCOUNT", COUNT, "tasks to reserve (0 = all matching resources)", 0),

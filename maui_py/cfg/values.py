@@ -21,6 +21,7 @@ from .errors import BadValue
 Warn = Callable[[str], None]
 
 INFINITY = 2**31 - 1
+DAY = 86400
 """Maui's "no end" for times (`INFINITY` in maui.cfg)."""
 
 MAX_DIGITS = 18
@@ -187,6 +188,11 @@ class ValueType:
         """`format`, with Maui's `[NONE]` for an unset value."""
         return "[NONE]" if value is None else self.format(value, in_attr)
 
+    def inactive(self, value: Any) -> tuple[str, ...]:
+        """The parts of a value maui-py reads but does not act on (`PREEMPT`, the flag
+        `PREEMPTOR`), each as check-config names it; the parameter table declares them."""
+        return ()
+
 
 class Integer(ValueType):
     def __init__(self, lo: int | None = None, hi: int | None = None):
@@ -308,6 +314,26 @@ class Time(ValueType):
         return format_time(value)
 
 
+class PeriodOffset(Time):
+    """An offset within a period that another attribute names (SRCFG STARTTIME and ENDTIME
+    within PERIOD DAY or WEEK). An offset past the period's length is read as it is (`25:00:00`
+    in a DAY is 01:00:00 the next day); the loader warns once the line's PERIOD is known."""
+
+    def __init__(self, period_attr: str = "PERIOD", default: str = "DAY",
+                 lengths: Mapping[str, int] | None = None):
+        self.period_attr, self.default = period_attr, default
+        self.lengths = dict(lengths or {"DAY": DAY, "WEEK": 7 * DAY})
+
+    def beyond(self, value: Any, period: Any) -> str:
+        """The warning for an offset past its period's length, or ""."""
+        name = str(period or self.default).upper()
+        length = self.lengths.get(name)
+        if length is None or not isinstance(value, int) or not length < value < INFINITY:
+            return ""
+        return (f"past the end of a {name} ({format_time(length)}): read as {format_time(value - length)} "
+                f"into the next {name}")
+
+
 class AclTime(Time):
     """A time that may carry the `*` required-ACL marker of SRCFG (`TIMELIMIT=1:00:00*`)."""
 
@@ -367,16 +393,23 @@ class Choice(ValueType):
     """
 
     def __init__(self, *values: str, aliases: Mapping[str, tuple[str, str]] | None = None,
-                 enum: type[StrEnum] | None = None):
+                 enum: type[StrEnum] | None = None, inactive: Mapping[str, str] | None = None):
         self.enum = enum
+        self.not_acted = dict(inactive or {})
+        """keyword -> what maui-py does instead: values it reads but does not act on."""
         self.values = tuple(member.value for member in enum) if enum is not None else tuple(values)
         self.canonical = {value.upper(): self._typed(value) for value in self.values}
         self.aliases = {word: (self._typed(canonical), note) for word, (canonical, note) in (aliases or {}).items()}
         self.form = "|".join(self.values)
 
     @classmethod
-    def of(cls, enum: type[StrEnum], aliases: Mapping[str, tuple[str, str]] | None = None) -> "Choice":
-        return cls(aliases=aliases, enum=enum)
+    def of(cls, enum: type[StrEnum], aliases: Mapping[str, tuple[str, str]] | None = None,
+           inactive: Mapping[str, str] | None = None) -> "Choice":
+        return cls(aliases=aliases, enum=enum, inactive=inactive)
+
+    def inactive(self, value: Any) -> tuple[str, ...]:
+        why = self.not_acted.get(str(value)) if value is not None else None
+        return () if why is None else (f"{value} ({why})",)
 
     def _typed(self, value: str) -> Any:
         return self.enum(value) if self.enum is not None else value
@@ -533,10 +566,15 @@ class Flags(ValueType):
 
     empty: Any = frozenset()
 
-    def __init__(self, *known: str, seps: str = " \t,:|"):
+    def __init__(self, *known: str, seps: str = " \t,:|", acted: Iterable[str] | None = None):
         self.known = frozenset(known)
         self.seps = seps
         self.form = "<FLAG>[:<FLAG>]..."
+        self.acted = self.known if acted is None else frozenset(acted)
+        """The flags maui-py acts on; the others are read, kept, shown and noted by check-config."""
+
+    def inactive(self, value: Any) -> tuple[str, ...]:
+        return tuple(sorted(set(value or ()) - self.acted))
 
     def parse(self, text: str, warn: Warn = _ignore) -> frozenset[str]:
         flags = set()
@@ -572,16 +610,18 @@ class LimitType(ValueType):
         parts = unquote(text).split(",")
         if len(parts) > 2:
             raise BadValue("at most a soft and a hard value")
-        values = [self._one(part) for part in parts]
+        values = [self._one(part, warn) for part in parts]
         limit = Limit(values[0], values[-1])
         if limit.hard_or_none is not None and limit.soft > limit.hard:
             warn(f"soft limit {parts[0].strip()} is above the hard limit {parts[-1].strip()}")
         return limit
 
-    def _one(self, text: str) -> int:
+    def _one(self, text: str, warn: Warn = _ignore) -> int:
         if text.strip().upper() in _UNLIMITED:
             return Limit.UNLIMITED
         value = self.element.parse(text)
+        if text.strip().startswith("-"):          # -1 is "no limit" above; -5 is likely a mistake
+            warn(f"negative limit {text.strip()!r} read as no limit (write -1 or INFINITY for that)")
         return Limit.UNLIMITED if value < 0 or value >= INFINITY else value
 
     def check(self, value: Any) -> Limit:

@@ -2,9 +2,10 @@
 maui.cfg files.
 
 Exit status: 0 when every file is valid (warnings allowed), 1 when any has errors (with --strict,
-or warnings: a site's CI can gate its maui.cfg, and a misspelt parameter such as RESERVATIONDEPHT,
-which Maui ignores with a warning, fails the gate), 2 when a file cannot be read (argparse also
-exits 2 on usage errors). Each file gets its issues in line order (`file:line:col: severity:
+or warnings, or settings maui-py reads but does not act on: a site's CI can gate its maui.cfg,
+and a misspelt parameter such as RESERVATIONDEPHT, which Maui ignores with a warning, or a
+preemption setting maui-py does not implement, fails the gate), 2 when a file cannot be read
+(argparse also exits 2 on usage errors). Each file gets its issues in line order (`file:line:col: severity:
 PARAM: message`), the parameters it sets that maui-py accepts but does not act on, how each host
 expression (SRCFG HOSTLIST) is read and, with --nodes, the nodes it matches (a regular expression
 that matches more nodes than its hostlist reading is a warning), and a summary line.
@@ -28,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="maui.cfg files to check")
     parser.add_argument("-q", "--quiet", action="store_true", help="show errors only (and, with --strict, warnings)")
     parser.add_argument("--strict", action="store_true",
-                        help="warnings fail too (exit 1): unknown parameters, values read another way, ...")
+                        help="warnings, and settings maui-py reads but does not act on, fail too (exit 1): "
+                             "unknown parameters, values read another way, preemption, ...")
     parser.add_argument("--nodes", metavar="HOSTLIST",
                         help="the cluster's nodes as a Slurm hostlist (`node[001-128]`, or "
                              "\"$(sinfo -h -o %%N)\"): show the nodes each HOSTLIST matches")
@@ -61,19 +63,35 @@ def check_file(path: str, quiet: bool = False, out: TextIO | None = None, *, str
     for issue in shown:
         print(issue, file=out)
     notes, host_warnings = host_lines(config, nodes) if config is not None else ([], [])
-    if config is not None and not quiet:
-        for what, source in config.not_acted_on():
+    inactive = config.not_acted_on() if config is not None else []
+    if not quiet or strict:
+        for what, source in inactive:
             print(f"{source}: note: {what}: accepted but not acted on by maui-py", file=out)
+    if config is not None and not quiet:
         for line in notes:
             print(line, file=out)
     if not quiet or strict:
         for line in host_warnings:
             print(line, file=out)
     n_warnings = len(warnings) + len(host_warnings)
-    failed = bool(errors) or (strict and n_warnings > 0)
-    verdict = "invalid" if errors else "invalid (--strict: warnings fail)" if failed else "valid"
-    print(f"{path}: {_count(len(errors), 'error')}, {_count(n_warnings, 'warning')}: {verdict}", file=out)
+    failed = bool(errors) or (strict and (n_warnings > 0 or bool(inactive)))
+    summary = f"{_count(len(errors), 'error')}, {_count(n_warnings, 'warning')}"
+    if strict and inactive:
+        summary += f", {len(inactive)} not acted on"
+    print(f"{path}: {summary}: {_verdict(errors, n_warnings, len(inactive), failed)}", file=out)
     return 1 if failed else 0
+
+
+def _verdict(errors: list, n_warnings: int, n_inactive: int, failed: bool) -> str:
+    """valid / invalid, and with --strict what failed the gate: a setting maui-py reads but
+    does not act on fails it like a warning (the site's maui.cfg expects something that
+    will not happen)."""
+    if errors:
+        return "invalid"
+    if not failed:
+        return "valid"
+    reasons = (["warnings"] if n_warnings else []) + (["settings not acted on"] if n_inactive else [])
+    return f"invalid (--strict: {' and '.join(reasons)} fail)"
 
 
 def host_lines(config: SchedulerConfig, nodes: list[str] | None) -> tuple[list[str], list[str]]:

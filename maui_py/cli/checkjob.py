@@ -15,7 +15,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
 from ..model.report import ReportStatus
-from .common import CommandError, add_store_arguments, dstr, run_view, tstr
+from .common import CommandError, add_store_arguments, dates, run_view, tstr
 
 if TYPE_CHECKING:
     from ..model import Job
@@ -38,9 +38,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         job = view.jobs.get(args.job)
         if job is None or job.state.finished:
             raise CommandError(f"ERROR:  cannot locate job '{args.job}'", prefixed=False)
-        from ..sim.timefmt import sim_clock
-        return collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES),
-                       args.verbose) | {"clock": sim_clock(reader.kv().get("cycle"))}
+        return collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES), args.verbose)
     return run_view("checkjob", args, out, err, collect_job, render)
 
 
@@ -218,17 +216,9 @@ def _node_list(pairs, sep: str) -> str:
     return "".join(out)
 
 
-def _dates(d: Mapping[str, Any]):
-    """MULToDString in the trace's dates for a simulator's store, else Maui's local dates."""
-    if not d.get("clock"):
-        return dstr
-    from ..sim.timefmt import maui_dates
-    return maui_dates(d["clock"])
-
-
 def render(d: Mapping[str, Any]) -> str:
     """MCJobShow around UIJobShow's buffer."""
-    dstr = _dates(d)
+    dstr = dates(d)
     v, now = d["verbose"], d["now"]
     o = [f"checking job {d['id']}\n\n",
          "State: %s%s\n" % (d["state"], f"  EState: {d['estate']}" if d["estate"] != d["state"] else ""),
@@ -339,7 +329,7 @@ def _render_analysis(job_id: str, a: Mapping[str, Any]) -> str:
 
 def _render_extras(d: Mapping[str, Any]) -> str:
     """-v: what maui-py knows beyond Maui's template."""
-    dstr = _dates(d)
+    dstr = dates(d)
     o = ["\nmaui-py:\n"]
     rep = d["report"]
     if rep is not None:

@@ -28,6 +28,7 @@ import json
 import logging
 import os
 import pwd
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -74,6 +75,16 @@ def dstr(epoch: int) -> str:
     """MULToDString: `Thu Sep  1 15:02:50`."""
     from ..model.times import multodstring
     return multodstring(epoch)
+
+
+def dates(data: Mapping[str, Any]) -> Callable[[int], str]:
+    """MULToDString for a command's data: in the trace's zone when the data comes from a
+    simulator's store (its "clock", cli/clock.py), else dstr."""
+    clock = data.get("clock")
+    if not clock:
+        return dstr
+    from .clock import maui_dates
+    return maui_dates(clock)
 
 
 def date(epoch: int) -> str:
@@ -176,20 +187,28 @@ def daemon_status(store: Path) -> str:
     return f"mauid running, pid {text}"
 
 
-def cycle_facts(last: LastCycle, store: Path, wall: float | None = None) -> dict[str, Any]:
-    """The "cycle" object of --json and the facts of the age line."""
+def cycle_facts(last: LastCycle, store: Path, wall: float | None = None,
+                clock: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The "cycle" object of --json and the facts of the age line. `now` is epoch seconds;
+    on a simulator's store (`clock`: the trace's, cli/clock.py) also `clock`, and
+    `replay_now`, the instant in the replay's own seconds."""
+    from .clock import offset
     info = last.info
     wall = time.time() if wall is None else wall
     simulated = info.rm == "sim"
-    return {"iteration": info.iteration, "now": info.now, "saved_at": info.wall,
-            "age_seconds": max(0, int(wall - info.wall)), "simulated": simulated,
-            "daemon": "" if simulated else daemon_status(store), "store": str(store),
-            "config": info.config_path}
+    facts = {"iteration": info.iteration, "now": info.now + offset(clock), "saved_at": info.wall,
+             "age_seconds": max(0, int(wall - info.wall)), "simulated": simulated,
+             "daemon": "" if simulated else daemon_status(store), "store": str(store),
+             "config": info.config_path}
+    if clock is not None:
+        facts.update(clock=dict(clock), replay_now=info.now)
+    return facts
 
 
 def age_line(facts: Mapping[str, Any]) -> str:
     """`data as of cycle N (DATE), T ago; mauid ...` for stderr."""
-    when = date(facts["now"])
+    from .clock import date as clock_date
+    when = clock_date(facts.get("clock"), facts["now"])
     if facts["simulated"]:
         return f"data as of simulated cycle {facts['iteration']} ({when}), saved {duration(facts['age_seconds'])} ago"
     line = f"data as of cycle {facts['iteration']} ({when}), {duration(facts['age_seconds'])} ago"
@@ -236,6 +255,31 @@ def require_admin(cfg: SchedulerConfig, user: str, prog: str) -> None:
 
 
 # ---------------------------------------------------------------------- output
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs"})
+
+
+def printable(text: str) -> str:
+    """`text` with every control, format (U+202E right-to-left override, zero-width ...) and
+    line-separator character written as an escape (`\\u202e`), newlines and tabs kept: a user's
+    or job's name reaches the terminal as text, never as a command to it."""
+    if text.isascii():
+        return _CONTROL.sub(_escape, text) if _CONTROL.search(text) else text
+    import unicodedata
+    unsafe = {c for c in set(text) if (not c.isascii() or _CONTROL.match(c)) and c not in "\n\t"
+              and unicodedata.category(c) in _UNSAFE_CATEGORIES}
+    return "".join(_escape_char(c) if c in unsafe else c for c in text) if unsafe else text
+
+
+def _escape(m: re.Match) -> str:
+    return _escape_char(m.group())
+
+
+def _escape_char(c: str) -> str:
+    n = ord(c)
+    return f"\\x{n:02x}" if n < 0x100 else f"\\u{n:04x}" if n < 0x10000 else f"\\U{n:08x}"
+
+
 def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
          render: Callable[[Mapping[str, Any]], str], facts: Mapping[str, Any] | None = None,
          err: TextIO | None = None) -> None:
@@ -246,7 +290,7 @@ def emit(args: argparse.Namespace, out: TextIO, data: Mapping[str, Any],
         return
     if facts is not None and err is not None:
         err.write(age_line(facts) + "\n")
-    out.write(render(data))
+    out.write(printable(render(data)))
 
 
 def run_guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
@@ -277,10 +321,10 @@ def _guarded(prog: str, err: TextIO, body: Callable[[], int]) -> int:
     try:
         return body()
     except CommandError as e:
-        err.write(f"{prog}: {e}\n" if e.prefixed else f"{e}\n")
+        err.write(printable(f"{prog}: {e}\n" if e.prefixed else f"{e}\n"))
         return e.status
     except StoreError as e:                 # a damaged or foreign store, found while reading it
-        err.write(f"{prog}: {e}\n")
+        err.write(printable(f"{prog}: {e}\n"))
         return 1
     except BrokenPipeError:
         return 0
@@ -309,7 +353,11 @@ def load(args: argparse.Namespace) -> Loaded:
         reader.close()
         raise CommandError(f"{reader.path}: no cycle saved yet (has mauid run a cycle?)")
     cfg, _source = command_config(args, last.info.config_path)
-    facts = cycle_facts(last, reader.path)
+    clock = None
+    if last.info.rm == "sim":
+        from .clock import store_clock
+        clock = store_clock(reader.kv().get("cycle"))
+    facts = cycle_facts(last, reader.path, clock=clock)
     down = rm_down(reader.conn)
     if down is not None:          # mauid cannot read the resource manager: no new cycles
         facts["rm_unreachable_since"], facts["rm_error"] = down["since"], down["error"]
@@ -329,6 +377,11 @@ def run_view(prog: str, args: argparse.Namespace, out: TextIO | None, err: TextI
         with loaded.reader:
             try:
                 data = collect(View(loaded.last, loaded.cfg, loaded.reader.load_state()), loaded.reader)
+                clock = loaded.facts.get("clock")
+                from .clock import offset, readable, to_epoch
+                data = readable(data, clock)    # no raw seconds in a sentence
+                if clock is not None:           # a simulator's store: its times in epoch seconds
+                    data = {**to_epoch(data, offset(clock)), "clock": clock}
                 emit(args, out, data, render, loaded.facts, err)
             except (CommandError, StoreError):
                 raise

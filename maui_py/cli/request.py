@@ -40,7 +40,7 @@ ANSWER_SECONDS = 10.0
 
 
 def add_request_arguments(parser: argparse.ArgumentParser) -> None:
-    add_store_arguments(parser, short_config=False)
+    add_store_arguments(parser)
     parser.add_argument("--wait", action="store_true",
                         help="wait until the daemon has applied the request and show its answer")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",

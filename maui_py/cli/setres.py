@@ -1,5 +1,6 @@
 """`setres [-n NAME] [-s START] [-d DURATION | -e END] [-u USERS] [-g GROUPS] [-a ACCOUNTS]
-[-c CLASSES] [-q QOS] RESOURCES`: make an administrative reservation (Maui's setres; admins).
+[--classes CLASSES] [-q QOS] RESOURCES`: make an administrative reservation (Maui's setres; admins).
+Maui's `-c CLASSES` is `--classes`: `-c` is `-c/--config FILE`, as in every maui-py program.
 
 RESOURCES is `ALL`, `TASKS==N` (N processors, placed by the scheduler), or nodes: names and
 Slurm hostlists (`node[01-04,7]`, `n01,n02`, several arguments), or Maui regular expressions
@@ -39,8 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     end.add_argument("-d", "--duration", metavar="DURATION", help="length")
     end.add_argument("-e", "--end", metavar="TIME", help="end")
     for flag, dest, what in (("-u", "users", "users"), ("-g", "groups", "groups"), ("-a", "accounts", "accounts"),
-                             ("-c", "classes", "classes"), ("-q", "qos", "QOS")):
+                             ("-q", "qos", "QOS")):
         parser.add_argument(flag, dest=dest, metavar="LIST", default="", help=f"{what} who may use it")
+    parser.add_argument("--classes", dest="classes", metavar="LIST", default="",
+                        help="classes who may use it (Maui's setres -c: here -c is --config, as in every "
+                             "maui-py program)")
     add_request_arguments(parser)
 
 

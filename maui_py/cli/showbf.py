@@ -19,7 +19,7 @@ import grp
 import pwd
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from .common import add_store_arguments, dstr, invoking_user, parse_duration, run_view, tstr
+from .common import add_store_arguments, dates, invoking_user, parse_duration, run_view, tstr
 
 if TYPE_CHECKING:
     from ..model import Job
@@ -77,6 +77,7 @@ def collect(view: View, probe: Job, duration: int = 0, nodes: int = 0) -> dict[s
 
 def render(d: Mapping[str, Any]) -> str:
     """ShowBackfillWindow's buffer, plus the client's newline."""
+    dstr = dates(d)
     out = ["backfill window (user: '%s' group: '%s' partition: %s) %s\n"
            % (d["user"], d["group"], d["partition"], dstr(d["now"]))]
     for w in d["windows"]:

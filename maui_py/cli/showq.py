@@ -14,7 +14,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
 from ..model.report import ReportStatus
-from .common import PARTITION, add_store_arguments, dstr, run_view, tstr
+from .common import PARTITION, add_store_arguments, dates, run_view, tstr
 
 if TYPE_CHECKING:
     from .view import View
@@ -103,6 +103,7 @@ def _pct(a: int, b: int) -> float:
 
 def render_all(d: Mapping[str, Any]) -> str:
     """MCShowQ."""
+    dstr = dates(d)
     now = d["now"]
     out = ["ACTIVE JOBS--------------------\n",
            HEADER % ("JOBNAME", "USERNAME", "STATE", "PROC", "REMAINING", "STARTTIME")]
@@ -134,6 +135,7 @@ def render_all(d: Mapping[str, Any]) -> str:
 
 def render_running(d: Mapping[str, Any]) -> str:
     """MCShowRun (showq -r)."""
+    dstr = dates(d)
     now, verbose = d["now"], d["verbose"]
     vline = " %6s" % "prio" if verbose else ""
     out = ["%18s%c %1s%s %3s %6s %8s %2s %9s %8s %8s %5s %s%11s  %19s\n\n"
@@ -155,6 +157,7 @@ def render_running(d: Mapping[str, Any]) -> str:
 
 def render_idle(d: Mapping[str, Any]) -> str:
     """MCShowIdle (showq -i)."""
+    dstr = dates(d)
     now = d["now"]
     out = ["%18s %11s %8s %2s %9s %8s %6s %s%11s %9s %20s\n\n"
            % ("JobName", "Priority", "XFactor", "Q", "User", "Group", "Procs", "", "WCLimit", "Class",

@@ -12,10 +12,9 @@ owner and the users in their access list.
 from __future__ import annotations
 
 import argparse
-import time
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from .common import add_store_arguments, dstr, invoking_user, run_view, sees_all, tstr
+from .common import add_store_arguments, dates, invoking_user, run_view, sees_all, tstr
 
 if TYPE_CHECKING:
     from .view import View
@@ -58,8 +57,12 @@ def collect(view: View, user: str, admin: bool, resid: str | None = None, nodes:
             "reservations": out}
 
 
-def _start_text(t: int, verbose: bool) -> str:
-    return time.ctime(t) + "\n" if verbose else dstr(t)
+def _start_text(d: Mapping[str, Any], t: int) -> str:
+    """StartTime: MULToDString, or with -v the whole ctime(); in the trace's zone on a simulator's store."""
+    if d["verbose"]:
+        from .clock import ctime
+        return ctime(d.get("clock"), t) + "\n"
+    return dates(d)(t)
 
 
 def render(d: Mapping[str, Any]) -> str:
@@ -76,7 +79,7 @@ def render_list(d: Mapping[str, Any]) -> str:
         out.append("%-18s %5s %1s %11s %11s %11s %4d/%-4d %s"
                    % (r["name"], r["type"], r["state"], tstr(r["start"] - now), tstr(r["end"] - now),
                       tstr(r["end"] - r["start"]), r["nodes"], r["procs"],
-                      _start_text(r["start"], d["verbose"])))
+                      _start_text(d, r["start"])))
     n = len(d["reservations"])
     out.append("\n%d %s located\n" % (n, "reservation" if n == 1 else "reservations"))
     return "".join(out) + "\n"
@@ -89,7 +92,7 @@ def render_nodes(d: Mapping[str, Any]) -> str:
     for r in d["reservations"]:
         for node, _procs, tasks in r["allocation"]:
             per_node.setdefault(node, []).append((r, tasks))
-    out = ["reservations on %s\n" % dstr(now),
+    out = ["reservations on %s\n" % dates(d)(now),
            "%20s  %9s %18s %10s %4s %11s %11s %s%20s\n\n"
            % ("NodeName", "Type", "ReservationID", "JobState", "Task", "Start", "Duration",
               "     " if verbose else "", "StartTime")]
@@ -101,7 +104,7 @@ def render_nodes(d: Mapping[str, Any]) -> str:
                                                      r["name"], r["job_state"], tasks))
             out.append("%11s %11s  %20s" % (tstr(r["start"] - now),
                                              "INFINITE" if span > INFINITE_SPAN else tstr(span),
-                                             _start_text(r["start"], verbose)))
+                                             _start_text(d, r["start"])))
         count += node in per_node
     out.append("%d nodes reserved\n" % count)
     return "".join(out)

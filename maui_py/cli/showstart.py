@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from .common import PARTITION, CommandError, add_store_arguments, dstr, parse_duration, run_view, tstr
+from .common import PARTITION, CommandError, add_store_arguments, dates, parse_duration, run_view, tstr
 
 if TYPE_CHECKING:
     from ..model import Job
@@ -72,6 +72,7 @@ def collect(view: View, spec: str) -> dict[str, Any]:
 
 def render(d: Mapping[str, Any]) -> str:
     """MCShowEStart."""
+    dstr = dates(d)
     now = d["now"]
     return ("job %s requires %d proc%s for %s\n" % (d["job"], d["procs"], "" if d["procs"] == 1 else "s",
                                                    tstr(d["wclimit"]))

@@ -28,6 +28,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..model import Acl, Hold, HoldType, ReleaseHold, Reservation, ReservationKind, Resources
+from ..model.times import span_text
 from ..priority.engine import MAX_PRIO_VAL
 from . import admin
 
@@ -90,7 +91,7 @@ def setres(req: admin.AdminRequest, ctx: admin.AdminContext) -> str:
     ctx.admin_reservations[name] = (r, req.requester, ctx.wall)
     ctx.reservations_changed = True
     what = f"{len(hosts)} node{'s' if len(hosts) != 1 else ''}" if hosts and not tasks else f"{tasks} tasks"
-    return f"reservation '{name}' created on {what} from {start} to {end}"
+    return f"reservation '{name}' created on {what} {span_text(start, end)}"
 
 
 def releaseres(req: admin.AdminRequest, ctx: admin.AdminContext) -> str:

@@ -51,3 +51,11 @@ def duration(seconds: int) -> str:
 def date(epoch: int) -> str:
     """The first 19 characters of ctime() in local time: `Thu Sep  1 15:02:50`."""
     return multodstring(epoch)[:19]
+
+
+def span_text(start: int, end: int) -> str:
+    """`from Thu Sep  1 15:02:50 to Thu Sep  1 15:32:50 (00:30:00)`: a span as a person reads
+    it; Maui's endless span (100000000 s or more) reads `with no end`."""
+    if end - start >= 100_000_000:
+        return f"from {date(start)} with no end"
+    return f"from {date(start)} to {date(end)} ({duration(end - start)})"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..model.times import duration
-from . import plots
+from . import plots, settings
 from .engine import SimOptions, SimResult
 from .metrics import Figures, Summary, binned_series, slowdown_grid, smooth, summarize, wait_cdf
 from .timefmt import TraceClock, human_duration
@@ -250,8 +250,20 @@ def report_data(results: Sequence[tuple[str, SimResult]], info: ReportInfo) -> d
             "generated": info.generated, "clock": info.clock.as_dict(),
             "period": {"first_submit": first, "last_end": last, "first_submit_date": info.clock.date(first),
                        "last_end_date": info.clock.date(last)},
-            "configs": [{"name": n, "settings": config_settings(t), "text": t} for n, t in info.configs],
-            "runs": runs}
+            "configs": _configs(info.configs), "runs": runs}
+
+
+def _configs(configs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Each configuration's name, text and effective settings (sim/settings.py): every row any
+    of them sets, with its value in each (the default where a file does not set it, "set"
+    lists those it does); the text's own lines if a text does not load."""
+    side = settings.side_by_side([t for _n, t in configs])
+    out = []
+    for k, (name, text) in enumerate(configs):
+        own = config_settings(text)
+        out.append({"name": name, "text": text, "settings": side[k]["settings"] if side else own,
+                    "set": side[k]["set"] if side else sorted(own)})
+    return out
 
 
 # ------------------------------------------------------------------ the HTML
@@ -382,21 +394,43 @@ def _config_html(configs: list[dict[str, Any]]) -> str:
         body = (f"<details open><summary>{escape(c['name'])}</summary><pre>{escape(c['text'])}</pre></details>"
                 if c["text"] else f"<p>{escape(c['name'])}: every parameter at its default</p>")
         return f"<section><h2>Configuration</h2>{body}</section>"
-    settings = [c["settings"] for c in configs]
-    keys = sorted({k for s in settings for k in s})
+    keys = sorted({k for c in configs for k in c["settings"]})
     rows, ndiff = [], 0
     for k in keys:
-        vals = [s.get(k, "") for s in settings]
+        vals = [c["settings"].get(k, "") for c in configs]
         changed = len(set(vals)) > 1
         ndiff += changed
         rows.append(f'<tr class="{"changed" if changed else ""}"><td>{escape(k)}</td>'
-                    + "".join(f"<td>{escape(v) if v else '<i>default</i>'}</td>" for v in vals) + "</tr>")
+                    + "".join(_setting_cell(v, k in c.get("set", c["settings"])) for v, c in zip(vals, configs))
+                    + "</tr>")
     head = "".join(f"<th>{escape(c['name'])}</th>" for c in configs)
     files = "".join(f"<details><summary>{escape(c['name'])}</summary><pre>{escape(c['text'])}</pre></details>"
                     for c in configs if c["text"])
     return (f"<section><h2>Configurations side by side</h2><p class=\"note\">{ndiff} of {len(keys)} "
-            "settings differ (highlighted); <i>default</i>: the file does not set it.</p>"
+            "settings differ (highlighted), compared as maui-py reads them: defaults and other spellings "
+            "resolved, <code>RESERVATIONDEPTH[0]</code> is <code>RESERVATIONDEPTH</code>; "
+            "<i>(default)</i>: the file does not set it.</p>"
             f"<table class=\"settings\"><tr><th>parameter</th>{head}</tr>{''.join(rows)}</table>{files}</section>")
+
+
+def _setting_cell(value: str, own: bool) -> str:
+    shown = escape(value) if value else "<i>none</i>"
+    return f"<td>{shown}</td>" if own else f"<td>{shown} <i>(default)</i></td>"
+
+
+def _over_time(data: dict[str, Any], clock: TraceClock) -> str:
+    """The utilisation and queue-length plots, with the moving average's window stated."""
+    runs, day = data["runs"], clock.day
+    util = plots.line_chart("Utilization (moving average)", "busy processors",
+                            [(r["config"], r["series"]["t"], r["series"]["utilization_smoothed"]) for r in runs],
+                            day, y_max=1.0, y_format=lambda v: f"{v:.0%}")
+    queue = plots.line_chart("Queue length (moving average)", "jobs waiting",
+                             [(r["config"], r["series"]["t"], r["series"]["queue_smoothed"]) for r in runs], day)
+    span = data["period"]["last_end"] - data["period"]["first_submit"]
+    window = human_duration(span * SMOOTHING // SERIES_BINS)
+    note = (f'<p class="note">Each line is a centred moving average over about {window} '
+            f"({SMOOTHING} of the {SERIES_BINS} equal slices of the replay).</p>")
+    return f"<section><h2>Over time</h2>{note}<div class=\"charts\">{util}{queue}</div></section>"
 
 
 def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -> str:
@@ -450,15 +484,9 @@ def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -
             parts.append(f"<p class=\"fail\">{escape(r['config'])}: {r['unfinished']} job(s) never finished "
                          "(summary.txt says why).</p>")
     parts.append("</section>")
-    day = clock.day
-    util = plots.line_chart("Utilization (moving average)", "busy processors",
-                            [(r["config"], r["series"]["t"], r["series"]["utilization_smoothed"]) for r in runs],
-                            day, y_max=1.0, y_format=lambda v: f"{v:.0%}")
-    queue = plots.line_chart("Queue length (moving average)", "jobs waiting",
-                             [(r["config"], r["series"]["t"], r["series"]["queue_smoothed"]) for r in runs], day)
+    parts.append(_over_time(data, clock))
     cdf = plots.cdf_chart("Wait time distribution (CDF)", [(r["config"], [tuple(p) for p in r["wait_cdf"]])
                                                             for r in runs])
-    parts.append(f"<section><h2>Over time</h2><div class=\"charts\">{util}{queue}</div></section>")
     parts.append(f"<section><h2>Waits</h2><div class=\"charts\">{cdf}</div></section>")
     vmax = max((v for r in runs for row in r["slowdown_grid"]["mean"] for v in row if v is not None),
                default=1.0)

@@ -112,3 +112,55 @@ def test_strict_passes_a_clean_file_and_every_sample(capsys, files):
 def test_nodes_must_be_a_hostlist(capsys, files):
     status = main(["check-config", "--nodes", "n[1-99999999]", str(files("ok.cfg", "LOGLEVEL 1\n"))])
     assert status == 2 and "--nodes: 'n[1-99999999]' names more than" in capsys.readouterr().err
+
+
+def test_values_read_but_not_acted_on_are_noted_and_fail_strict(capsys, files):
+    """Issue 35 item 3: preemption (a BACKFILLPOLICY value, QOS and reservation flags) is read
+    but not acted on; check-config says so, and --strict fails on it as on PREEMPTPOLICY."""
+    path = files("preempt.cfg", "BACKFILLPOLICY PREEMPT\nQOSCFG[hi] QFLAGS=PREEMPTOR:NOBF\n"
+                                "QOSCFG[lo] QFLAGS=PREEMPTEE\nSRCFG[x] HOSTLIST=n1 FLAGS=OWNERPREEMPT\n"
+                                "USERCFG[bob] QLIST=a,b QDEF=a\n")
+    status, out = run(capsys, path)
+    assert status == 0
+    notes = [line for line in out.splitlines() if ": note: " in line and "HOSTLIST" not in line]
+    assert notes == [
+        f"{path}:1: note: BACKFILLPOLICY PREEMPT (maui-py preempts nothing; it backfills as FIRSTFIT): "
+        "accepted but not acted on by maui-py",
+        f"{path}:2: note: QOSCFG[hi] QFLAGS=PREEMPTOR: accepted but not acted on by maui-py",
+        f"{path}:3: note: QOSCFG[lo] QFLAGS=PREEMPTEE: accepted but not acted on by maui-py",
+        f"{path}:4: note: SRCFG[x] FLAGS=OWNERPREEMPT: accepted but not acted on by maui-py",
+        f"{path}:5: note: USERCFG[bob] QLIST: accepted but not acted on by maui-py",
+        f"{path}:5: note: USERCFG[bob] QDEF: accepted but not acted on by maui-py"]
+    status, out = run(capsys, "--strict", "-q", path)
+    assert status == 1 and "QFLAGS=PREEMPTOR" in out
+    assert out.splitlines()[-1] == (f"{path}: 0 errors, 0 warnings, 6 not acted on: "
+                                    "invalid (--strict: settings not acted on fail)")
+    status, out = run(capsys, "--strict", files("inactive.cfg", "PREEMPTPOLICY REQUEUE\n"))
+    assert status == 1
+
+
+def test_the_notes_come_from_the_parameter_table():
+    """Every value a value type declares not acted on is noted, and none that acts."""
+    from maui_py.cfg import PARAMS, parse_config
+    qflags = PARAMS["QOSCFG"].attrs["QFLAGS"].type
+    assert {"NOBF", "NORESERVATION", "RESERVEALWAYS"} == set(qflags.acted)
+    for flag in sorted(qflags.known):
+        noted = parse_config(f"QOSCFG[q] QFLAGS={flag}\n").not_acted_on()
+        assert bool(noted) == (flag not in qflags.acted), flag
+
+
+def test_a_negative_limit_and_a_start_past_the_day_warn(capsys, files):
+    path = files("odd.cfg", "CLASSCFG[batch] MAXPROC=-5\nSRCFG[x] HOSTLIST=n1 STARTTIME=25:00:00\n"
+                            "USERCFG[a] MAXJOB=-1 MAXPROC=INFINITY\nSRCFG[y] HOSTLIST=n1 ENDTIME=24:00:00\n")
+    status, out = run(capsys, path)
+    warnings = [line for line in out.splitlines() if ": warning: " in line]
+    assert warnings == [
+        f"{path}:1:25: warning: CLASSCFG[batch] MAXPROC: negative limit '-5' read as no limit "
+        "(write -1 or INFINITY for that)",
+        f"{path}:2:32: warning: SRCFG[x] STARTTIME: '25:00:00' is past the end of a DAY (1:00:00:00): read as "
+        "01:00:00 into the next DAY"]
+    assert status == 0
+    path = files("week.cfg", "SRCFG[w] STARTTIME=2:00:00:00 PERIOD=WEEK\nSRCFG[v] PERIOD=WEEK STARTTIME=8:00:00:00\n")
+    status, out = run(capsys, path)
+    assert [line.split(": warning: ")[1] for line in out.splitlines() if ": warning: " in line] == [
+        "SRCFG[v] STARTTIME: '8:00:00:00' is past the end of a WEEK (7:00:00:00): read as 1:00:00:00 into the next WEEK"]

@@ -69,3 +69,32 @@ def test_checkjob_on_a_replayed_trace_prints_the_trace_dates(tmp_path, capsys):
     submit = next(ln for ln in out.splitlines() if ln.startswith("SubmitTime:"))
     # the trace starts Mon Sep 23 1996, 14:00:31 in Stockholm; 1970 would mean epoch 0
     assert "Sep 2" in submit and "1970" not in submit, submit
+
+
+def test_every_command_prints_the_trace_dates_and_json_gives_epoch_seconds(tmp_path, capsys):
+    """Issue 35 item 1: the replay's moment in the trace's real dates (as the replay prints
+    them), never 1970; --json's `now` in epoch seconds, as on mauid's store."""
+    from tests.sim.small_trace import START, write_trace
+    trace = write_trace(tmp_path / "site.swf")
+    db = tmp_path / "sim.db"
+    assert maui_sim_main([str(trace), "-q", "--store", str(db), "--store-at", "20000"]) == 0
+    replay_line = capsys.readouterr().out
+    assert "at 1996-09-2" in replay_line                 # the replay's own date of the stored cycle
+    doc = json.loads(sh(capsys, "showq", "--store", str(db), "--json")[0])
+    now = doc["cycle"]["now"]
+    assert START < now <= START + 20000 + 3600          # epoch seconds, within the asked time
+    assert doc["cycle"]["replay_now"] == now - START and doc["data"]["now"] == now
+    jobs = doc["data"]["active"] + doc["data"]["idle"] + doc["data"]["blocked"]
+    assert jobs and all(START <= j["submit"] <= now for j in jobs)
+    outputs = []
+    for name, argv in (("showq", ()), ("showq", ("-r",)), ("showq", ("-i",)), ("showres", ()),
+                       ("showres", ("-n",)), ("showbf", ())):
+        out, err = sh(capsys, name, *argv, "--store", str(db))
+        assert "1996" in err and "1970" not in err, err           # the age line
+        outputs.append(out)
+    waiting = doc["data"]["idle"] or doc["data"]["blocked"]
+    if waiting:
+        outputs.append(sh(capsys, "showstart", waiting[0]["id"], "--store", str(db))[0])
+    text = "".join(outputs)
+    assert "Sep 2" in text and "1970" not in text and "Jan  1" not in text, text
+

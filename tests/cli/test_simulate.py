@@ -119,7 +119,10 @@ def test_compare_writes_one_report_with_the_differences_marked(tmp_path, capsys)
     assert "Configurations side by side" in html
     row = re.search(r'<tr class="changed"><td>BACKFILLPOLICY</td><td>FIRSTFIT</td><td>NONE</td></tr>', html)
     assert row, "a setting that differs is marked"
-    assert re.search(r'<tr class=""><td>QUEUETIMEWEIGHT</td>', html) is None   # easy.cfg only: differs
+    # easy.cfg's QUEUETIMEWEIGHT 1 is the default the other file keeps: the same setting (issue 35 item 7)
+    assert re.search(r'<tr class=""><td>QUEUETIMEWEIGHT</td><td>1</td><td>1 <i>\(default\)</i></td>', html)
+    assert re.search(r'<tr class="changed"><td>RESERVATIONDEPTH</td><td>1</td><td>8</td>', html)
+    assert "Each line is a centred moving average over about " in html
     a, b = (r["total"] for r in json.loads((tmp_path / "c" / "report.json").read_text())["runs"])
     differing = [k for k in ("wait_mean", "bsld_mean", "backfill_share") if a[k] != b[k]]
     assert differing, "the two policies schedule differently"
