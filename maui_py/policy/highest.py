@@ -7,15 +7,19 @@ while every other reservation stays in place, whatever RESERVATIONDEPTH says. So
 reservation only moves earlier (its old place is free to it), and moves later only when its
 own resources vanish (a node down, a running job past its limit, a standing reservation).
 
-This is one walk per cycle, as Maui makes one per iteration; in priority order (FCFS:
-submission order) it is the compression of conservative backfilling by its published
-definition (Mu'alem and Feitelson; pyss's ConservativeScheduler takes each waiting job out
-and puts it back at its earliest start, the others held). With a cycle per event
-(`maui-sim --per-event`) maui-py's FCFS conservative replay then equals the definition's
-(benchmarks/reference_sim.py) on every one of KTH-SP2's 28,467 jobs. Invariant after the
-walk: every kept reservation fits where it is with the others held, none starts later than
-before unless its own resources vanished, and one whose start did not improve keeps its
-nodes. Cost: O(R x S), R reservations, S one earliest-start scan.
+Maui repeats the walk every iteration (RMPOLLINTERVAL). maui-py cycles at events only, so
+it repeats the walk until no reservation moves: each reservation is then at its earliest
+start with all the others held (a fixed point), which Maui's iterations reach a second or
+two later. A fixed point is also what makes a cycle from the store decide as one with
+memory: walking again changes nothing, so a cycle that had nothing come free may skip the
+walk (core/changes.py). In priority order one walk is the compression of conservative
+backfilling by its published definition (Mu'alem and Feitelson; pyss compresses once per
+job end); the repeated walk can move a reservation that a single compression leaves, so
+per event maui-py equals the definition on the first 2,500 KTH-SP2 jobs and differs on
+3,014 of all 28,467 (docs/simulator.md). Invariant after the pass: for every kept
+reservation r, no start earlier than r's is feasible with every other reservation held; a
+reservation whose start did not improve keeps its nodes. Cost: O(R x S) per walk, R
+reservations, S one earliest-start scan; a second walk only when something moved.
 """
 
 from __future__ import annotations
@@ -45,9 +49,9 @@ def _hold_kept(c, jid: str, kr, cr, ign: tuple[str, ...]) -> bool:
     return own in table.holds
 
 
-def _slide(c, job, cr, kr, k: int) -> None:
-    """Re-make one kept reservation at its earliest start, the others held (MJobReserve):
-    it starts when that is now, moves when the start changed, else keeps its nodes."""
+def _slide(c, job, cr, kr, k: int) -> bool:
+    """Re-make one kept reservation at its earliest start, the others held (MJobReserve).
+    True when it moved or started: its old place came free for the others."""
     now, table = c.now, c.table
     jid = job.id
     own = owners.priority(jid)
@@ -58,37 +62,51 @@ def _slide(c, job, cr, kr, k: int) -> None:
     if not p:
         deferral.defer(c, job, "insufficient resources to start reserved job: "
                        + c.blocked_by(job, cr, p))
-        return
+        return False
     why = c.past_standing(job, cr, p)
     if why:
         deferral.defer(c, job, why)
-        return
+        return False
     if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
         c.start(job, p, StartKind.RESERVED, k)
-        return
+        return True
     if held and p.start == kr.start:
-        return                          # already at its earliest: it keeps its nodes
+        return False                    # already at its earliest: it keeps its nodes
     table.release(own)
     table.reserve_placement(own, p, kind="priority", inside=ign)
     kr.start, kr.end, kr.allocation = p.start, p.end, p.allocation
+    return True
 
 
 def slide_forward(c, order, index: dict[str, int], retry) -> None:
     """Every kept reservation, in priority order, re-made at its earliest start with the
-    others held (see the module docstring). `index`: each reserved job's place in
-    `order`; `retry(jid)` handles a job whose retry hold is active (it keeps its own
-    resources, RESERVATIONRETRYTIME)."""
+    others held, until none moves (see the module docstring). This ends: after the first
+    walk every reservation is where it fits with the others held, and since each later
+    move goes where it fits with the others held, none is ever pushed later again; the
+    moves after the first walk are all strictly earlier. `index`: each reserved
+    job's place in `order`; `retry(jid)` handles a job whose retry hold is active (it keeps its
+    own resources, RESERVATIONRETRYTIME), once."""
     st = c.state
     jobs = sorted(st.reservations, key=index.__getitem__)
     for jid in jobs:                    # a table built afresh holds them first, as kept
         job, cr, _prio = order[index[jid]]
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
-    for jid in jobs:
-        kr = st.reservations.get(jid)
-        if kr is None:
-            continue
-        if kr.retry_until is not None and kr.retry_until > c.now:
-            retry(jid)
-            continue
-        job, cr, _prio = order[index[jid]]
-        _slide(c, job, cr, kr, index[jid])
+    first = True
+    while True:
+        moved = False
+        for jid in jobs:
+            kr = st.reservations.get(jid)
+            if kr is None:
+                continue
+            if kr.retry_until is not None and kr.retry_until > c.now:
+                if first:
+                    retry(jid)
+                continue
+            job, cr, _prio = order[index[jid]]
+            moved = _slide(c, job, cr, kr, index[jid]) or moved
+        first = False
+        if not moved:
+            return
+        jobs = [j for j in jobs if j in st.reservations]
+        if not jobs:
+            return
