@@ -24,6 +24,8 @@ from typing import IO, Iterable, Mapping, Union
 from maui_py.core import gcpause
 from maui_py.model import Job, JobRequest, Resources
 
+from .outfile import replacing
+
 PathOrFile = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -278,11 +280,12 @@ def write_swf(records: Iterable[SwfRecord], dest: PathOrFile,
         dest.write(payload if isinstance(dest, io.TextIOBase) else payload.encode())
         return
     path = Path(dest)
-    if path.suffix == ".gz":
-        with gzip.GzipFile(path, "wb", mtime=0) as out:
-            out.write(payload.encode())
-    else:
-        path.write_text(payload)
+    with replacing(path, "wb") as fh:       # never through a planted link
+        if path.suffix == ".gz":
+            with gzip.GzipFile(path.name, "wb", fileobj=fh, mtime=0) as out:
+                out.write(payload.encode())
+        else:
+            fh.write(payload.encode())
 
 
 @dataclass(frozen=True, slots=True)
