@@ -25,7 +25,7 @@ def sniff(path: str | Path) -> str:
         return "swf"
     with open(p, "rb") as f:
         head = f.read(4096).decode("utf-8", errors="replace")
-    first = next((line for line in head.splitlines() if line.strip()), "")
+    first = next((line for line in head.split("\n") if line.strip()), "")
     if first.startswith("JobID|") or first.count("|") >= 5:
         return "sacct"
     if first.startswith("JobId="):
