@@ -10,6 +10,7 @@ compare with the literature.
 from __future__ import annotations
 
 import gzip
+from array import array
 import io
 import math
 import os
@@ -19,7 +20,7 @@ import zlib
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, Iterable, Mapping, Union
+from typing import IO, Iterable, Mapping, Sequence, Union
 
 from maui_py.core import gcpause
 from maui_py.model import Job, JobRequest, Resources
@@ -29,6 +30,9 @@ from .outfile import replacing
 PathOrFile = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+HEADER_BOUNDS = {"MaxProcs": (1, 10_000_000), "MaxNodes": (1, 10_000_000),
+                 "UnixStartTime": (0, 4_102_444_800), "TimeZone": (-86_400, 86_400)}
+"""Header numbers out of these bounds are ignored with a warning."""
 _FIELD_RE = re.compile(r"^;\s*([A-Z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
 _LEADING_INT_RE = re.compile(r"^\s*(-?[0-9]{1,18})(?![0-9])")  # ASCII, bounded: no 5000-digit int()
 _MAX_LINE_WARNINGS = 20
@@ -78,6 +82,17 @@ class SwfRecord:
 
 _FIELDS = SwfRecord.__slots__
 _FLOAT_FIELDS = frozenset({5, 6})
+MAX_SECONDS = 100 * 366 * 86400
+MAX_PROCS = 10_000_000
+MAX_ID = 10 ** 15
+BOUNDS = {"job_id": MAX_ID, "submit": MAX_SECONDS, "wait": MAX_SECONDS, "runtime": MAX_SECONDS,
+          "alloc_procs": MAX_PROCS, "req_procs": MAX_PROCS, "req_time": MAX_SECONDS,
+          "req_mem": 2 ** 50, "status": MAX_ID, "user": MAX_ID, "group": MAX_ID,
+          "executable": MAX_ID, "queue": MAX_ID, "partition": MAX_ID, "preceding_job": MAX_ID,
+          "think_time": MAX_SECONDS}
+"""Magnitude bounds of an SWF record's integer fields: times 100 years, processors 10^7,
+memory 2^50 KB per processor, numbers 10^15. A record past one is malformed (skipped with
+file:line), not a job: a submit time of 10^15 s would be day 11574074075 of the replay."""
 
 
 def _compile_builder():
@@ -98,6 +113,8 @@ def _compile_builder():
                       f" o.{name} = v"]
         else:
             lines.append(f" o.{name} = int({name})")
+    lines.append(" if not (" + " and ".join(f"{-b} <= o.{name} <= {b}" for name, b in BOUNDS.items())
+                 + "): raise ValueError('out of range')")
     lines += [" _set(o, '__class__', _cls)", " return o"]
     namespace = {"_twin": twin, "_cls": SwfRecord}
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from the field list only
@@ -107,18 +124,24 @@ def _compile_builder():
 _build_record = _compile_builder()
 
 
-def _lenient_record(tokens: list[str]) -> SwfRecord | None:
-    """Parse tokens allowing fractional values in integer fields (rounded); None if bad."""
+def _lenient_record(tokens: list[str]) -> tuple[SwfRecord | None, str]:
+    """Parse tokens allowing fractional values in integer fields (rounded): (record, "") or
+    (None, why). ASCII numbers only (float() also reads `３００`, `٣` and `1_0`), bounded."""
     values: list[int | float] = []
     for k, tok in enumerate(tokens):
+        name = _FIELDS[k]
+        if not tok.isascii() or "_" in tok:
+            return None, f"{name} {tok[:20]!r} is not an ASCII number"
         try:
             num = float(tok)
         except ValueError:
-            return None
+            return None, f"{name} {tok[:20]!r} is not a number"
         if not math.isfinite(num):
-            return None
+            return None, f"{name} {tok[:20]!r} is not finite"
+        if name in BOUNDS and abs(num) > BOUNDS[name]:
+            return None, f"{name} {tok[:20]} out of range (at most {BOUNDS[name]:,} in size)"
         values.append(num if k in _FLOAT_FIELDS else round(num))
-    return SwfRecord(*values)
+    return SwfRecord(*values), ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,12 +151,15 @@ class SwfHeader:
     comments: every comment line as read (with its `;`), so a report can quote the site's
     acknowledgement and write_swf can reproduce the header. fields: key -> value; a key
     that occurs several times (Note, Queue, Partition) has its values joined by newlines.
-    malformed: how many job lines read_swf skipped.
+    malformed: how many job lines read_swf skipped; renumbered: how many jobs it gave a new id
+    (their id was an earlier line's). A MaxProcs, MaxNodes or UnixStartTime out of
+    HEADER_BOUNDS reads as absent (MaxProcs: -5 would otherwise drop every job as too wide).
     """
 
     comments: tuple[str, ...] = ()
     malformed: int = 0
     source: str = ""
+    renumbered: int = 0
     fields: dict[str, str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -157,9 +183,16 @@ class SwfHeader:
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.fields.get(key, default)
 
-    def _int(self, key: str) -> int | None:
+    def raw_int(self, key: str) -> int | None:
+        """The leading integer of a field as written (ASCII digits), None if absent."""
         m = _LEADING_INT_RE.match(self.fields.get(key, ""))
         return int(m.group(1)) if m else None
+
+    def _int(self, key: str) -> int | None:
+        """raw_int, None when out of HEADER_BOUNDS (read_swf warns about it)."""
+        value = self.raw_int(key)
+        low, high = HEADER_BOUNDS.get(key, (-MAX_ID, MAX_ID))
+        return value if value is not None and low <= value <= high else None
 
     @property
     def max_nodes(self) -> int | None:
@@ -214,21 +247,27 @@ def _read_text(src: PathOrFile) -> tuple[str, str]:
 def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
     """Read an SWF trace (plain or gzip, detected by magic bytes), records in file order.
 
-    A line that is neither a comment, blank, nor 18 numbers is skipped with a
-    SwfFormatWarning naming the file and line (the first 20, then a count), and counted in
-    header.malformed. O(lines).
+    A line that is neither a comment, blank, nor 18 ASCII numbers within BOUNDS is skipped
+    with a SwfFormatWarning naming the file, the line and why (the first 20, then a count),
+    and counted in header.malformed. Lines end at "\\n" only. A job id already used by an
+    earlier line is renumbered past the file's largest id (renumber_duplicates), so every
+    job of a replay, a what-if and their reports is one job; a header MaxProcs, MaxNodes or
+    UnixStartTime out of range is warned about and ignored. O(lines).
     """
     text, name = _read_text(src)
     records: list[SwfRecord] = []
     comments: list[str] = []
-    bad: list[tuple[int, int]] = []
-    append, build = records.append, _build_record
+    comment_lines: list[int] = []
+    bad: list[tuple[int, str]] = []
+    lines = array("L")          # the line of each record: 8 bytes a job, for the warnings
+    append, build, add_line = records.append, _build_record, lines.append
     with gcpause.paused():   # many objects that stay alive
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(text.split("\n"), 1):
             tokens = line.split()
-            if len(tokens) == 18:
+            if len(tokens) == 18 and line.isascii() and "_" not in line:
                 try:
                     append(build(tokens))
+                    add_line(lineno)
                     continue
                 except ValueError:
                     pass
@@ -236,20 +275,73 @@ def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
                 continue
             if tokens[0].startswith(";"):
                 comments.append(line)
+                comment_lines.append(lineno)
                 continue
-            record = _lenient_record(tokens) if len(tokens) == 18 else None
+            if len(tokens) != 18:
+                bad.append((lineno, f"{len(tokens)} fields; expected 18 numbers"))
+                continue
+            record, why = _lenient_record(tokens)
             if record is None:
-                bad.append((lineno, len(tokens)))
+                bad.append((lineno, why))
             else:
                 append(record)
+                add_line(lineno)
     _warn_malformed(name, bad)
-    return SwfHeader(tuple(comments), malformed=len(bad), source=name), records
+    renumbered = renumber_duplicates(records, lines, name)
+    header = SwfHeader(tuple(comments), malformed=len(bad), source=name, renumbered=renumbered)
+    _warn_header(header, name, comment_lines)
+    return header, records
 
 
-def _warn_malformed(name: str, bad: list[tuple[int, int]]) -> None:
-    for lineno, got in bad[:_MAX_LINE_WARNINGS]:
-        warnings.warn(f"{name}:{lineno}: skipped malformed SWF line "
-                      f"({got} fields; expected 18 finite numbers)",
+def renumber_duplicates(records: list[SwfRecord], lines: Sequence[int], name: str) -> int:
+    """Give each record whose job id an earlier record already has a new id past the file's
+    largest, in place, warning (file:line) for each; returns how many. Two jobs with one id
+    would be one job to the replay (its resource manager, its reports): the later one never
+    ends and its nodes look over-allocated. O(n) while ids increase (the usual order)."""
+    top = -1
+    seen: set[int] | None = None
+    dups: list[int] = []
+    for k, r in enumerate(records):
+        jid = r.job_id
+        if jid > top and seen is None:
+            top = jid
+            continue
+        if seen is None:
+            seen = {x.job_id for x in records[:k]}
+        if jid in seen:
+            dups.append(k)
+        else:
+            seen.add(jid)
+            top = max(top, jid)
+    next_id = top + 1
+    for n, k in enumerate(dups):
+        old = records[k].job_id
+        records[k] = replace(records[k], job_id=next_id)
+        if n < _MAX_LINE_WARNINGS:
+            warnings.warn(f"{name}:{lines[k]}: job id {old} is used by an earlier line: "
+                          f"replayed as job {next_id}", SwfFormatWarning, stacklevel=3)
+        next_id += 1
+    if len(dups) > _MAX_LINE_WARNINGS:
+        warnings.warn(f"{name}: {len(dups) - _MAX_LINE_WARNINGS} more duplicate job ids "
+                      f"renumbered ({len(dups)} in all)", SwfFormatWarning, stacklevel=3)
+    return len(dups)
+
+
+def _warn_header(header: SwfHeader, name: str, comment_lines: list[int]) -> None:
+    """One warning per header number out of range (SwfHeader ignores them)."""
+    for key, (low, high) in HEADER_BOUNDS.items():
+        value = header.raw_int(key)
+        if value is None or low <= value <= high:
+            continue
+        lineno = next((n for line, n in zip(header.comments, comment_lines)
+                       if (m := _FIELD_RE.match(line.lstrip())) and m.group(1) == key), 0)
+        warnings.warn(f"{name}:{lineno}: header {key}: {value} is out of range "
+                      f"[{low}, {high}]: ignored", SwfFormatWarning, stacklevel=3)
+
+
+def _warn_malformed(name: str, bad: list[tuple[int, str]]) -> None:
+    for lineno, why in bad[:_MAX_LINE_WARNINGS]:
+        warnings.warn(f"{name}:{lineno}: skipped malformed SWF line ({why})",
                       SwfFormatWarning, stacklevel=3)
     if len(bad) > _MAX_LINE_WARNINGS:
         warnings.warn(f"{name}: {len(bad) - _MAX_LINE_WARNINGS} more malformed SWF lines "

@@ -135,3 +135,17 @@ def test_no_job_name_makes_a_record_of_another_shape(name, constraint):
         assert jobs["901"].name == name.strip()
     else:
         assert any(m.startswith("acct.txt:2: ") for m in messages)
+
+
+def test_logs_of_several_files_give_one_job_per_id(tmp_path):
+    from maui_py.sim.importers import load_workload
+    one = _row("601", "a") + "\n" + _row("602", "b") + "\n"
+    (tmp_path / "a.txt").write_text(HEADER + "\n" + one)
+    (tmp_path / "b.txt").write_text(HEADER + "\n" + _row("602", "b2") + "\n" + _row("603", "c") + "\n")
+    w = load_workload([tmp_path / "a.txt", tmp_path / "b.txt"], "sacct")
+    assert [(j.id, j.name) for j in w.jobs] == [("601", "a"), ("602", "b2"), ("603", "c")]
+    swf = "1 0 -1 60 1 -1 -1 1 90 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 60 1 -1 -1 1 90 -1 1 2 1 -1 1 -1 -1 -1\n"
+    for name in ("x.swf", "y.swf"):
+        (tmp_path / name).write_text("; MaxProcs: 4\n" + swf)
+    w = load_workload([tmp_path / "x.swf", tmp_path / "y.swf"], "swf")
+    assert sorted(j.id for j in w.jobs) == ["1", "1.2", "2", "2.2"]
