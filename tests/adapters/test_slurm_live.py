@@ -266,6 +266,9 @@ def test_owner_cannot_reshape_a_released_job_before_it_starts(slurm, adapter, te
             accepted[what] = args
     assert accepted == {}, f"the owner changed a released job: {accepted}"
     assert _job_fields(slurm, job) == before
+    comment = slurm.run(["scontrol", "update", f"JobId={job}", "Comment=still-mine"],
+                        user=test_user, check=False)
+    assert comment.returncode == 0, comment.stderr      # what maui-py did not plan stays open
     assert slurm.run(["scontrol", "update", f"JobId={job}", "TimeLimit=8"]).returncode == 0
     assert _job_fields(slurm, job)["TimeLimit"] == "00:08:00"   # root (the scheduler) still may
     slurm.run(["scancel", blocker])
