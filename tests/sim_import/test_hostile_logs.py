@@ -149,3 +149,11 @@ def test_logs_of_several_files_give_one_job_per_id(tmp_path):
         (tmp_path / name).write_text("; MaxProcs: 4\n" + swf)
     w = load_workload([tmp_path / "x.swf", tmp_path / "y.swf"], "swf")
     assert sorted(j.id for j in w.jobs) == ["1", "1.2", "2", "2.2"]
+
+
+def test_a_step_row_with_a_pipe_in_its_name_is_still_a_step_row():
+    step = _row("701.0", "a|" + FORGED_TAIL)          # a reading the shapes cannot settle
+    text = "\n".join([HEADER, _row("701", "x"), step]) + "\n"
+    w, messages = _parse(text)
+    assert [j.id for j in w.jobs] == ["701"] and not messages
+    assert w.skipped["job step row (the allocation row holds the job)"] == 1

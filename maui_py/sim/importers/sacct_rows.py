@@ -90,3 +90,13 @@ def split_row(fields: Sequence[str], line: str) -> tuple[list[str] | None, str]:
     if not found:
         return None, f"{len(cols)} fields, the header has {len(fields)}"
     return found[0], ""
+
+
+def step_id(fields: Sequence[str], line: str) -> str:
+    """The JobID column of a row split_row cannot read, when no free-text field comes before
+    it (so a step row, `123.batch`, is still counted as one); "" otherwise."""
+    k = list(fields).index("JobID")
+    if any(f in FREE_TEXT or f not in _SHAPES for f in fields[:k]):
+        return ""
+    cols = line.split("|")
+    return cols[k] if len(cols) > k else ""

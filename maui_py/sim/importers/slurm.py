@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ...adapters.slurm.records import JOB_KEYS, RecordError, parse_line
 from ...adapters.slurm.values import mem_mb, time_limit_seconds
-from .sacct_rows import split_row
+from .sacct_rows import split_row, step_id
 from .timefmt import bounded_seconds, slurm_time
 from .workload import LineWarnings, Workload, WorkloadJob, ascii_field, log_lines, whole
 
@@ -169,11 +169,12 @@ def parse_sacct(text: str, name: str = "<sacct>") -> Workload:
         if not line.strip():
             continue
         cols, why = split_row(fields, line)
+        jid = cols[fields.index("JobID")] if cols else step_id(fields, line)
+        if _STEP.match(jid.strip()):
+            workload.count("job step row (the allocation row holds the job)")
+            continue
         if cols is None:
             bad.skip(lineno, why)
-            continue
-        if _STEP.match(cols[fields.index("JobID")].strip()):
-            workload.count("job step row (the allocation row holds the job)")
             continue
         row = dict(zip(fields, cols))
         try:
