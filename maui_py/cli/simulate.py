@@ -33,7 +33,8 @@ from .common import at_least
 from ..sim.metrics import summarize
 from ..sim.report import (ReportInfo, cluster_text, compare_text, machine_procs,
                              summary_text, write_report)
-from ..sim.swf import ESTIMATE_RULES, PROCESSOR_RULES, SwfRecord, clean, read_swf, to_sim_jobs
+from ..sim.swf import (ESTIMATE_RULES, PROCESSOR_RULES, SwfRecord, clean, read_swf, to_sim_jobs,
+                       unique_ids)
 from ..sim.timefmt import TraceClock, clock_from_header, human_duration
 from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
@@ -231,6 +232,7 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
     clock, warning, source = TraceClock(), None, "generated"
     if trace:
         header, records = read_swf(trace)
+        records = unique_ids(records)       # a repeated job id: warned about, renumbered
         machine = header.max_procs or header.max_nodes or max((r.procs for r in records), default=1)
         title = Path(trace).name
         clock, warning = clock_from_header(header)

@@ -82,17 +82,13 @@ class SwfRecord:
 
 _FIELDS = SwfRecord.__slots__
 _FLOAT_FIELDS = frozenset({5, 6})
+MAX_NUMBER = 10 ** 13
+BOUNDS = {name: MAX_NUMBER for k, name in enumerate(SwfRecord.__slots__) if k not in (5, 6)}
+"""Magnitude bound of an SWF record's integer fields when read: a number past 10^13 (300,000
+years in seconds, more processors than exist) is damage, and its record is skipped with
+file:line (a submit time of 10^15 s would be day 11574074075 of a replay)."""
 MAX_SECONDS = 100 * 366 * 86400
-MAX_PROCS = 10_000_000
-MAX_ID = 10 ** 15
-BOUNDS = {"job_id": MAX_ID, "submit": MAX_SECONDS, "wait": MAX_SECONDS, "runtime": MAX_SECONDS,
-          "alloc_procs": MAX_PROCS, "req_procs": MAX_PROCS, "req_time": MAX_SECONDS,
-          "req_mem": 2 ** 50, "status": MAX_ID, "user": MAX_ID, "group": MAX_ID,
-          "executable": MAX_ID, "queue": MAX_ID, "partition": MAX_ID, "preceding_job": MAX_ID,
-          "think_time": MAX_SECONDS}
-"""Magnitude bounds of an SWF record's integer fields: times 100 years, processors 10^7,
-memory 2^50 KB per processor, numbers 10^15. A record past one is malformed (skipped with
-file:line), not a job: a submit time of 10^15 s would be day 11574074075 of the replay."""
+"""A replay's bound on times (submit, runtime, requested time): clean() drops a job past it."""
 
 
 def _compile_builder():
@@ -151,15 +147,15 @@ class SwfHeader:
     comments: every comment line as read (with its `;`), so a report can quote the site's
     acknowledgement and write_swf can reproduce the header. fields: key -> value; a key
     that occurs several times (Note, Queue, Partition) has its values joined by newlines.
-    malformed: how many job lines read_swf skipped; renumbered: how many jobs it gave a new id
-    (their id was an earlier line's). A MaxProcs, MaxNodes or UnixStartTime out of
+    malformed: how many job lines read_swf skipped; duplicates: how many job lines repeat an
+    earlier line's job id (unique_ids renumbers them). A MaxProcs, MaxNodes or UnixStartTime out of
     HEADER_BOUNDS reads as absent (MaxProcs: -5 would otherwise drop every job as too wide).
     """
 
     comments: tuple[str, ...] = ()
     malformed: int = 0
     source: str = ""
-    renumbered: int = 0
+    duplicates: int = 0
     fields: dict[str, str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -191,7 +187,7 @@ class SwfHeader:
     def _int(self, key: str) -> int | None:
         """raw_int, None when out of HEADER_BOUNDS (read_swf warns about it)."""
         value = self.raw_int(key)
-        low, high = HEADER_BOUNDS.get(key, (-MAX_ID, MAX_ID))
+        low, high = HEADER_BOUNDS.get(key, (-MAX_NUMBER, MAX_NUMBER))
         return value if value is not None and low <= value <= high else None
 
     @property
@@ -249,10 +245,10 @@ def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
 
     A line that is neither a comment, blank, nor 18 ASCII numbers within BOUNDS is skipped
     with a SwfFormatWarning naming the file, the line and why (the first 20, then a count),
-    and counted in header.malformed. Lines end at "\\n" only. A job id already used by an
-    earlier line is renumbered past the file's largest id (renumber_duplicates), so every
-    job of a replay, a what-if and their reports is one job; a header MaxProcs, MaxNodes or
-    UnixStartTime out of range is warned about and ignored. O(lines).
+    and counted in header.malformed. Lines end at "\\n" only. A job id an earlier line
+    already used is warned about (file:line) and counted in header.duplicates; the records
+    are returned as written, and unique_ids() renumbers them for a replay. A header
+    MaxProcs, MaxNodes or UnixStartTime out of range is warned about and ignored. O(lines).
     """
     text, name = _read_text(src)
     records: list[SwfRecord] = []
@@ -287,23 +283,19 @@ def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
                 append(record)
                 add_line(lineno)
     _warn_malformed(name, bad)
-    renumbered = renumber_duplicates(records, lines, name)
-    header = SwfHeader(tuple(comments), malformed=len(bad), source=name, renumbered=renumbered)
+    duplicates = _warn_duplicates(records, lines, name)
+    header = SwfHeader(tuple(comments), malformed=len(bad), source=name, duplicates=duplicates)
     _warn_header(header, name, comment_lines)
     return header, records
 
 
-def renumber_duplicates(records: list[SwfRecord], lines: Sequence[int], name: str) -> int:
-    """Give each record whose job id an earlier record already has a new id past the file's
-    largest, in place, warning (file:line) for each; returns how many. Two jobs with one id
-    would be one job to the replay (its resource manager, its reports): the later one never
-    ends and its nodes look over-allocated. O(n) while ids increase (the usual order)."""
-    top = -1
-    seen: set[int] | None = None
-    dups: list[int] = []
+def _duplicates(records: Sequence[SwfRecord]) -> list[tuple[int, int]]:
+    """(index, new id) of each record whose job id an earlier record has: new ids run past
+    the largest id, in file order. O(n) while ids increase (the usual order)."""
+    top, seen, dups = -1, None, []
     for k, r in enumerate(records):
         jid = r.job_id
-        if jid > top and seen is None:
+        if seen is None and jid > top:
             top = jid
             continue
         if seen is None:
@@ -313,17 +305,32 @@ def renumber_duplicates(records: list[SwfRecord], lines: Sequence[int], name: st
         else:
             seen.add(jid)
             top = max(top, jid)
-    next_id = top + 1
-    for n, k in enumerate(dups):
-        old = records[k].job_id
-        records[k] = replace(records[k], job_id=next_id)
-        if n < _MAX_LINE_WARNINGS:
-            warnings.warn(f"{name}:{lines[k]}: job id {old} is used by an earlier line: "
-                          f"replayed as job {next_id}", SwfFormatWarning, stacklevel=3)
-        next_id += 1
+    return [(k, top + 1 + n) for n, k in enumerate(dups)]
+
+
+def unique_ids(records: list[SwfRecord]) -> list[SwfRecord]:
+    """The records with each repeated job id renumbered (see _duplicates; read_swf warned
+    about each with its line). Two jobs with one id would be one job to a replay: the later
+    never ends, its nodes look over-allocated, its reports count it once. A new list only
+    when something changed."""
+    dups = _duplicates(records)
+    if not dups:
+        return records
+    out = list(records)
+    for k, new_id in dups:
+        out[k] = replace(out[k], job_id=new_id)
+    return out
+
+
+def _warn_duplicates(records: Sequence[SwfRecord], lines: Sequence[int], name: str) -> int:
+    dups = _duplicates(records)
+    for k, new_id in dups[:_MAX_LINE_WARNINGS]:
+        warnings.warn(f"{name}:{lines[k]}: job id {records[k].job_id} is used by an earlier line: "
+                      f"replayed as job {new_id}", SwfFormatWarning, stacklevel=3)
     if len(dups) > _MAX_LINE_WARNINGS:
-        warnings.warn(f"{name}: {len(dups) - _MAX_LINE_WARNINGS} more duplicate job ids "
-                      f"renumbered ({len(dups)} in all)", SwfFormatWarning, stacklevel=3)
+        warnings.warn(f"{name}: {len(dups) - _MAX_LINE_WARNINGS} more repeated job ids "
+                      f"({len(dups)} in all), each replayed under a new id", SwfFormatWarning,
+                      stacklevel=3)
     return len(dups)
 
 
@@ -393,10 +400,11 @@ class CleaningReport:
     no_estimate: int = 0
     clipped: int = 0
     estimate_from_runtime: int = 0
+    out_of_range: int = 0
 
     @property
     def dropped(self) -> int:
-        return self.no_procs + self.too_wide + self.no_runtime + self.no_estimate
+        return self.no_procs + self.too_wide + self.no_runtime + self.no_estimate + self.out_of_range
 
     def summary(self) -> str:
         text = (f"{self.total} jobs, {self.kept} kept, {self.dropped} dropped "
@@ -405,6 +413,9 @@ class CleaningReport:
                 f"{self.no_estimate}); runtime clipped to the requested time: {self.clipped}")
         if self.estimate_from_runtime:
             text += f"; requested time set to the runtime: {self.estimate_from_runtime}"
+        if self.out_of_range:
+            text += (f"; dropped with a time past {MAX_SECONDS // (366 * 86400)} years (submit, "
+                     f"runtime or requested time): {self.out_of_range}")
         return text
 
 
@@ -418,8 +429,9 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     """The usual cleaning; kept records sorted by (submit, job_id).
 
     processors = allocated if > 0 else requested (written back into alloc_procs); drop
-    processors <= 0 or > machine_procs, runtime <= 0, requested time <= 0 (the first
-    reason that applies is counted); runtime = min(runtime, requested time).
+    processors <= 0 or > machine_procs, runtime <= 0, requested time <= 0, or a submit,
+    runtime or requested time past MAX_SECONDS (the first reason that applies is counted);
+    runtime = min(runtime, requested time).
     estimates: what a job that ran past its requested time gets as its estimate (req_time):
     "requested" keeps the requested time (../shared/traces/README.md); "max" raises it to
     the runtime the log recorded, as the simulator behind the published EASY figures
@@ -438,7 +450,7 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     requested_first = processors == "requested"
     kept: list[SwfRecord] = []
     counts = dict.fromkeys(("no_procs", "too_wide", "no_runtime", "no_estimate", "clipped",
-                            "estimate_from_runtime"), 0)
+                            "estimate_from_runtime", "out_of_range"), 0)
     total = 0
     with gcpause.paused():   # many objects that stay alive
         for r in records:
@@ -448,7 +460,10 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
             else:
                 procs = r.alloc_procs if r.alloc_procs > 0 else r.req_procs
             req_time = r.req_time
-            if procs <= 0:
+            if not (abs(r.submit) <= MAX_SECONDS and r.runtime <= MAX_SECONDS
+                    and req_time <= MAX_SECONDS):
+                counts["out_of_range"] += 1
+            elif procs <= 0:
                 counts["no_procs"] += 1
             elif procs > machine_procs:
                 counts["too_wide"] += 1

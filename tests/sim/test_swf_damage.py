@@ -13,7 +13,7 @@ import pytest
 
 from maui_py.cli.main import maui_sim_main
 from maui_py.cli.whatif import main as whatif_main
-from maui_py.sim.swf import SwfFormatWarning, read_swf
+from maui_py.sim.swf import SwfFormatWarning, clean, read_swf, unique_ids
 
 GOOD = "{id} {submit} -1 600 {procs} -1 -1 {procs} 900 -1 1 {user} 1 -1 1 -1 -1 -1"
 
@@ -63,10 +63,11 @@ DUPLICATES = [GOOD.format(id=1, submit=0, procs=1, user=1),
 """The issue's trace: job 1 twice, then jobs 2 and 3, on two one-processor nodes."""
 
 
-def test_duplicate_job_ids_are_renumbered_with_a_warning(tmp_path):
+def test_duplicate_job_ids_are_warned_about_and_renumbered_for_a_replay(tmp_path):
     path = _trace(tmp_path, DUPLICATES)
     header, records, messages = _read(path)
-    assert [r.job_id for r in records] == [1, 4, 2, 3] and header.renumbered == 1
+    assert [r.job_id for r in records] == [1, 1, 2, 3] and header.duplicates == 1
+    assert [r.job_id for r in unique_ids(records)] == [1, 4, 2, 3]
     assert [r.user for r in records] == [1, 2, 3, 4]
     assert messages == [f"{path}:3: job id 1 is used by an earlier line: replayed as job 4"]
 
@@ -97,3 +98,14 @@ def test_whatif_counts_every_duplicate_once_in_its_tables(tmp_path, capsys):
     users = data["comparisons"][0]["groups"]["user"]
     assert data["jobs"] == 4 and sum(u["n"] for u in users.values()) == 4
     assert all(c["violations"] == 0 for c in data["configs"])
+
+
+def test_cleaning_drops_times_past_a_century_and_counts_them(tmp_path):
+    lines = [GOOD.format(id=1, submit=0, procs=1, user=1),
+             GOOD.format(id=2, submit=10 ** 12, procs=1, user=1),
+             GOOD.format(id=3, submit=50, procs=1, user=1)]
+    _header, records, messages = _read(_trace(tmp_path, lines))
+    assert len(records) == 3 and not messages          # 10^12 is a number, not damage
+    kept, report = clean(records, 2)
+    assert [r.job_id for r in kept] == [1, 3] and report.out_of_range == 1
+    assert report.dropped == 1 and "past 100 years" in report.summary()
