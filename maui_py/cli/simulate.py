@@ -30,8 +30,11 @@ from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_head
 from ..sim.engine import SimOptions, Simulation
 from .. import __version__
 from .common import at_least
-from ..sim.report import ReportInfo, cluster_text, compare_text, summary_text, write_report
-from ..sim.swf import ESTIMATE_RULES, PROCESSOR_RULES, SwfRecord, clean, read_swf, to_sim_jobs
+from ..sim.metrics import summarize
+from ..sim.report import (ReportInfo, cluster_text, compare_text, machine_procs,
+                             summary_text, write_report)
+from ..sim.swf import (ESTIMATE_RULES, PROCESSOR_RULES, SwfRecord, clean, read_swf, to_sim_jobs,
+                       unique_ids)
 from ..sim.timefmt import TraceClock, clock_from_header, human_duration
 from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
@@ -165,6 +168,37 @@ class Progress:
         self.stream.flush()
 
 
+class WriteNotes:
+    """What maui-sim is doing after a replay (summarising, writing jobs.csv and the report),
+    on stderr, so a long write is not silent: at most one line every PROGRESS_SECONDS, and
+    none for a replay of fewer than `min_jobs` jobs (those take a moment). Called with one
+    short text per step (report.write_report's progress)."""
+
+    def __init__(self, jobs: int, min_jobs: int = 100_000, stream=None, every: float | None = None,
+                 timer=time.monotonic):
+        self.on = jobs >= min_jobs
+        self.stream = stream or sys.stderr
+        self.every = PROGRESS_SECONDS if every is None else every
+        self.timer = timer
+        self.start = timer()
+        self.last: float | None = None
+
+    def __call__(self, text: str) -> None:
+        if not self.on:
+            return
+        t = self.timer()
+        if self.last is not None and t - self.last < self.every:
+            return
+        self.last = t
+        self.stream.write(f"maui-sim: {text} ({human_duration(t - self.start)} elapsed)\n")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.on and self.last is not None:
+            self.stream.write(f"maui-sim: report written in {human_duration(self.timer() - self.start)}\n")
+            self.stream.flush()
+
+
 def compress(records: list[SwfRecord], procs: int, load: float) -> list[SwfRecord]:
     """Scale submit times so that offered load = sum(procs x runtime) / (procs x span)."""
     from dataclasses import replace
@@ -198,6 +232,7 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
     clock, warning, source = TraceClock(), None, "generated"
     if trace:
         header, records = read_swf(trace)
+        records = unique_ids(records)       # a repeated job id: warned about, renumbered
         machine = header.max_procs or header.max_nodes or max((r.procs for r in records), default=1)
         title = Path(trace).name
         clock, warning = clock_from_header(header)
@@ -281,10 +316,14 @@ def run(args: argparse.Namespace) -> int:
         if progress:
             progress.finish(results[-1][1])
     print(f"{w.title} on {len(nodes)} nodes, {sum(n.resources.procs for n in nodes)} procs\n")
+    note = None if args.quiet else WriteNotes(len(jobs))
+    if note:
+        note("summarising the replay")
+    sums = [summarize(r.records, machine_procs(r)) for _n, r in results]
     if comparing:
-        print(compare_text(results, w.clock))
+        print(compare_text(results, w.clock, sums))
     else:
-        print(summary_text(results[0][1], title=f"config: {results[0][0]}", clock=w.clock))
+        print(summary_text(results[0][1], sums[0], title=f"config: {results[0][0]}", clock=w.clock))
     if args.out:
         info = ReportInfo(workload=w.title, source=w.source, computer=w.computer, cleaning=w.cleaning,
                           cluster=cluster_text(nodes),
@@ -292,7 +331,9 @@ def run(args: argparse.Namespace) -> int:
                           version=__version__,
                           generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                           clock=w.clock, clock_note=w.clock_warning or "")
-        written = write_report(results, args.out, info)
+        written = write_report(results, args.out, info, note, sums)
+        if note:
+            note.done()
         print(f"\nwrote {', '.join(str(p) for p in written)}")
     if args.store:
         try:

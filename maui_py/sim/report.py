@@ -11,12 +11,14 @@ from __future__ import annotations
 import csv
 import json
 from dataclasses import dataclass, field
+from itertools import islice
 from html import escape
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..model.times import duration
 from . import plots, settings
+from .outfile import replacing, write_text
 from .engine import SimOptions, SimResult
 from .metrics import Figures, Summary, binned_series, slowdown_grid, smooth, summarize, wait_cdf
 from .timefmt import TraceClock, human_duration
@@ -135,9 +137,10 @@ def summary_text(result: SimResult, summary: Summary | None = None, title: str =
     return "\n".join(lines)
 
 
-def compare_text(results: Sequence[tuple[str, SimResult]], clock: TraceClock | None = None) -> str:
-    """One table, one column per configuration."""
-    sums = [summarize(r.records, machine_procs(r)) for _n, r in results]
+def compare_text(results: Sequence[tuple[str, SimResult]], clock: TraceClock | None = None,
+                 sums: Sequence[Summary] | None = None) -> str:
+    """One table, one column per configuration (sums: their summaries, when already made)."""
+    sums = sums or [summarize(r.records, machine_procs(r)) for _n, r in results]
     rows = [[label] + [cell(key, getattr(s.total, key)) for s in sums]
             for key, label, _f in shown_rows([s.total for s in sums])]
     rows.append(["wall time (s)"] + [f"{r.wall_seconds:.2f}" for _n, r in results])
@@ -147,17 +150,45 @@ def compare_text(results: Sequence[tuple[str, SimResult]], clock: TraceClock | N
     return f"{period}\n\n{text}" if period else text
 
 
-def write_csv(result: SimResult, path: Path) -> None:
-    """id, submit, start, end, procs, estimate, runtime, kind, nodes: one row per job."""
-    with open(path, "w", newline="") as fh:
+CSV_COLUMNS = ("id", "user", "group", "account", "queue", "submit", "start", "end", "procs",
+               "estimate", "runtime", "kind", "class", "qos", "nodes")
+"""jobs.csv's columns. queue is the job's class (Maui's name for a queue: a Slurm partition, a
+Torque queue); `class` repeats it for readers of the files earlier versions wrote."""
+CSV_PROGRESS_ROWS = 100_000
+"""Rows between two calls of write_csv's progress callback."""
+
+Note = Callable[[str], None]
+"""A progress callback: one short line saying what is being written (the caller throttles)."""
+
+
+def _in_submit_order(records: dict[str, Any]) -> list:
+    """The records in (submit, id) order. A replay records jobs as they arrive, so this is
+    usually their order already: checked in one pass, sorted (a key per job, ~130 MB for two
+    million jobs) only when not."""
+    out = list(records.values())
+    if any((a.job.submit_time, a.job.id) > (b.job.submit_time, b.job.id)
+           for a, b in zip(out, islice(out, 1, None))):
+        out.sort(key=lambda r: (r.job.submit_time, r.job.id))
+    return out
+
+
+def write_csv(result: SimResult, path: Path, progress: Note | None = None) -> None:
+    """One row per job (CSV_COLUMNS), in (submit, id) order, written row by row to a new file
+    that replaces `path` (outfile: a planted link is not followed). progress, if given, hears
+    every CSV_PROGRESS_ROWS rows."""
+    records = _in_submit_order(result.records)
+    total = len(records)
+    with replacing(path, newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(["id", "submit", "start", "end", "procs", "estimate", "runtime", "kind",
-                    "class", "qos", "nodes"])
-        for r in sorted(result.records.values(), key=lambda r: (r.job.submit_time, r.job.id)):
-            w.writerow([r.job.id, r.job.submit_time, "" if r.start is None else r.start,
-                        "" if r.end is None else r.end, r.job.procs, r.job.wallclock, r.runtime,
-                        r.kind.value if r.kind else "", r.job.class_, r.job.qos,
-                        " ".join(r.nodes)])
+        w.writerow(CSV_COLUMNS)
+        for k, r in enumerate(records, 1):
+            job = r.job
+            w.writerow([job.id, job.user, job.group, job.account, job.class_, job.submit_time,
+                        "" if r.start is None else r.start, "" if r.end is None else r.end,
+                        job.procs, job.wallclock, r.runtime, r.kind.value if r.kind else "",
+                        job.class_, job.qos, " ".join(r.nodes)])
+            if progress is not None and k % CSV_PROGRESS_ROWS == 0:
+                progress(f"writing {path.name}: {k:,} of {total:,} jobs")
 
 
 # ------------------------------------------------------------------ the report's data
@@ -217,12 +248,14 @@ def config_settings(text: str) -> dict[str, str]:
     return out
 
 
-def report_data(results: Sequence[tuple[str, SimResult]], info: ReportInfo) -> dict[str, Any]:
-    """Every number the HTML report shows, as plain data (report.json)."""
+def report_data(results: Sequence[tuple[str, SimResult]], info: ReportInfo,
+                summaries: Sequence[Summary] | None = None) -> dict[str, Any]:
+    """Every number the HTML report shows, as plain data (report.json); summaries: the runs'
+    summaries when already made."""
     runs = []
-    for name, r in results:
+    for k, (name, r) in enumerate(results):
         procs = machine_procs(r)
-        s = summarize(r.records, procs)
+        s = summaries[k] if summaries is not None else summarize(r.records, procs)
         t, util, queue = binned_series(r.records.values(), procs, SERIES_BINS)
         grid = slowdown_grid(r.records.values())
         runs.append({
@@ -515,24 +548,38 @@ def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -
 
 
 def write_report(results: Sequence[tuple[str, SimResult]], out: Path,
-                 info: ReportInfo | None = None) -> list[Path]:
-    """jobs CSVs, summary.txt, summary.json, report.json and index.html (self-contained)."""
+                 info: ReportInfo | None = None, progress: Note | None = None,
+                 summaries: Sequence[Summary] | None = None) -> list[Path]:
+    """jobs CSVs, summary.txt, summary.json, report.json and index.html (self-contained), each
+    written to a new file renamed into place (outfile), report.json streamed. progress hears
+    what is being written; summaries: the runs' summaries when the caller has them already
+    (each takes a pass over every job)."""
     info = info or ReportInfo(configs=[(n, "") for n, _r in results])
+    note = progress or (lambda _text: None)
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, r in results:
         stem = "jobs" if len(results) == 1 else f"jobs-{_slug(name)}"
-        write_csv(r, out / f"{stem}.csv")
+        note(f"writing {stem}.csv ({len(r.records):,} jobs)")
+        write_csv(r, out / f"{stem}.csv", progress)
         written.append(out / f"{stem}.csv")
-    text = (summary_text(results[0][1], title=results[0][0], clock=info.clock) if len(results) == 1
-            else compare_text(results, info.clock))
-    (out / "summary.txt").write_text(text + "\n")
-    data = report_data(results, info)
+    if summaries is None:
+        note("summarising the replay")
+        summaries = [summarize(r.records, machine_procs(r)) for _n, r in results]
+    text = (summary_text(results[0][1], summaries[0], title=results[0][0], clock=info.clock)
+            if len(results) == 1 else compare_text(results, info.clock, summaries))
+    write_text(out / "summary.txt", text + "\n")
+    note("computing the report's figures")
+    data = report_data(results, info, summaries)
     summary = {r["config"]: r["total"] | {"wall_seconds": r["wall_seconds"], "cycles": r["cycles"],
                                           "check_ok": r["check_ok"]} for r in data["runs"]}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    (out / "report.json").write_text(json.dumps(data, indent=1) + "\n")
-    (out / "index.html").write_text(render_html(data, info.clock, info.clock_note))
+    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    note("writing report.json")
+    with replacing(out / "report.json") as fh:
+        json.dump(data, fh, indent=1)
+        fh.write("\n")
+    note("writing index.html")
+    write_text(out / "index.html", render_html(data, info.clock, info.clock_note))
     written += [out / "summary.txt", out / "summary.json", out / "report.json", out / "index.html"]
     return written
 

@@ -10,6 +10,7 @@ compare with the literature.
 from __future__ import annotations
 
 import gzip
+from array import array
 import io
 import math
 import os
@@ -19,14 +20,19 @@ import zlib
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import IO, Iterable, Mapping, Union
+from typing import IO, Iterable, Mapping, Sequence, Union
 
 from maui_py.core import gcpause
 from maui_py.model import Job, JobRequest, Resources
 
+from .outfile import replacing
+
 PathOrFile = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+HEADER_BOUNDS = {"MaxProcs": (1, 10_000_000), "MaxNodes": (1, 10_000_000),
+                 "UnixStartTime": (0, 4_102_444_800), "TimeZone": (-86_400, 86_400)}
+"""Header numbers out of these bounds are ignored with a warning."""
 _FIELD_RE = re.compile(r"^;\s*([A-Z][A-Za-z0-9_]*)\s*:\s*(.*?)\s*$")
 _LEADING_INT_RE = re.compile(r"^\s*(-?[0-9]{1,18})(?![0-9])")  # ASCII, bounded: no 5000-digit int()
 _MAX_LINE_WARNINGS = 20
@@ -76,6 +82,13 @@ class SwfRecord:
 
 _FIELDS = SwfRecord.__slots__
 _FLOAT_FIELDS = frozenset({5, 6})
+MAX_NUMBER = 10 ** 13
+BOUNDS = {name: MAX_NUMBER for k, name in enumerate(SwfRecord.__slots__) if k not in (5, 6)}
+"""Magnitude bound of an SWF record's integer fields when read: a number past 10^13 (300,000
+years in seconds, more processors than exist) is damage, and its record is skipped with
+file:line (a submit time of 10^15 s would be day 11574074075 of a replay)."""
+MAX_SECONDS = 100 * 366 * 86400
+"""A replay's bound on times (submit, runtime, requested time): clean() drops a job past it."""
 
 
 def _compile_builder():
@@ -96,6 +109,8 @@ def _compile_builder():
                       f" o.{name} = v"]
         else:
             lines.append(f" o.{name} = int({name})")
+    lines.append(" if not (" + " and ".join(f"{-b} <= o.{name} <= {b}" for name, b in BOUNDS.items())
+                 + "): raise ValueError('out of range')")
     lines += [" _set(o, '__class__', _cls)", " return o"]
     namespace = {"_twin": twin, "_cls": SwfRecord}
     exec("\n".join(lines), namespace)  # noqa: S102 - generated from the field list only
@@ -105,18 +120,24 @@ def _compile_builder():
 _build_record = _compile_builder()
 
 
-def _lenient_record(tokens: list[str]) -> SwfRecord | None:
-    """Parse tokens allowing fractional values in integer fields (rounded); None if bad."""
+def _lenient_record(tokens: list[str]) -> tuple[SwfRecord | None, str]:
+    """Parse tokens allowing fractional values in integer fields (rounded): (record, "") or
+    (None, why). ASCII numbers only (float() also reads `３００`, `٣` and `1_0`), bounded."""
     values: list[int | float] = []
     for k, tok in enumerate(tokens):
+        name = _FIELDS[k]
+        if not tok.isascii() or "_" in tok:
+            return None, f"{name} {tok[:20]!r} is not an ASCII number"
         try:
             num = float(tok)
         except ValueError:
-            return None
+            return None, f"{name} {tok[:20]!r} is not a number"
         if not math.isfinite(num):
-            return None
+            return None, f"{name} {tok[:20]!r} is not finite"
+        if name in BOUNDS and abs(num) > BOUNDS[name]:
+            return None, f"{name} {tok[:20]} out of range (at most {BOUNDS[name]:,} in size)"
         values.append(num if k in _FLOAT_FIELDS else round(num))
-    return SwfRecord(*values)
+    return SwfRecord(*values), ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +147,15 @@ class SwfHeader:
     comments: every comment line as read (with its `;`), so a report can quote the site's
     acknowledgement and write_swf can reproduce the header. fields: key -> value; a key
     that occurs several times (Note, Queue, Partition) has its values joined by newlines.
-    malformed: how many job lines read_swf skipped.
+    malformed: how many job lines read_swf skipped; duplicates: how many job lines repeat an
+    earlier line's job id (unique_ids renumbers them). A MaxProcs, MaxNodes or UnixStartTime out of
+    HEADER_BOUNDS reads as absent (MaxProcs: -5 would otherwise drop every job as too wide).
     """
 
     comments: tuple[str, ...] = ()
     malformed: int = 0
     source: str = ""
+    duplicates: int = 0
     fields: dict[str, str] = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -155,9 +179,16 @@ class SwfHeader:
     def get(self, key: str, default: str | None = None) -> str | None:
         return self.fields.get(key, default)
 
-    def _int(self, key: str) -> int | None:
+    def raw_int(self, key: str) -> int | None:
+        """The leading integer of a field as written (ASCII digits), None if absent."""
         m = _LEADING_INT_RE.match(self.fields.get(key, ""))
         return int(m.group(1)) if m else None
+
+    def _int(self, key: str) -> int | None:
+        """raw_int, None when out of HEADER_BOUNDS (read_swf warns about it)."""
+        value = self.raw_int(key)
+        low, high = HEADER_BOUNDS.get(key, (-MAX_NUMBER, MAX_NUMBER))
+        return value if value is not None and low <= value <= high else None
 
     @property
     def max_nodes(self) -> int | None:
@@ -212,21 +243,27 @@ def _read_text(src: PathOrFile) -> tuple[str, str]:
 def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
     """Read an SWF trace (plain or gzip, detected by magic bytes), records in file order.
 
-    A line that is neither a comment, blank, nor 18 numbers is skipped with a
-    SwfFormatWarning naming the file and line (the first 20, then a count), and counted in
-    header.malformed. O(lines).
+    A line that is neither a comment, blank, nor 18 ASCII numbers within BOUNDS is skipped
+    with a SwfFormatWarning naming the file, the line and why (the first 20, then a count),
+    and counted in header.malformed. Lines end at "\\n" only. A job id an earlier line
+    already used is warned about (file:line) and counted in header.duplicates; the records
+    are returned as written, and unique_ids() renumbers them for a replay. A header
+    MaxProcs, MaxNodes or UnixStartTime out of range is warned about and ignored. O(lines).
     """
     text, name = _read_text(src)
     records: list[SwfRecord] = []
     comments: list[str] = []
-    bad: list[tuple[int, int]] = []
-    append, build = records.append, _build_record
+    comment_lines: list[int] = []
+    bad: list[tuple[int, str]] = []
+    lines = array("L")          # the line of each record: 8 bytes a job, for the warnings
+    append, build, add_line = records.append, _build_record, lines.append
     with gcpause.paused():   # many objects that stay alive
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(text.split("\n"), 1):
             tokens = line.split()
-            if len(tokens) == 18:
+            if len(tokens) == 18 and line.isascii() and "_" not in line:
                 try:
                     append(build(tokens))
+                    add_line(lineno)
                     continue
                 except ValueError:
                     pass
@@ -234,20 +271,84 @@ def read_swf(src: PathOrFile) -> tuple[SwfHeader, list[SwfRecord]]:
                 continue
             if tokens[0].startswith(";"):
                 comments.append(line)
+                comment_lines.append(lineno)
                 continue
-            record = _lenient_record(tokens) if len(tokens) == 18 else None
+            if len(tokens) != 18:
+                bad.append((lineno, f"{len(tokens)} fields; expected 18 numbers"))
+                continue
+            record, why = _lenient_record(tokens)
             if record is None:
-                bad.append((lineno, len(tokens)))
+                bad.append((lineno, why))
             else:
                 append(record)
+                add_line(lineno)
     _warn_malformed(name, bad)
-    return SwfHeader(tuple(comments), malformed=len(bad), source=name), records
+    duplicates = _warn_duplicates(records, lines, name)
+    header = SwfHeader(tuple(comments), malformed=len(bad), source=name, duplicates=duplicates)
+    _warn_header(header, name, comment_lines)
+    return header, records
 
 
-def _warn_malformed(name: str, bad: list[tuple[int, int]]) -> None:
-    for lineno, got in bad[:_MAX_LINE_WARNINGS]:
-        warnings.warn(f"{name}:{lineno}: skipped malformed SWF line "
-                      f"({got} fields; expected 18 finite numbers)",
+def _duplicates(records: Sequence[SwfRecord]) -> list[tuple[int, int]]:
+    """(index, new id) of each record whose job id an earlier record has: new ids run past
+    the largest id, in file order. O(n) while ids increase (the usual order)."""
+    top, seen, dups = -1, None, []
+    for k, r in enumerate(records):
+        jid = r.job_id
+        if seen is None and jid > top:
+            top = jid
+            continue
+        if seen is None:
+            seen = {x.job_id for x in records[:k]}
+        if jid in seen:
+            dups.append(k)
+        else:
+            seen.add(jid)
+            top = max(top, jid)
+    return [(k, top + 1 + n) for n, k in enumerate(dups)]
+
+
+def unique_ids(records: list[SwfRecord]) -> list[SwfRecord]:
+    """The records with each repeated job id renumbered (see _duplicates; read_swf warned
+    about each with its line). Two jobs with one id would be one job to a replay: the later
+    never ends, its nodes look over-allocated, its reports count it once. A new list only
+    when something changed."""
+    dups = _duplicates(records)
+    if not dups:
+        return records
+    out = list(records)
+    for k, new_id in dups:
+        out[k] = replace(out[k], job_id=new_id)
+    return out
+
+
+def _warn_duplicates(records: Sequence[SwfRecord], lines: Sequence[int], name: str) -> int:
+    dups = _duplicates(records)
+    for k, new_id in dups[:_MAX_LINE_WARNINGS]:
+        warnings.warn(f"{name}:{lines[k]}: job id {records[k].job_id} is used by an earlier line: "
+                      f"replayed as job {new_id}", SwfFormatWarning, stacklevel=3)
+    if len(dups) > _MAX_LINE_WARNINGS:
+        warnings.warn(f"{name}: {len(dups) - _MAX_LINE_WARNINGS} more repeated job ids "
+                      f"({len(dups)} in all), each replayed under a new id", SwfFormatWarning,
+                      stacklevel=3)
+    return len(dups)
+
+
+def _warn_header(header: SwfHeader, name: str, comment_lines: list[int]) -> None:
+    """One warning per header number out of range (SwfHeader ignores them)."""
+    for key, (low, high) in HEADER_BOUNDS.items():
+        value = header.raw_int(key)
+        if value is None or low <= value <= high:
+            continue
+        lineno = next((n for line, n in zip(header.comments, comment_lines)
+                       if (m := _FIELD_RE.match(line.lstrip())) and m.group(1) == key), 0)
+        warnings.warn(f"{name}:{lineno}: header {key}: {value} is out of range "
+                      f"[{low}, {high}]: ignored", SwfFormatWarning, stacklevel=3)
+
+
+def _warn_malformed(name: str, bad: list[tuple[int, str]]) -> None:
+    for lineno, why in bad[:_MAX_LINE_WARNINGS]:
+        warnings.warn(f"{name}:{lineno}: skipped malformed SWF line ({why})",
                       SwfFormatWarning, stacklevel=3)
     if len(bad) > _MAX_LINE_WARNINGS:
         warnings.warn(f"{name}: {len(bad) - _MAX_LINE_WARNINGS} more malformed SWF lines "
@@ -278,11 +379,12 @@ def write_swf(records: Iterable[SwfRecord], dest: PathOrFile,
         dest.write(payload if isinstance(dest, io.TextIOBase) else payload.encode())
         return
     path = Path(dest)
-    if path.suffix == ".gz":
-        with gzip.GzipFile(path, "wb", mtime=0) as out:
-            out.write(payload.encode())
-    else:
-        path.write_text(payload)
+    with replacing(path, "wb") as fh:       # never through a planted link
+        if path.suffix == ".gz":
+            with gzip.GzipFile(path.name, "wb", fileobj=fh, mtime=0) as out:
+                out.write(payload.encode())
+        else:
+            fh.write(payload.encode())
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,10 +400,11 @@ class CleaningReport:
     no_estimate: int = 0
     clipped: int = 0
     estimate_from_runtime: int = 0
+    out_of_range: int = 0
 
     @property
     def dropped(self) -> int:
-        return self.no_procs + self.too_wide + self.no_runtime + self.no_estimate
+        return self.no_procs + self.too_wide + self.no_runtime + self.no_estimate + self.out_of_range
 
     def summary(self) -> str:
         text = (f"{self.total} jobs, {self.kept} kept, {self.dropped} dropped "
@@ -310,6 +413,9 @@ class CleaningReport:
                 f"{self.no_estimate}); runtime clipped to the requested time: {self.clipped}")
         if self.estimate_from_runtime:
             text += f"; requested time set to the runtime: {self.estimate_from_runtime}"
+        if self.out_of_range:
+            text += (f"; dropped with a time past {MAX_SECONDS // (366 * 86400)} years (submit, "
+                     f"runtime or requested time): {self.out_of_range}")
         return text
 
 
@@ -323,8 +429,9 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     """The usual cleaning; kept records sorted by (submit, job_id).
 
     processors = allocated if > 0 else requested (written back into alloc_procs); drop
-    processors <= 0 or > machine_procs, runtime <= 0, requested time <= 0 (the first
-    reason that applies is counted); runtime = min(runtime, requested time).
+    processors <= 0 or > machine_procs, runtime <= 0, requested time <= 0, or a submit,
+    runtime or requested time past MAX_SECONDS (the first reason that applies is counted);
+    runtime = min(runtime, requested time).
     estimates: what a job that ran past its requested time gets as its estimate (req_time):
     "requested" keeps the requested time (../shared/traces/README.md); "max" raises it to
     the runtime the log recorded, as the simulator behind the published EASY figures
@@ -343,7 +450,7 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
     requested_first = processors == "requested"
     kept: list[SwfRecord] = []
     counts = dict.fromkeys(("no_procs", "too_wide", "no_runtime", "no_estimate", "clipped",
-                            "estimate_from_runtime"), 0)
+                            "estimate_from_runtime", "out_of_range"), 0)
     total = 0
     with gcpause.paused():   # many objects that stay alive
         for r in records:
@@ -353,7 +460,10 @@ def clean(records: Iterable[SwfRecord], machine_procs: int, *,
             else:
                 procs = r.alloc_procs if r.alloc_procs > 0 else r.req_procs
             req_time = r.req_time
-            if procs <= 0:
+            if not (abs(r.submit) <= MAX_SECONDS and r.runtime <= MAX_SECONDS
+                    and req_time <= MAX_SECONDS):
+                counts["out_of_range"] += 1
+            elif procs <= 0:
                 counts["no_procs"] += 1
             elif procs > machine_procs:
                 counts["too_wide"] += 1

@@ -12,6 +12,7 @@ from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
+from .outfile import replacing, write_text
 from .plots import line_chart
 from .report import CSS
 
@@ -250,8 +251,9 @@ def write(data: dict[str, Any], out: Path) -> list[Path]:
     """whatif.json and whatif.html in `out` (created)."""
     out.mkdir(parents=True, exist_ok=True)
     j, h = out / "whatif.json", out / "whatif.html"
-    j.write_text(json.dumps(data, indent=1, sort_keys=True))
-    h.write_text(render_html(data))
+    with replacing(j) as fh:        # never through a link planted in a shared folder
+        json.dump(data, fh, indent=1, sort_keys=True)
+    write_text(h, render_html(data))
     return [j, h]
 
 

@@ -22,6 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from .outfile import write_text
 from .whatif import run_count, run_one
 
 _PLAN: dict[str, Any] | None = None
@@ -90,7 +91,7 @@ def run_slurm(plan: dict[str, Any], workdir: str | os.PathLike[str], *, time_lim
     n = run_count(plan)
     for old in wd.glob("result-*.json"):
         old.unlink()
-    (wd / "plan.json").write_text(json.dumps(plan))
+    write_text(wd / "plan.json", json.dumps(plan))       # never through a planted link
     argv = sbatch_argv(wd, n, time_limit=time_limit, mem=mem, partition=partition, extra=extra)
     env = dict(env) if env is not None else None
     p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
@@ -139,10 +140,7 @@ def task_main(argv: Sequence[str] | None = None) -> int:
         return 2
     plan = json.loads(plan_path.read_text())
     result = run_one(plan, int(index_text))
-    out = plan_path.with_name(f"result-{int(index_text)}.json")
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(result))
-    os.replace(tmp, out)
+    write_text(plan_path.with_name(f"result-{int(index_text)}.json"), json.dumps(result))
     print(f"run {index_text}: {result['wall_seconds']} s on {os.uname().nodename} "
           f"with {sys.executable}")
     return 0

@@ -216,3 +216,62 @@ def test_release_to_running_latency_and_snapshot_time(slurm, adapter):
           f"apply of {len(ids)} starts {apply_ms:.0f} ms; release->RUNNING median "
           f"{statistics.median(lat):.2f} s (min {lat[0]:.2f}, max {lat[-1]:.2f}); "
           f"cluster start-up {slurm.startup_seconds:.2f} s")
+
+
+OWNER_CHANGES = {
+    "node list": ["NodeList=node3"], "excluded nodes": ["ExcNodeList=node2"],
+    "node count": ["NumNodes=2"], "task count": ["NumTasks=2"], "CPU count": ["NumCPUs=2"],
+    "CPUs per node": ["MinCPUsNode=4"], "CPUs per task": ["CPUsPerTask=2"],
+    "memory per node": ["MinMemoryNode=300"], "memory per CPU": ["MinMemoryCPU=300"],
+    "partition": ["Partition=debug"], "time limit": ["TimeLimit=5"],
+    "minimum time": ["TimeMin=2"], "features": ["Features=slow"], "gres": ["Gres=gpu:1"],
+}
+"""One owner's `scontrol update` per planned property of a released job (issue 34 item 10)."""
+
+
+def _job_fields(slurm, job: str) -> dict[str, str]:
+    text = slurm.run(["scontrol", "show", "job", "-o", job]).stdout
+    keys = ("ReqNodeList", "ExcNodeList", "NumNodes", "NumCPUs", "NumTasks", "CPUs/Task",
+            "MinCPUsNode", "MinMemoryNode", "MinMemoryCPU", "Partition", "TimeLimit", "TimeMin",
+            "Features", "TresPerNode", "TRES")
+    out = {}
+    for token in text.split():
+        key, eq, value = token.partition("=")
+        if eq and key in keys:
+            out[key] = value
+    return out
+
+
+def test_owner_cannot_reshape_a_released_job_before_it_starts(slurm, adapter, test_user):
+    """Released onto a busy pinned node, the job waits (Reason=Resources); its owner's
+    changes to what maui-py planned are refused one by one, root's are not, and the job
+    then starts where and as maui-py planned."""
+    blocker = slurm.submit(["-n", "8", "-J", "blocker"])
+    job = slurm.submit(["-n", "1", "-t", "10", "-J", "planned"], user=test_user)
+    adapter.snapshot()
+    assert adapter.apply([Start(blocker, (("node2", Resources.of(8)),), StartKind.IMMEDIATE)]) == []
+    wait_for(slurm, [blocker])
+    owner_ok = slurm.run(["scontrol", "update", f"JobId={job}", "TimeLimit=9"], user=test_user,
+                         check=False)
+    assert owner_ok.returncode == 0, owner_ok.stderr     # at the gate, the owner may change it
+    assert adapter.apply([start(job, "node2")]) == []
+    time.sleep(1.0)
+    assert slurm.squeue("%T", "%u")[job] == ["PENDING", test_user]
+    assert slurm.squeue("%r")[job] != ["JobHeldUser"]       # released, waiting for node2
+    before = _job_fields(slurm, job)
+    accepted = {}
+    for what, args in OWNER_CHANGES.items():
+        p = slurm.run(["scontrol", "update", f"JobId={job}", *args], user=test_user, check=False)
+        if p.returncode == 0:
+            accepted[what] = args
+    assert accepted == {}, f"the owner changed a released job: {accepted}"
+    assert _job_fields(slurm, job) == before
+    comment = slurm.run(["scontrol", "update", f"JobId={job}", "Comment=still-mine"],
+                        user=test_user, check=False)
+    assert comment.returncode == 0, comment.stderr      # what maui-py did not plan stays open
+    assert slurm.run(["scontrol", "update", f"JobId={job}", "TimeLimit=8"]).returncode == 0
+    assert _job_fields(slurm, job)["TimeLimit"] == "00:08:00"   # root (the scheduler) still may
+    slurm.run(["scancel", blocker])
+    rows = wait_for(slurm, [job])
+    assert rows[job][1] == "node2"
+    assert _job_fields(slurm, job)["NumCPUs"] == "1"

@@ -10,6 +10,7 @@ docstring says what its source cannot tell and how that is handled.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
@@ -25,7 +26,7 @@ def sniff(path: str | Path) -> str:
         return "swf"
     with open(p, "rb") as f:
         head = f.read(4096).decode("utf-8", errors="replace")
-    first = next((line for line in head.splitlines() if line.strip()), "")
+    first = next((line for line in head.split("\n") if line.strip()), "")
     if first.startswith("JobID|") or first.count("|") >= 5:
         return "sacct"
     if first.startswith("JobId="):
@@ -57,4 +58,36 @@ def load_workload(paths: Sequence[str | Path], fmt: str | None = None) -> Worklo
         out.source += f", {w.source}"
         for k, v in w.skipped.items():
             out.count(k, v)
+    if len(parts) > 1:
+        out.jobs = _one_per_id(out.jobs, out, fmt)
+    return out
+
+
+def _one_per_id(jobs: list, workload: Workload, fmt: str) -> list:
+    """Jobs of several files, one per id: accounting dumps of one cluster may overlap (the
+    last record of a job is kept, as within a file); SWF traces number their jobs from 1
+    each, so a later trace's job gets its id suffixed `.N` (N: the copy). Two jobs with one
+    id would be one job to the replay and its reports."""
+    if fmt != "swf":
+        last = {j.id: j for j in jobs}
+        if len(last) < len(jobs):
+            workload.count("record of a job also in a later file (the last is kept)",
+                           len(jobs) - len(last))
+            order = {}
+            for j in jobs:
+                order.setdefault(j.id, j)
+            return [last[i] for i in order]
+        return jobs
+    seen: set[str] = set()
+    out = []
+    for j in jobs:
+        new, n = j.id, 1
+        while new in seen:
+            n += 1
+            new = f"{j.id}.{n}"
+        if new != j.id:
+            j = replace(j, id=new)
+            workload.count("job id also in an earlier trace (renamed ID.N)")
+        seen.add(new)
+        out.append(j)
     return out

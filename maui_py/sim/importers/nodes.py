@@ -17,7 +17,8 @@ from ...adapters.slurm.parse import parse_sinfo_json
 from ...adapters.slurm.values import mem_mb
 from ...adapters.torque.parse import parse_pbsnodes
 from ...model import Node, NodeState, Resources
-from .workload import MAX_PROCS, LineWarnings, Workload, bounded
+from .workload import (MAX_PROCS, LineWarnings, Workload, ascii_field, bounded, log_lines,
+                       whole)
 
 SINFO_FORMAT = "%N|%c|%m|%f|%G|%P"
 
@@ -30,7 +31,8 @@ def _gres(text: str) -> dict[str, int]:
             continue
         parts = item.split(":")
         if len(parts) >= 2 and parts[-1].isdigit():
-            out[parts[0]] = out.get(parts[0], 0) + int(parts[-1])
+            out[parts[0]] = bounded(out.get(parts[0], 0) + whole(parts[-1], f"gres {parts[0]}"),
+                                    0, MAX_PROCS, f"gres {parts[0]}")
     return out
 
 
@@ -43,7 +45,7 @@ def parse_sinfo_text(text: str, name: str = "<sinfo>") -> list[Node]:
     """Nodes from `sinfo -N -h -o '%N|%c|%m|%f|%G|%P'`; malformed rows warned and skipped."""
     bad = LineWarnings(name, "sinfo")
     nodes: dict[str, Node] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(log_lines(text), 1):
         if not line.strip():
             continue
         cols = line.split("|")
@@ -53,7 +55,7 @@ def parse_sinfo_text(text: str, name: str = "<sinfo>") -> list[Node]:
             host, cpus, mem, feats, gres, parts = (c.strip() for c in cols)
             if not host:
                 raise ValueError("no node name")
-            res = Resources.of(bounded(int(cpus), 1, MAX_PROCS, "CPUs"), mem_mb(mem) or 0,
+            res = Resources.of(whole(cpus, "CPUs", 1), mem_mb(ascii_field(mem, "memory")) or 0,
                                _gres(gres))
         except ValueError as e:
             bad.skip(lineno, str(e)[:100])

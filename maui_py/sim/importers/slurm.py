@@ -19,6 +19,13 @@ What these sources cannot tell, and what the importer does (see also docs/whatif
   the replay uses the eligible time as the arrival, so no job starts before it could have;
 - `--constraint` with alternatives (`a|b`, `[a*2&b]`) is not kept (counted); plain `a&b` is;
 - Partition_Limit / UNLIMITED time limits are unknown: the runtime becomes the limit.
+
+Users choose their job names, and sacct escapes nothing: lines are split on `\\n` only (not
+on the other line ends str.splitlines knows, U+2028, \\x0c, \\x1c, \\x85...), and a `|` inside a
+job name or constraint is read as sacct_rows.split_row says (one reading that fits every
+other column, else the row is skipped with file:line). A newline inside a job name cannot
+be told from a truncated line: the fragments are skipped (short rows), and a fragment that
+is a whole row is read as one; `sacct --json` output has no such ambiguity.
 """
 
 from __future__ import annotations
@@ -28,8 +35,9 @@ from pathlib import Path
 
 from ...adapters.slurm.records import JOB_KEYS, RecordError, parse_line
 from ...adapters.slurm.values import mem_mb, time_limit_seconds
+from .sacct_rows import split_row, step_id
 from .timefmt import bounded_seconds, slurm_time
-from .workload import MAX_PROCS, LineWarnings, Workload, WorkloadJob, bounded
+from .workload import LineWarnings, Workload, WorkloadJob, ascii_field, log_lines, whole
 
 SACCT_FIELDS = ("JobID", "JobIDRaw", "JobName", "User", "Group", "Account", "Partition", "QOS",
                 "Submit", "Eligible", "Start", "End", "Timelimit", "NNodes", "NCPUS", "ReqMem",
@@ -43,9 +51,6 @@ SACCT_STATES = "BF,CA,CD,DL,F,NF,OOM,PD,PR,R,RQ,RV,S,TO"
 ran in the window, so a job cancelled while held never appears; with every state it does."""
 
 _FEATURE = re.compile(r"^[A-Za-z0-9_.-]+$")
-_FREE_LAST = frozenset({"Constraints", "Dependency"})
-"""Fields whose text may hold `|` (`--constraint 'a|b'`): sacct does not escape it, so when one
-of them is the last column, extra columns are joined back into it."""
 _STEP = re.compile(r"^\d+(?:_\d+)?(?:\+\d+)?\.")
 _ARRAY = re.compile(r"^(\d+)_(\d+|\[.*\])$")
 _NOT_STARTED_NODES = frozenset({"None assigned", "(null)", ""})
@@ -69,7 +74,7 @@ def _gres(tres: dict[str, str]) -> tuple[tuple[str, int], ...]:
         if not key.startswith("gres/"):
             continue
         name, colon, _type = key[5:].partition(":")
-        n = bounded(int(value), 0, MAX_PROCS, f"gres {name}")
+        n = whole(value, f"gres {name}")
         (typed if colon else plain)[name] = (typed if colon else plain).get(name, 0) + n
     for name, n in typed.items():
         plain.setdefault(name, n)
@@ -110,10 +115,10 @@ def _sacct_job(row: dict[str, str], workload: Workload) -> WorkloadJob:
     jid = row["JobID"].strip()
     req = _tres(row.get("ReqTRES", ""))
     alloc = _tres(row.get("AllocTRES", ""))
-    procs = int(row.get("NCPUS", "").strip() or alloc.get("cpu") or req.get("cpu") or 0)
-    nodes = int(row.get("NNodes", "").strip() or alloc.get("node") or req.get("node") or 0)
-    bounded(procs, 0, MAX_PROCS, "NCPUS")
-    bounded(nodes, 0, MAX_PROCS, "NNodes")
+    procs = whole(row.get("NCPUS", "").strip() or alloc.get("cpu") or req.get("cpu") or 0, "NCPUS")
+    nodes = whole(row.get("NNodes", "").strip() or alloc.get("node") or req.get("node") or 0, "NNodes")
+    for key in ("ReqMem", "Timelimit", "ReqTRES", "AllocTRES"):
+        ascii_field(row.get(key, ""), key)
     submit = slurm_time(row["Submit"])
     if submit is None:
         raise ValueError("no Submit time")
@@ -151,7 +156,7 @@ def parse_sacct(text: str, name: str = "<sacct>") -> Workload:
     """A Workload from `sacct -P` output (see the module docstring)."""
     workload = Workload([], name)
     bad = LineWarnings(name, "sacct")
-    lines = text.splitlines()
+    lines = log_lines(text)
     fields = list(SACCT_FIELDS)
     first = next((k for k, line in enumerate(lines) if line.strip()), None)
     if first is not None and lines[first].split("|")[0].strip() == "JobID":
@@ -163,14 +168,13 @@ def parse_sacct(text: str, name: str = "<sacct>") -> Workload:
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        cols = line.split("|")
-        if _STEP.match(cols[fields.index("JobID")].strip() if len(cols) > fields.index("JobID") else ""):
+        cols, why = split_row(fields, line)
+        jid = cols[fields.index("JobID")] if cols else step_id(fields, line)
+        if _STEP.match(jid.strip()):
             workload.count("job step row (the allocation row holds the job)")
             continue
-        if len(cols) > len(fields) and fields[-1] in _FREE_LAST:
-            cols[len(fields) - 1:] = ["|".join(cols[len(fields) - 1:])]
-        if len(cols) != len(fields):
-            bad.skip(lineno, f"{len(cols)} fields, the header has {len(fields)}")
+        if cols is None:
+            bad.skip(lineno, why)
             continue
         row = dict(zip(fields, cols))
         try:
@@ -199,10 +203,10 @@ def _jobcomp_job(rec: dict[str, str], workload: Workload) -> WorkloadJob:
     if array and task and task.isdigit() and array != "0":
         jid = f"{array}_{task}"
     tres = _tres(rec.get("Tres", ""))
-    procs = bounded(int(rec.get("ProcCnt", "").strip() or tres.get("cpu") or 0), 0, MAX_PROCS,
-                    "ProcCnt")
-    nodes = bounded(int(rec.get("NodeCnt", "").strip() or tres.get("node") or 0), 0, MAX_PROCS,
-                    "NodeCnt")
+    procs = whole(rec.get("ProcCnt", "").strip() or tres.get("cpu") or 0, "ProcCnt")
+    nodes = whole(rec.get("NodeCnt", "").strip() or tres.get("node") or 0, "NodeCnt")
+    for key in ("TimeLimit", "Tres"):
+        ascii_field(rec.get(key, ""), key)
     submit = slurm_time(rec.get("SubmitTime", "")) or slurm_time(rec.get("EligibleTime", ""))
     if submit is None:
         raise ValueError("no SubmitTime")
@@ -227,7 +231,7 @@ def parse_jobcomp(text: str, name: str = "<jobcomp>") -> Workload:
     workload = Workload([], name)
     bad = LineWarnings(name, "jobcomp")
     jobs = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(log_lines(text), 1):
         if not line.strip():
             continue
         try:

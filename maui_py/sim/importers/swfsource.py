@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..cluster import from_trace_header
-from ..swf import clean, read_swf
+from ..swf import clean, read_swf, unique_ids
 from .workload import Workload, WorkloadJob
 
 
 def read_swf_workload(path: str | Path) -> Workload:
     header, records = read_swf(path)
+    records = unique_ids(records)           # a repeated job id: warned about, renumbered
     machine = header.max_procs or header.max_nodes or max((r.procs for r in records), default=1)
     kept, report = clean(records, machine)
     t0 = header.unix_start_time or 0

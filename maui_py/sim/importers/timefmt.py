@@ -12,8 +12,8 @@ import re
 
 from .workload import MAX_SECONDS
 
-_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$")
-_MDY = re.compile(r"^(\d{2})/(\d{2})/(\d{4}) (\d{2}):(\d{2}):(\d{2})$")
+_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$", re.ASCII)
+_MDY = re.compile(r"^(\d{2})/(\d{2})/(\d{4}) (\d{2}):(\d{2}):(\d{2})$", re.ASCII)
 UNSET = frozenset({"", "unknown", "none", "n/a", "(null)", "0"})
 """Spellings of "not set" (compared in lower case: jobcomp writes `unknown`, sacct `Unknown`)."""
 MAX_EPOCH = 4_102_444_800   # 2100-01-01: a later time is a corrupt field

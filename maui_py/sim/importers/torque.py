@@ -22,7 +22,7 @@ from typing import Iterable
 from ...adapters.torque.nodespec import job_request
 from ...adapters.torque.values import duration_s
 from .timefmt import bounded_seconds, epoch_field, torque_stamp
-from .workload import MAX_PROCS, LineWarnings, Workload, WorkloadJob, bounded
+from .workload import MAX_PROCS, LineWarnings, Workload, WorkloadJob, bounded, log_lines, whole
 
 RECORD_TYPES = frozenset("QSEDAR")
 """Record types read; others (C checkpoint, T restart, and site additions) are ignored."""
@@ -30,18 +30,39 @@ RECORD_TYPES = frozenset("QSEDAR")
 
 def _fields(text: str) -> dict[str, str]:
     """`user=alice jobname=run x queue=batch` -> dict; a token without `=` continues the value
-    before it (job names may hold blanks)."""
+    before it (job names may hold blanks).
+
+    The job name is the one field a user chooses, and Torque writes it raw between the
+    fields it sets (`user= group= [account=] jobname= queue= ctime= ...`): a name such as
+    `x user=victim group=victim queue=vip` must not override them. So the name runs from
+    `jobname=` to the last `queue=` after it (Torque writes queue= right after the name),
+    and otherwise a key given twice keeps its first value (user, group and account come
+    before the name)."""
+    tokens = text.split(" ")
+    start = next((k for k, tok in enumerate(tokens) if tok.startswith("jobname=")), None)
+    name = None
+    if start is not None:
+        end = next((k for k in range(len(tokens) - 1, start, -1)
+                    if tokens[k].startswith("queue=")), None)
+        if end is not None:
+            name = " ".join(tokens[start:end])[len("jobname="):]
+            tokens = tokens[:start] + tokens[end:]
     out: dict[str, str] = {}
     last = None
-    for token in text.split(" "):
+    for token in tokens:
         if not token:
             continue
         key, eq, value = token.partition("=")
         if eq and key and "=" not in key and key.replace(".", "").replace("_", "").isalnum():
+            if key in out:
+                last = None     # a repeated key is text of the name: keep the first value
+                continue
             out[key] = value
             last = key
         elif last is not None:
             out[last] = f"{out[last]} {token}"
+    if name is not None:
+        out["jobname"] = name
     return out
 
 
@@ -49,10 +70,9 @@ def _job(jid: str, f: dict[str, str], state: str, queued_at: int | None) -> Work
     res = {k[len("Resource_List."):]: v for k, v in f.items() if k.startswith("Resource_List.")}
     request = job_request(res)
     slots = f.get("total_execution_slots", "").strip()
-    procs = bounded(int(slots) if slots else request.procs, 0, MAX_PROCS, "processors")
+    procs = whole(slots, "processors") if slots else bounded(request.procs, 0, MAX_PROCS, "processors")
     nodes_txt = f.get("unique_node_count", "").strip()
-    nodes = int(nodes_txt) if nodes_txt else (request.nodes or 0)
-    bounded(nodes, 0, MAX_PROCS, "nodes")
+    nodes = whole(nodes_txt, "nodes") if nodes_txt else bounded(request.nodes or 0, 0, MAX_PROCS, "nodes")
     submit = epoch_field(f.get("ctime", "")) or epoch_field(f.get("qtime", "")) or queued_at
     if submit is None:
         raise ValueError("no ctime, qtime or Q record")
@@ -77,7 +97,7 @@ def parse_accounting(sources: Iterable[tuple[str, str]]) -> Workload:
     records: dict[str, list[tuple[str, dict[str, str], str, int, int]]] = {}
     for name, text in sources:
         bad = LineWarnings(name, "Torque accounting")
-        for lineno, line in enumerate(text.splitlines(), 1):
+        for lineno, line in enumerate(log_lines(text), 1):
             if not line.strip():
                 continue
             parts = line.split(";", 3)

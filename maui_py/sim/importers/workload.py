@@ -109,10 +109,33 @@ class LineWarnings:
             workload.count("malformed line", self.bad)
 
 
+def log_lines(text: str) -> list[str]:
+    """The lines of a log: split on "\\n" only (a trailing "\\r" dropped). str.splitlines also
+    splits on \\x0b, \\x0c, \\x1c-\\x1e, \\x85, U+2028 and U+2029, which a user can put in a job
+    name to start a forged record."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def bounded(n: int, low: int, high: int, what: str) -> int:
     if not low <= n <= high:
         raise ValueError(f"{what} {n} out of range [{low}, {high}]")
     return n
+
+
+def whole(text: object, what: str, low: int = 0, high: int = MAX_PROCS) -> int:
+    """A count as a log spells it: ASCII digits only (int() also reads `３００`, `٣` and
+    `1_0`), bounded to [low, high]; ValueError naming `what` otherwise."""
+    t = str(text).strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= 18):
+        raise ValueError(f"{what} {t[:20]!r} is not a whole number")
+    return bounded(int(t), low, high, what)
+
+
+def ascii_field(text: str, what: str) -> str:
+    """`text` when it is ASCII (sizes, times, limits: a non-ASCII digit is damage, not data)."""
+    if not text.isascii():
+        raise ValueError(f"{what} {text[:20]!r} is not ASCII")
+    return text
 
 
 def _ceil(a: int, b: int) -> int:
