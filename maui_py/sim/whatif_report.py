@@ -259,6 +259,11 @@ def summary_text(data: dict[str, Any], top: int = 10) -> str:
     """The terminal version: totals and the per-user wait changes of each comparison."""
     lines = [f"{data['source']}: {data['jobs']} jobs on {data['nodes']} nodes "
              f"({data['procs']} procs), {len(data['configs'])} configs x {data['shakes']} shakes"]
+    left = data["skipped"] | data["left_out"]
+    if left:
+        n = sum(left.values())
+        lines.append(f"  {n} record{'s' if n != 1 else ''} not replayed: "
+                     + "; ".join(f"{reason}: {count}" for reason, count in sorted(left.items())))
     for comp in data["comparisons"]:
         lines += ["", f"{comp['name']} vs {data['configs'][0]['name']}"]
         for m in ("wait", "bsld", "xf", "utilization", "backfill_share"):
