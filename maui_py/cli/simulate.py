@@ -34,6 +34,7 @@ from .common import at_least
 from .warnlines import print_warnings
 from ..sim.report import ReportInfo, cluster_text, compare_text, summary_text, write_report
 from ..sim.lookslike import describe
+from ..sim.swfnames import header_names, name_jobs
 from ..sim.swf import (ESTIMATE_RULES, PROCESSOR_RULES, SwfFormatWarning, SwfRecord, clean,
                        read_swf, to_sim_jobs)
 from ..sim.timefmt import TraceClock, clock_from_header, human_duration
@@ -234,7 +235,10 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
         raise ValueError(f"{title}: no job left to replay ({cleaning})")
     nodes = (cluster_from_option(args.nodes) if args.nodes
              else from_trace_header(header, 1, max((r.procs for r in records), default=1)))
-    return Workload(title, nodes, to_sim_jobs(records), clock, warning, source,
+    jobs = to_sim_jobs(records)
+    if trace:
+        jobs = name_jobs(jobs, header_names(header))     # a converted log's own names
+    return Workload(title, nodes, jobs, clock, warning, source,
                     header.computer if trace else "", cleaning)
 
 

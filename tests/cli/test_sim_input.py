@@ -121,3 +121,27 @@ def test_whatif_summary_says_how_many_records_were_not_replayed(tmp_path, capsys
     line = out.splitlines()[1]
     assert line.strip().startswith(f"{left} records not replayed:"), out
     assert "never started (cancelled or still queued): 1" in line
+
+
+def test_a_converted_sacct_log_replays_with_the_names_its_header_notes_give(tmp_path, capsys):
+    from maui_py.sim.importers.swfsource import read_swf_workload
+    swf = tmp_path / "site.swf"
+    assert whatif.main(["convert", str(SACCT), "-o", str(swf)]) == 0
+    assert "; Note: queue 1 = batch" in swf.read_text()
+    capsys.readouterr()
+    assert maui_sim_main([str(swf), "--nodes", "4x8", "-q"]) == 0
+    out = capsys.readouterr().out
+    classes = out.split("by class:\n", 1)[1].split("\n\n", 1)[0]
+    assert "batch" in classes and "gpu" in classes and "queue1" not in classes
+    w = read_swf_workload(swf)
+    assert {j.class_ for j in w.jobs} == {"batch", "gpu"}
+    assert {j.user for j in w.jobs} <= {"alice", "bob", "carol", "dave"}
+    assert {j.account for j in w.jobs} <= {"proj-a", "proj-b", "proj-c"}
+
+
+def test_a_note_that_is_not_one_printable_word_is_not_a_name():
+    from maui_py.sim.swf import SwfHeader
+    from maui_py.sim.swfnames import header_names
+    header = SwfHeader(("; Note: queue 1 = batch", "; Note: user 2 = a\u202eb", "; Note: user 3 = two words",
+                        "; Note: user 4 = " + "x" * 200, "; Note: group 5 = g5"))
+    assert header_names(header) == {"class_": {1: "batch"}, "group": {5: "g5"}}
