@@ -12,6 +12,7 @@ from pathlib import Path
 from ..cluster import from_trace_header
 from ..swf import clean, read_swf
 from ..swfnames import header_names
+from ..timefmt import clock_from_header
 from .workload import Workload, WorkloadJob
 
 
@@ -34,6 +35,8 @@ def read_swf_workload(path: str | Path) -> Workload:
                         state="COMPLETED")
             for r in kept]
     w = Workload(jobs, str(path), from_trace_header(header, 1, max((r.procs for r in kept), default=1)))
+    clock, _warning = clock_from_header(header)
+    w.dates = clock.zone_name if clock.absolute else ""
     if report.dropped:
         w.count("dropped by the standard SWF cleaning", report.dropped)
     return w
