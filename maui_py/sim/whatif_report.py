@@ -47,9 +47,17 @@ def _dur(s: float) -> str:
     return f"{sign}{a / 3600:.2f} h"
 
 
+def _pct(v: float) -> str:
+    """A share in percent: one decimal, three below 0.1 % (a change of 0.004 % reads
+    "0.004 %", not "0.0 %" marked better)."""
+    p = v * 100
+    if abs(p) >= 0.1 or p == 0:
+        return f"{p:.1f} %"
+    return f"{p:.3f} %" if abs(p) >= 0.001 else f"{'-' if p < 0 else ''}<0.001 %"
+
+
 FORMATS = {"wait": _dur, "bsld": lambda v: f"{v:.2f}", "xf": lambda v: f"{v:.2f}",
-           "share": lambda v: f"{v * 100:.1f} %", "utilization": lambda v: f"{v * 100:.1f} %",
-           "backfill_share": lambda v: f"{v * 100:.1f} %"}
+           "share": _pct, "utilization": _pct, "backfill_share": _pct}
 LABELS = {"wait": "mean wait", "bsld": "bounded slowdown", "xf": "expansion factor",
           "share": "delivered share", "utilization": "utilisation", "backfill_share": "backfill share"}
 HIGHER_IS_BETTER = {"share", "utilization"}

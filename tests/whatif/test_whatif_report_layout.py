@@ -201,3 +201,11 @@ def test_the_users_most_affected_come_first_and_the_rest_are_behind_details(data
     rest = set(rows) - set(order)
     assert all((rows[u]["wait"]["within_noise"], -abs(rows[u]["wait"]["diff"])) >= key[-1] for u in rest)
     assert len(html) < 120_000
+
+
+def test_a_tiny_share_change_is_not_shown_as_zero_marked_better_or_worse(data):
+    from maui_py.sim.whatif_report import FORMATS
+    assert [FORMATS["share"](v) for v in (0.0, 0.25, 0.00004, -0.0004)] == [
+        "0.0 %", "25.0 %", "0.004 %", "-0.040 %"]
+    marked = re.findall(r'<td class="(?:better|worse) ci">([^<]*)<', render_html(data))
+    assert marked and not [m for m in marked if re.fullmatch(r"-?0\.0 %", m.strip())]
