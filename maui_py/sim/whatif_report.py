@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from .plots import TITLE_EM, line_chart, text_width
 from .report import CSS
 from .timefmt import TraceClock, clock_for
-from .whatif import group_order
+from .whatif import METRICS, group_order
 
 KIND_TITLES = {"user": "Per user", "account": "Per account", "qos": "Per QOS",
                "size": "Per job size (processors)"}
@@ -218,6 +218,10 @@ def _comparison_html(data: dict[str, Any], comp: dict[str, Any]) -> str:
         out.append(f"<tr><td>{LABELS[m]}</td><td>{FORMATS[m](d['current'])}</td>"
                    f"<td>{FORMATS[m](d['proposed'])}</td>{_diff_cell(d, m)}</tr>")
     out.append("</table>")
+    if unchanged(comp):
+        out.append("<p class='why'>Nothing changes: every figure of every user, account, QOS and "
+                   "job size is the same as under the current config (no table below).</p></section>")
+        return "\n".join(out)
     if comp["losers"]:
         names = ", ".join(f"<b>{escape(x['user'])}</b> ({escape(_dur(x['diff']))}"
                           f"{'' if not x['within_noise'] else ', within noise'})" for x in comp["losers"])
@@ -234,6 +238,14 @@ def _comparison_html(data: dict[str, Any], comp: dict[str, Any]) -> str:
         out.append(_group_table(kind, rows, targets.get(kind, {})))
     out.append("</section>")
     return "\n".join(out)
+
+
+def unchanged(comp: dict[str, Any]) -> bool:
+    """Whether a comparison changes nothing at all: every total and every group's every
+    metric has a zero mean difference in every shake (a config equal to the current one)."""
+    cells = list(comp["total"].values()) + [row[m] for rows in comp["groups"].values()
+                                            for row in rows.values() for m in METRICS]
+    return all(d["diff"] == 0 and (d["lo"] is None or d["lo"] == d["hi"] == 0) for d in cells)
 
 
 def _users_html(rows: dict[str, Any], targets: dict[str, str]) -> str:

@@ -209,3 +209,17 @@ def test_a_tiny_share_change_is_not_shown_as_zero_marked_better_or_worse(data):
         "0.0 %", "25.0 %", "0.004 %", "-0.040 %"]
     marked = re.findall(r'<td class="(?:better|worse) ci">([^<]*)<', render_html(data))
     assert marked and not [m for m in marked if re.fullmatch(r"-?0\.0 %", m.strip())]
+
+
+def test_a_config_that_changes_nothing_says_so_in_one_line_without_tables(data):
+    same = analyse(*_same_plan_and_runs())
+    html = render_html(same)
+    section = html.split("<h2>copy", 1)[1].split("</section>", 1)[0]
+    assert "Nothing changes" in section
+    assert len(_tables(section)) == 1 and "<svg" not in section      # the totals only
+
+
+def _same_plan_and_runs():
+    plan = make_plan(busy_workload(60), [ConfigVariant("easy", EASY), ConfigVariant("copy", EASY)],
+                     shakes=2, seed=2)
+    return plan, run_local(plan, 1)
