@@ -51,3 +51,14 @@ def test_every_link_to_a_section_lands_on_a_heading():
                 broken.append(f"{page.name}: {m.group(0)}")
     assert broken == []
     assert "who-may-do-what" in _anchors(ROOT / "docs" / "commands.md")
+
+
+def test_the_readme_gives_timings_only_as_measured_on_a_named_machine():
+    text = (ROOT / "README.md").read_text()
+    timed = [line for line in text.splitlines()
+             if line.startswith("    ") and re.search(r"#.*\b\d+(\.\d+)? ?(s|min|seconds)\b", line)]
+    assert timed == []                               # no "about 2 s" beside a command
+    prose = "\n".join(line if not line.startswith("    ") else "" for line in text.splitlines())
+    measured = [p for p in prose.split("\n\n") if re.search(r"\b\d+(\.\d+)? (s|min)\b", p)]
+    flat = [" ".join(p.split()) for p in measured]
+    assert flat and all("2-core machine" in p and "load average" in p for p in flat), flat
