@@ -4,13 +4,16 @@ in benchmarks/."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Any, Callable
 
 
 def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     """How many Python and built-in function calls fn(*args, **kwargs) makes, in this thread.
-    The same for the same input whatever the machine's load."""
+    The same for the same input whatever the machine's load. The garbage collector is paused
+    meanwhile: its callbacks (hypothesis installs one) would add calls that depend on what ran
+    before, not on fn."""
     count = 0
 
     def profile(_frame, event, _arg):
@@ -18,10 +21,13 @@ def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
         if event in ("call", "c_call"):
             count += 1
 
-    old = sys.getprofile()
+    old, collecting = sys.getprofile(), gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         fn(*args, **kwargs)
     finally:
         sys.setprofile(old)
+        if collecting:
+            gc.enable()
     return count

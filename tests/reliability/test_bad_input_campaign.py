@@ -97,8 +97,9 @@ def test_a_400_digit_torque_mem_skips_the_job_and_the_fallback_reader_is_linear(
         parse_pbsnodes("<Data>" + "<Node>" * 20_000 + "</Data>")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RecordWarning)
+        parse_pbsnodes("<Data>" + "<Node>" * 2_000 + "</Data>")       # warm caches (re, imports)
         small = calls(parse_pbsnodes, "<Data>" + "<Node>" * 2_000 + "</Data>")
         large = calls(parse_pbsnodes, "<Data>" + "<Node>" * 20_000 + "</Data>")
-    # a fixed number of str.find calls however many records are left open: linear in the
-    # text (benchmarks/parse_scaling.py times it)
-    assert large <= small + 10, (small, large)
+    # a fixed number of str.find calls however many records are left open (a loop over them
+    # would add 18,000 calls or more): linear in the text (benchmarks/parse_scaling.py times it)
+    assert large <= small + 1_000, (small, large)
