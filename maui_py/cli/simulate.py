@@ -18,6 +18,7 @@ import shutil
 import stat
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,11 +31,14 @@ from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_head
 from ..sim.engine import SimOptions, Simulation
 from .. import __version__
 from .common import at_least
+from .warnlines import print_warnings
+from ..sim.lookslike import describe
 from ..sim.metrics import summarize
 from ..sim.report import (ReportInfo, cluster_text, compare_text, machine_procs,
                              summary_text, write_report)
-from ..sim.swf import (ESTIMATE_RULES, PROCESSOR_RULES, SwfRecord, clean, read_swf, to_sim_jobs,
-                       unique_ids)
+from ..sim.swfnames import header_names, name_jobs
+from ..sim.swf import (ESTIMATE_RULES, PROCESSOR_RULES, SwfFormatWarning, SwfRecord, clean,
+                       read_swf, to_sim_jobs, unique_ids)
 from ..sim.timefmt import TraceClock, clock_from_header, human_duration
 from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
@@ -45,7 +49,13 @@ SUBCOMMANDS = {"whatif": "maui_py.cli.whatif", "convert": "maui_py.cli.whatif"}
 """`maui-sim NAME ...`: a module whose main(argv) parses its own options (argv[0] is NAME)."""
 
 
+EPILOG = ("Also: 'maui-sim whatif LOG -c current.cfg -c proposed.cfg' replays a site's own "
+          "accounting log (sacct -P, jobcomp, Torque or SWF) under each config with error bars; "
+          "'maui-sim convert LOG -o out.swf' writes such a log as SWF. Each has its own --help.")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = EPILOG
     p.add_argument("words", nargs="*", metavar="[compare] TRACE",
                    help="an SWF trace (.swf or .swf.gz); 'compare TRACE' to compare configs")
     p.add_argument("-c", "--config", action="append", default=[], metavar="FILE",
@@ -231,8 +241,7 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
     times are relative."""
     clock, warning, source = TraceClock(), None, "generated"
     if trace:
-        header, records = read_swf(trace)
-        records = unique_ids(records)       # a repeated job id: warned about, renumbered
+        header, records = read_trace(trace)
         machine = header.max_procs or header.max_nodes or max((r.procs for r in records), default=1)
         title = Path(trace).name
         clock, warning = clock_from_header(header)
@@ -255,10 +264,29 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
     if args.jobs:
         records = records[: args.jobs]
         source += f", first {args.jobs} jobs"
+    if not records:
+        raise ValueError(f"{title}: no job left to replay ({cleaning})")
     nodes = (cluster_from_option(args.nodes) if args.nodes
              else from_trace_header(header, 1, max((r.procs for r in records), default=1)))
-    return Workload(title, nodes, to_sim_jobs(records), clock, warning, source,
+    jobs = to_sim_jobs(records)
+    if trace:
+        jobs = name_jobs(jobs, header_names(header))     # a converted log's own names
+    return Workload(title, nodes, jobs, clock, warning, source,
                     header.computer if trace else "", cleaning)
+
+
+def read_trace(trace: str):
+    """read_swf, its warnings printed as `file:line: message` (the first ten, then a count);
+    a file with no SWF job line at all is a ValueError saying what it looks like (sacct
+    output, an empty file ...), not a replay of nothing."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SwfFormatWarning)
+        header, records = read_swf(trace)
+        records = unique_ids(records)       # a repeated job id: warned about, renumbered
+    if not records:
+        raise ValueError(f"{trace}: nothing to replay: {describe(trace)}")
+    print_warnings(caught)
+    return header, records
 
 
 def workload(args: argparse.Namespace, trace: str | None):

@@ -5,8 +5,9 @@ account, QOS and job size, the change against the current config with 95 % inter
 
 LOG is sacct -P output, a jobcomp/filetxt log, Torque accounting files or an SWF trace
 (--format, else sniffed). The cluster comes from --cluster (sinfo or pbsnodes -x output) or
---nodes (a cluster spec), else from an SWF header. Runs go to --jobs local processes, or
-with --slurm to one Slurm job array. Exit status: 0; 1 when a replay broke the schedule's
+--nodes (a cluster spec), else from an SWF header. Runs go to --workers local processes, or
+with --slurm to one Slurm job array (--jobs, the old name of --workers, still works with a
+note: elsewhere in maui-sim --jobs is a number of jobs). Exit status: 0; 1 when a replay broke the schedule's
 own checks; 2 on bad input.
 """
 
@@ -19,6 +20,7 @@ import warnings
 from pathlib import Path
 
 from .common import at_least
+from .warnlines import print_warnings
 
 FORMATS = ("sacct", "jobcomp", "torque", "swf")
 """Same as maui_py.sim.importers.FORMATS (checked by the tests); the simulator is imported
@@ -34,6 +36,17 @@ def _jitter(text: str) -> float:
     if not 0.0 <= v < 1.0:
         raise argparse.ArgumentTypeError(f"{text!r} is out of range [0, 1)")
     return v
+
+
+class DeprecatedWorkers(argparse.Action):
+    """`--jobs N` / `-j N`, the old name of --workers: still taken, with a note on stderr (in
+    maui-sim --jobs is the number of jobs to replay; one name, one meaning)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is now --workers (worker processes); "
+              f"{option_string} will go (in maui-sim, --jobs is the number of jobs to replay; "
+              "here that is --limit)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,8 +71,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="arrive at submission, not at eligibility (dependencies, begin times)")
     p.add_argument("--poll", type=at_least(0), default=0, metavar="SECONDS",
                    help="schedule every SECONDS (default: at every event)")
-    p.add_argument("-j", "--jobs", type=at_least(1), default=1, metavar="N",
-                   help="local processes for the runs (default 1)")
+    p.add_argument("--workers", type=at_least(1), default=1, metavar="N",
+                   help="local worker processes for the runs (default 1)")
+    p.add_argument("-j", "--jobs", type=at_least(1), dest="workers", action=DeprecatedWorkers,
+                   metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--slurm", metavar="DIR",
                    help="run as one Slurm job array; DIR (seen by every node) holds plan and results")
     p.add_argument("--slurm-time", default="01:00:00", metavar="TIME", help="time per task")
@@ -79,8 +94,7 @@ def _load(args: argparse.Namespace):
         workload = load_workload(args.logs, args.format)
         if args.cluster:
             workload.nodes = read_cluster(args.cluster)
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    print_warnings(caught)
     if args.nodes and not args.cluster:
         workload.nodes = cluster_from_option(args.nodes)
     if args.limit:
@@ -118,15 +132,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"maui-sim whatif: {e}", file=sys.stderr)
         return 2
     n = run_count(plan)
-    show = None if args.quiet else (lambda k, total: print(f"\rrun {k}/{total}", end="" if k < total else "\n",
-                                                            file=sys.stderr, flush=True))
+    show = None if args.quiet else run_progress(sys.stderr)
     t0 = time.perf_counter()
     try:
         if args.slurm:
             runs = run_slurm(plan, args.slurm, time_limit=args.slurm_time, mem=args.slurm_mem,
                              partition=args.slurm_partition)
         else:
-            runs = run_local(plan, args.jobs, show)
+            runs = run_local(plan, args.workers, show)
     except SlurmRunError as e:
         print(f"maui-sim whatif: {e}", file=sys.stderr)
         return 1
@@ -134,10 +147,24 @@ def run(args: argparse.Namespace) -> int:
     data["wall_seconds"] = round(time.perf_counter() - t0, 2)
     print(summary_text(data))
     print(f"\n{n} runs in {data['wall_seconds']} s "
-          f"({'Slurm array' if args.slurm else f'{args.jobs} local process(es)'})")
+          f"({'Slurm array' if args.slurm else f'{args.workers} local process(es)'})")
     if args.out:
         print("wrote " + ", ".join(str(p) for p in write(data, args.out)))
     return 1 if any(c["violations"] for c in data["configs"]) else 0
+
+
+def run_progress(stream):
+    """progress(k, total) for run_local: on a terminal one line redrawn in place, elsewhere (a
+    pipe, a log) one line per run, so the lines never run together."""
+    tty = stream.isatty()
+
+    def show(k: int, total: int) -> None:
+        if tty:
+            stream.write(f"\rrun {k}/{total}" + ("\n" if k >= total else ""))
+        else:
+            stream.write(f"run {k}/{total}\n")
+        stream.flush()
+    return show
 
 
 CONVERT_HELP = "write an accounting log (sacct, jobcomp, Torque) as an SWF trace"
@@ -160,8 +187,7 @@ def run_convert(args: argparse.Namespace) -> int:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ImportLineWarning)
             workload = load_workload(args.logs, args.format)
-        for w in caught:
-            print(f"warning: {w.message}", file=sys.stderr)
+        print_warnings(caught)
         jobs = sorted(workload.jobs, key=lambda j: (j.submit, j.id))
         records, tables = to_swf_records(jobs)
         t0 = min((j.submit for j in jobs), default=0)

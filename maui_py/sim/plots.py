@@ -37,19 +37,64 @@ def _nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [first + k * step for k in range(int((hi - first) / step + 1e-9) + 1)]
 
 
+TITLE_EM, TICK_EM = 1.08, 1.0
+"""Scale of text_width for bold titles and for regular ticks and legends."""
+LEGEND_ROW = 18
+_NARROW, _WIDE = frozenset(" .,:;'|!ijlIft()[]-"), frozenset("MWmw@%")
+
+
+def text_width(text: str, size: float = 11, em: float = TICK_EM) -> float:
+    """A generous estimate of a label's width in pixels (an SVG file has no font metrics):
+    per character a share of the font size a sans-serif font does not exceed (capitals and
+    wide letters 0.78, narrow ones 0.36, others 0.62), times `em` (1.08 for bold)."""
+    units = sum(0.36 if c in _NARROW else 0.86 if c in _WIDE else 0.78 if c.isupper() else 0.62
+                for c in text)
+    return units * size * em
+
+
+def _legend_items(legend: Sequence[tuple[str, str]]) -> list[tuple[str, str, float]]:
+    """(label, colour, width with its swatch) of each entry; names beyond 40 characters cut."""
+    out = []
+    for name, col in legend:
+        label = name if len(name) <= 40 else name[:39] + "…"
+        out.append((label, col, text_width(label) + 30))
+    return out
+
+
+def legend_layout(title: str, legend: Sequence[tuple[str, str]], width: int = W,
+                  left: int = LEFT, right: int = RIGHT, below: int = H
+                  ) -> tuple[list[tuple[float, float, str, str]], int]:
+    """Where each legend entry goes: (x, y of its swatch, label, colour), and the height the
+    chart needs. Beside the title, right-aligned, when it all fits on that line; else in
+    rows under the plot (from y = `below`), so a legend never covers the title."""
+    items = _legend_items(legend)
+    title_end = left + text_width(title, 13, TITLE_EM)
+    if title_end + 16 + sum(w for _l, _c, w in items) <= width - right:
+        x, out = width - right, []
+        for label, col, w in reversed(items):
+            x -= w
+            out.append((x, 9.0, label, col))
+        return out[::-1], below
+    out, x, y = [], float(left), float(below + 4)
+    for label, col, w in items:
+        if x > left and x + w > width - right:
+            x, y = float(left), y + LEGEND_ROW
+        out.append((x, y, label, col))
+        x += w
+    return out, int(y + LEGEND_ROW - 4)
+
+
 def _frame(title: str, ylabel: str, body: list[str], legend: Sequence[tuple[str, str]]) -> str:
-    out = [f'<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-label="{escape(title)}" '
+    placed, height = legend_layout(title, legend)
+    out = [f'<svg class="chart" viewBox="0 0 {W} {height}" role="img" aria-label="{escape(title)}" '
            'xmlns="http://www.w3.org/2000/svg">',
            f'<text class="title" x="{LEFT}" y="18">{escape(title)}</text>',
            f'<text class="axis-label" transform="translate(14 {TOP + (H - TOP - BOTTOM) / 2:.0f}) '
            f'rotate(-90)" text-anchor="middle">{escape(ylabel)}</text>']
     out += body
-    x = W - RIGHT
-    for name, col in reversed(legend):
-        label = name if len(name) <= 40 else name[:39] + "…"
-        x -= 7 * len(label) + 28
-        out.append(f'<rect x="{x}" y="9" width="14" height="4" fill="{col}"/>'
-                   f'<text class="legend" x="{x + 18}" y="15">{escape(label)}</text>')
+    for x, y, label, col in placed:
+        out.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="14" height="4" fill="{col}"/>'
+                   f'<text class="legend" x="{x + 18:.0f}" y="{y + 6:.0f}">{escape(label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 

@@ -27,14 +27,13 @@ from typing import Any, Iterable, Sequence
 
 from ..cfg import ConfigError, SchedulerConfig, parse_config
 from .engine import SimOptions, Simulation
-from .metrics import BSLD_THRESHOLD, figures
+from .metrics import BSLD_THRESHOLD, figures, size_bucket
 from .shake import ShakeSpec, shake
 from .importers.workload import (Workload, WorkloadJob, job_from_dict, job_to_dict, node_from_dict,
                                  node_to_dict, replayable, to_sim_jobs, fits)
 
 KINDS = ("user", "account", "qos", "size")
 METRICS = ("wait", "bsld", "xf", "share")
-SIZE_CLASSES = ((1, "1"), (4, "2-4"), (16, "5-16"), (64, "17-64"), (256, "65-256"))
 TIMELINE_BINS = 48
 _FS_OBJECT = {"user": "USERCFG", "account": "ACCOUNTCFG", "qos": "QOSCFG"}
 
@@ -45,10 +44,17 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
 
 
 def size_class(procs: int) -> str:
-    for top, name in SIZE_CLASSES:
-        if procs <= top:
-            return name
-    return f">{SIZE_CLASSES[-1][0]}"
+    """A job's size group: the simulator report's (1, 2, 3-4, 5-8, ... powers of two), so the
+    two reports' per-size tables line up."""
+    return size_bucket(procs)[1]
+
+
+def group_order(kind: str, names) -> list[str]:
+    """The groups of a kind in the order a person reads them: sizes by number (1, 2, 3-4,
+    ..., 65-128), the others by name."""
+    if kind == "size":
+        return sorted(names, key=lambda g: int(g.split("-")[0].lstrip(">") or 0))
+    return sorted(names)
 
 
 # ------------------------------------------------------------------ configs
@@ -115,7 +121,8 @@ def make_plan(workload: Workload, variants: Sequence[ConfigVariant], *, shakes: 
         jobs = [j for j in jobs if j.id not in unfit]
     if not jobs:
         raise ValueError(f"{workload.source}: no job both started and ended: nothing to replay")
-    return {"version": 1, "source": workload.source, "skipped": dict(workload.skipped),
+    return {"version": 1, "source": workload.source, "dates": workload.dates,
+            "skipped": dict(workload.skipped),
             "left_out": left_out, "nodes": [node_to_dict(n) for n in workload.nodes],
             "jobs": [job_to_dict(j) for j in jobs],
             "configs": [{"name": v.name, "text": v.text, "settings": [list(s) for s in v.settings]}
@@ -196,7 +203,7 @@ def measure(records: dict, meta: dict[str, WorkloadJob], machine_procs: int,
     for kind in KINDS:
         groups[kind] = {g: {"n": int(n), "wait": sw / n, "bsld": sb / n, "xf": sx / n,
                             "share": delivered[kind][g] / total_delivered if total_delivered else 0.0}
-                        for g, (n, sw, sb, sx) in sorted(acc[kind].items())}
+                        for g, (n, sw, sb, sx) in ((g, acc[kind][g]) for g in group_order(kind, acc[kind]))}
     f = figures(records.values(), machine_procs)
     end = max((r.end for r in done), default=lo)
     width = max(1, -(-(max(hi, lo + 1) - lo) // TIMELINE_BINS))
@@ -276,7 +283,7 @@ def compare(runs: Sequence[dict[str, Any]], base: int, other: int) -> dict[str, 
             g: {"n": a[0]["groups"][kind][g]["n"],
                 **{metric: paired([m["groups"][kind][g][metric] for m in a],
                                   [m["groups"][kind][g][metric] for m in b]) for metric in METRICS}}
-            for g in sorted(common)}
+            for g in group_order(kind, common)}
     return out
 
 
@@ -325,7 +332,8 @@ def analyse(plan: dict[str, Any], runs: Sequence[dict[str, Any]]) -> dict[str, A
         timelines.append({"config": c, "start": ms[0]["timeline"]["start"],
                           "width": ms[0]["timeline"]["width"],
                           "busy": [mean(m["timeline"]["busy"][x] for m in ms) for x in range(n)]})
-    return {"source": plan["source"], "jobs": len(plan["jobs"]), "skipped": plan["skipped"],
+    return {"source": plan["source"], "dates": plan.get("dates", "UTC"), "jobs": len(plan["jobs"]),
+            "skipped": plan["skipped"],
             "left_out": plan["left_out"], "nodes": len(plan["nodes"]),
             "procs": sum(n["procs"] for n in plan["nodes"]),
             "shakes": plan["shakes"], "seed": plan["seed"], "shake": plan["shake"],

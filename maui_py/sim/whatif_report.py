@@ -8,21 +8,32 @@ drawn here.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 from typing import Any, Sequence
 
 from .outfile import replacing, write_text
-from .plots import line_chart
+from .plots import TITLE_EM, line_chart, text_width
 from .report import CSS
+from .timefmt import TraceClock, clock_for
+from .whatif import METRICS, group_order
 
 KIND_TITLES = {"user": "Per user", "account": "Per account", "qos": "Per QOS",
                "size": "Per job size (processors)"}
 EXTRA_CSS = """
+main { max-width: 1360px; }
 td.noise { color: var(--muted); }
 .wide { overflow-x: auto; }
 .why { margin: 6px 0 12px; }
+td.ci small { display: block; font-size: 11px; }
+table.groups th, table.groups td { padding: 3px 8px; }
 """
+TOP_USERS = 15
+"""Users shown by default in a comparison (chart and table): those the change affects most;
+the rest are behind a <details> element."""
+NAME_CHARS = 22
+"""A group name longer than this is cut (with an ellipsis, the whole name in a tooltip)."""
 
 
 def _dur(s: float) -> str:
@@ -37,9 +48,17 @@ def _dur(s: float) -> str:
     return f"{sign}{a / 3600:.2f} h"
 
 
+def _pct(v: float) -> str:
+    """A share in percent: one decimal, three below 0.1 % (a change of 0.004 % reads
+    "0.004 %", not "0.0 %" marked better)."""
+    p = v * 100
+    if abs(p) >= 0.1 or p == 0:
+        return f"{p:.1f} %"
+    return f"{p:.3f} %" if abs(p) >= 0.001 else f"{'-' if p < 0 else ''}<0.001 %"
+
+
 FORMATS = {"wait": _dur, "bsld": lambda v: f"{v:.2f}", "xf": lambda v: f"{v:.2f}",
-           "share": lambda v: f"{v * 100:.1f} %", "utilization": lambda v: f"{v * 100:.1f} %",
-           "backfill_share": lambda v: f"{v * 100:.1f} %"}
+           "share": _pct, "utilization": _pct, "backfill_share": _pct}
 LABELS = {"wait": "mean wait", "bsld": "bounded slowdown", "xf": "expansion factor",
           "share": "delivered share", "utilization": "utilisation", "backfill_share": "backfill share"}
 HIGHER_IS_BETTER = {"share", "utilization"}
@@ -53,23 +72,42 @@ def _interval(d: dict[str, Any], metric: str) -> str:
 
 
 def _diff_cell(d: dict[str, Any], metric: str) -> str:
+    """The change, its 95 % interval on a line of its own (so a wide table still fits)."""
     if d["within_noise"]:
         cls = "noise"
     else:
         up = d["diff"] > 0
         cls = "better" if up == (metric in HIGHER_IS_BETTER) else "worse"
-    return f'<td class="{cls}">{_interval(d, metric)}</td>'
+    return f'<td class="{cls} ci">{_interval(d, metric)}</td>'
 
 
-def _group_table(kind: str, rows: dict[str, Any], targets: dict[str, str]) -> str:
+def _name(g: str) -> str:
+    """A group name for a table or chart: cut to NAME_CHARS, escaped."""
+    if len(g) <= NAME_CHARS:
+        return escape(g)
+    return f'<span title="{escape(g)}">{escape(g[:NAME_CHARS - 1])}…</span>'
+
+
+def by_effect(rows: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Users by how much the change affects their mean wait: beyond the noise first, then by
+    the size of the change (either way), then by name."""
+    return sorted(rows.items(), key=lambda kv: (kv[1]["wait"]["within_noise"],
+                                                -abs(kv[1]["wait"]["diff"]), kv[0]))
+
+
+def _group_table(kind: str, rows: dict[str, Any], targets: dict[str, str],
+                 order: Sequence[str] | None = None) -> str:
+    """One row per group (in `order`, else the kind's reading order), current value and
+    change of each metric."""
     head = ["<tr><th>" + escape(kind) + "</th><th>jobs</th>"]
     for m in ("wait", "bsld", "xf", "share"):
-        head.append(f"<th>{LABELS[m]}<br>current</th><th>change [95 % CI]</th>")
+        head.append(f"<th>{LABELS[m]}<br>current</th><th>change<br><small>[95 % CI]</small></th>")
     if targets:
         head.append("<th>FS target</th>")
-    out = ["<div class='wide'><table>", "".join(head) + "</tr>"]
-    for g, row in rows.items():
-        cells = [f"<td>{escape(g)}</td><td>{row['n']}</td>"]
+    out = ["<div class='wide'><table class='groups'>", "".join(head) + "</tr>"]
+    for g in order if order is not None else group_order(kind, rows):
+        row = rows[g]
+        cells = [f"<td>{_name(g)}</td><td>{row['n']}</td>"]
         for m in ("wait", "bsld", "xf", "share"):
             cells.append(f"<td>{FORMATS[m](row[m]['current'])}</td>{_diff_cell(row[m], m)}")
         if targets:
@@ -80,9 +118,11 @@ def _group_table(kind: str, rows: dict[str, Any], targets: dict[str, str]) -> st
 
 
 def interval_chart(title: str, items: Sequence[tuple[str, dict[str, Any]]]) -> str:
-    """Horizontal bars: each user's change in mean wait with its interval, zero marked."""
+    """Horizontal bars: each user's change in mean wait with its interval, zero marked. The
+    axis labels stay inside the picture (the end ones anchored at their end, the zero label
+    left out when it would touch one), names are cut to NAME_CHARS."""
     rows = list(items)[:40]
-    w, left, right, rh, top = 760, 150, 20, 18, 30
+    w, left, right, rh, top = 760, 160, 12, 18, 30
     h = top + rh * len(rows) + 30
     vals = [v for _n, d in rows for v in (d["diff"], d["lo"] or d["diff"], d["hi"] or d["diff"])]
     lo, hi = min(vals + [0.0]), max(vals + [0.0])
@@ -98,14 +138,19 @@ def interval_chart(title: str, items: Sequence[tuple[str, dict[str, Any]]]) -> s
     for k, (name, d) in enumerate(rows):
         y = top + k * rh + rh / 2
         col = "#9ca3af" if d["within_noise"] else ("#b91c1c" if d["diff"] > 0 else "#047857")
-        out.append(f'<text class="tick" x="{left - 6}" y="{y + 4:.0f}" text-anchor="end">{escape(name)}</text>')
+        label = name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
+        out.append(f'<text class="tick" x="{left - 8}" y="{y + 4:.0f}" text-anchor="end">{escape(label)}</text>')
         if d["lo"] is not None:
             out.append(f'<line x1="{px(d["lo"]):.1f}" y1="{y:.0f}" x2="{px(d["hi"]):.1f}" y2="{y:.0f}" '
                        f'stroke="{col}" stroke-width="2"/>')
         out.append(f'<circle cx="{px(d["diff"]):.1f}" cy="{y:.0f}" r="3.5" fill="{col}">'
                    f'<title>{escape(name)}: {escape(_dur(d["diff"]))}</title></circle>')
-    for v in (lo, 0.0, hi):
-        out.append(f'<text class="tick" x="{px(v):.1f}" y="{h - 8}" text-anchor="middle">{escape(_dur(v))}</text>')
+    ticks = [(px(lo), _dur(lo), "start"), (px(hi), _dur(hi), "end")]
+    zero = px(0.0)
+    if all(abs(zero - x) > text_width(t) + 12 for x, t, _a in ticks):
+        ticks.append((zero, "0 s", "middle"))
+    for x, text, anchor in ticks:
+        out.append(f'<text class="tick" x="{x:.1f}" y="{h - 8}" text-anchor="{anchor}">{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -122,14 +167,15 @@ def sweep_heatmap(data: dict[str, Any]) -> str:
     rows_vals = sorted({c["settings"][0][1] for c in comps}, key=_sortkey)
     cols_vals = sorted({c["settings"][1][1] for c in comps}, key=_sortkey) if len(axes) == 2 else [""]
     cell = {tuple(v for _p, v in c["settings"]) + (("",) if len(axes) == 1 else ()): c for c in comps}
-    cw, ch, left, top = 150, 30, 190, 34
-    w = max(left + cw * len(cols_vals) + 20, 470)
+    title = "change of mean wait against the current config (grey: within noise)"
+    cw, ch, top = 150, 30, 34
+    left = max(120, int(max(text_width(f"{axes[0]}={v}") for v in rows_vals)) + 16)
+    w = int(max(left + cw * len(cols_vals) + 20, 10 + text_width(title, 13, TITLE_EM) + 10))
     h = top + ch * len(rows_vals) + (30 if len(axes) == 2 else 8)
     worst = max((abs(c["total"]["wait"]["diff"]) for c in comps), default=1.0) or 1.0
     out = [f'<svg class="chart" viewBox="0 0 {w} {h}" style="max-width:{w}px" role="img" '
            'aria-label="sweep" xmlns="http://www.w3.org/2000/svg">',
-           '<text class="title" x="10" y="18">change of mean wait against the current config '
-           '(grey: within noise)</text>']
+           f'<text class="title" x="10" y="18">{escape(title)}</text>']
     for i, rv in enumerate(rows_vals):
         y = top + i * ch
         out.append(f'<text class="tick" x="{left - 6}" y="{y + ch / 2 + 4:.0f}" text-anchor="end">'
@@ -173,24 +219,71 @@ def _comparison_html(data: dict[str, Any], comp: dict[str, Any]) -> str:
         out.append(f"<tr><td>{LABELS[m]}</td><td>{FORMATS[m](d['current'])}</td>"
                    f"<td>{FORMATS[m](d['proposed'])}</td>{_diff_cell(d, m)}</tr>")
     out.append("</table>")
+    if unchanged(comp):
+        out.append("<p class='why'>Nothing changes: every figure of every user, account, QOS and "
+                   "job size is the same as under the current config (no table below).</p></section>")
+        return "\n".join(out)
     if comp["losers"]:
         names = ", ".join(f"<b>{escape(x['user'])}</b> ({escape(_dur(x['diff']))}"
                           f"{'' if not x['within_noise'] else ', within noise'})" for x in comp["losers"])
         out.append(f"<p class='why'>Users who lose most (mean wait): {names}.</p>")
     else:
         out.append("<p class='why'>No user waits longer on average.</p>")
-    users = sorted(comp["groups"]["user"].items(), key=lambda kv: -kv[1]["wait"]["diff"])
-    out.append(interval_chart("change of mean wait per user (dot: mean over shakes; bar: 95 % interval)",
-                              [(u, row["wait"]) for u, row in users]))
     targets = data["configs"][comp["config"]]["fs_targets"]
-    for kind in ("user", "account", "qos", "size"):
+    out.append(_users_html(comp["groups"]["user"], targets.get("user", {})))
+    for kind in ("account", "qos", "size"):
         rows = comp["groups"][kind]
-        if len(rows) < 2 and kind != "user":
+        if len(rows) < 2:
             continue
         out.append(f"<h3>{KIND_TITLES[kind]}</h3>")
         out.append(_group_table(kind, rows, targets.get(kind, {})))
     out.append("</section>")
     return "\n".join(out)
+
+
+def unchanged(comp: dict[str, Any]) -> bool:
+    """Whether a comparison changes nothing at all: every total and every group's every
+    metric has a zero mean difference in every shake (a config equal to the current one)."""
+    cells = list(comp["total"].values()) + [row[m] for rows in comp["groups"].values()
+                                            for row in rows.values() for m in METRICS]
+    return all(d["diff"] == 0 and (d["lo"] is None or d["lo"] == d["hi"] == 0) for d in cells)
+
+
+def _users_html(rows: dict[str, Any], targets: dict[str, str]) -> str:
+    """The users the change affects most (chart and table, at most TOP_USERS), then every
+    user behind a <details> element; one line when no user's mean wait moves at all."""
+    ranked = by_effect(rows)
+    moved = [(u, row) for u, row in ranked if row["wait"]["diff"] or not row["wait"]["within_noise"]]
+    out = []
+    if moved:
+        top = moved[:TOP_USERS]
+        what = "the user" if len(top) == 1 else f"the {len(top)} users"
+        out.append(interval_chart(f"change of mean wait: {what} it affects most "
+                                  "(dot: mean over shakes; bar: 95 % interval)",
+                                  [(u, row["wait"]) for u, row in top]))
+        out.append(f"<h3>{KIND_TITLES['user']}: the {len(top)} most affected of {len(rows)}</h3>")
+        out.append(_group_table("user", rows, targets, [u for u, _r in top]))
+    else:
+        out.append(f"<p class='why'>No user's mean wait changes ({len(rows)} users).</p>")
+    if len(rows) > (len(moved[:TOP_USERS]) if moved else 0):
+        out.append(f"<details><summary>all {len(rows)} users</summary>"
+                   + _group_table("user", rows, targets) + "</details>")
+    return "\n".join(out)
+
+
+def time_axis(dates: str, first: int, last: int):
+    """Labels for a time axis from `first` to `last` (the log's times): dates in the log's
+    zone when its times are dates (`dates` names the zone), a day and hour when the span is
+    under four days; `day N hh:mm` counted from the first time when they are not dates."""
+    clock = replace(clock_for(1, dates)[0], unix_start=0) if dates else TraceClock()
+    short = last - first < 4 * 86400
+
+    def label(x: float) -> str:
+        if not clock.absolute:
+            days, rest = divmod(int(x - first), 86400)
+            return f"day {days + 1} {rest // 3600:02d}:{rest % 3600 // 60:02d}" if short else f"day {days + 1}"
+        return clock.date(int(x))[5:16] if short else clock.day(int(x))
+    return label
 
 
 def _headline(cfgs: list[dict[str, Any]]) -> str:
@@ -233,9 +326,10 @@ def render_html(data: dict[str, Any]) -> str:
         out.append(_comparison_html(data, comp))
     series = [(cfgs[t["config"]]["name"], [t["start"] + x * t["width"] for x in range(len(t["busy"]))],
                t["busy"]) for t in data["timelines"]]
+    xs = [x for _n, sx, _y in series for x in sx] or [0]
     out.append("<section><h2>Utilisation over time</h2>" + line_chart(
         "busy processors (mean over shakes)", "busy share", series,
-        lambda x: _dur(x - series[0][1][0]) if series and series[0][1] else "", y_max=1.0,
+        time_axis(data.get("dates", ""), min(xs), max(xs)), y_max=1.0,
         y_format=lambda v: f"{v * 100:.0f} %") + "</section>")
     out.append("<section><h2>Configs</h2><table><tr><th>config</th><th>mean wait</th><th>bounded slowdown</th>"
                "<th>utilisation</th><th>backfill share</th><th>schedule violations</th></tr>" + "".join(
@@ -261,6 +355,11 @@ def summary_text(data: dict[str, Any], top: int = 10) -> str:
     """The terminal version: totals and the per-user wait changes of each comparison."""
     lines = [f"{data['source']}: {data['jobs']} jobs on {data['nodes']} nodes "
              f"({data['procs']} procs), {len(data['configs'])} configs x {data['shakes']} shakes"]
+    left = data["skipped"] | data["left_out"]
+    if left:
+        n = sum(left.values())
+        lines.append(f"  {n} record{'s' if n != 1 else ''} not replayed: "
+                     + "; ".join(f"{reason}: {count}" for reason, count in sorted(left.items())))
     for comp in data["comparisons"]:
         lines += ["", f"{comp['name']} vs {data['configs'][0]['name']}"]
         for m in ("wait", "bsld", "xf", "utilization", "backfill_share"):

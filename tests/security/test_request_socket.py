@@ -87,16 +87,18 @@ def test_a_bad_or_oversized_message_is_refused_and_nothing_queued(server, data, 
 
 
 def test_a_stalled_client_holds_up_nobody_and_is_dropped(server, monkeypatch):
-    monkeypatch.setattr(socket_server, "READ_TIMEOUT", 0.5)
+    # Answered while the stalled client still waits out its timeout: half of it is the
+    # bound, so a loaded machine cannot fail this (0.4 s of 0.5 s did).
+    monkeypatch.setattr(socket_server, "READ_TIMEOUT", 6.0)
     stalled = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    stalled.settimeout(5)
+    stalled.settimeout(60)
     stalled.connect(str(server.path))
     stalled.sendall(b'{"requests": [')                  # and then nothing
     t0 = time.monotonic()
     assert talk(server.path, message()) == [{"ids": [5], "requester": ME}]
-    assert time.monotonic() - t0 < 0.4
+    assert time.monotonic() - t0 < 3.0
     got = stalled.recv(4096)
-    assert json.loads(got) == {"error": "no request within 0.5 s"} and stalled.recv(4096) == b""
+    assert json.loads(got) == {"error": "no request within 6 s"} and stalled.recv(4096) == b""
     stalled.close()
 
 

@@ -89,6 +89,12 @@ class FakeRM:
         pass
 
 
+PROMPT = 50.0
+"""Seconds within which a signal or a request must have taken effect: half the test config's
+RMPOLLINTERVAL (100 s), so "at once" is told from "at the next poll" however loaded the
+machine is (a bound of 2 s failed under load; no test depends on wall-clock speed)."""
+
+
 def wait_until(cond, timeout: float = 10.0, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while not cond():
@@ -197,7 +203,7 @@ def test_sigterm_lets_the_running_cycle_finish(home):
 
     t0 = time.monotonic()
     drive(d, script)
-    assert time.monotonic() - t0 < 10
+    assert time.monotonic() - t0 < PROMPT     # stopped, not asleep for RMPOLLINTERVAL
     assert len(rm.applied) == 1 and d.cycles_run == 1           # the cycle was finished ...
     with StoreReader.open(home / "maui-py.db") as r:
         assert r.cycle_info().iteration == 1                    # ... and saved
@@ -262,8 +268,8 @@ def test_sigusr1_runs_a_cycle_now(home):
         wait_until(lambda: d.cycles_run >= 1)
         t0 = time.monotonic()
         os.kill(os.getpid(), signal.SIGUSR1)
-        wait_until(lambda: d.cycles_run >= 2, timeout=5)
-        assert time.monotonic() - t0 < 2                        # RMPOLLINTERVAL is 100 s
+        wait_until(lambda: d.cycles_run >= 2, timeout=PROMPT)
+        assert time.monotonic() - t0 < PROMPT                   # RMPOLLINTERVAL is 100 s
 
     drive(d, script)
 
@@ -288,13 +294,13 @@ def test_a_pending_admin_request_runs_a_cycle_promptly(home, monkeypatch):
         conn = DaemonConnection(home / "maui-py.db")
         (ids["ok"],) = conn.submit("note", [{"what": "x"}], wait=True)
         t0 = time.monotonic()
-        ids["answer"] = conn.answer(t0 + 5)                     # RMPOLLINTERVAL is 100 s
+        ids["answer"] = conn.answer(t0 + PROMPT)                # RMPOLLINTERVAL is 100 s
         ids["took"] = time.monotonic() - t0
         conn.close()
 
     drive(d, script)
     assert ids["answer"] == {"id": ids["ok"], "status": "done", "result": "noted x", "cycle": 2}
-    assert ids["took"] < 2
+    assert ids["took"] < PROMPT
     with StoreReader.open(home / "maui-py.db") as r:
         (ok,) = r.requests()
         assert ok.status == "done" and ok.result == "noted x" and ok.cycle == 2 and ok.id == ids["ok"]

@@ -374,6 +374,13 @@ WRITER = textwrap.dedent("""
 """)
 
 
+def r_never_waits(reader: StoreReader) -> None:
+    """Make the reader fail at once ("database is locked") instead of waiting for a lock: a
+    read that then succeeds was not blocked by the writer, whatever the machine's load (the
+    wall-clock bounds this replaces failed under load)."""
+    reader.conn.execute("PRAGMA busy_timeout = 0")
+
+
 def test_a_writer_killed_inside_its_transaction_leaves_the_previous_cycle_whole(tmp_path):
     path = tmp_path / "s.db"
     Store.open(path).close()
@@ -382,9 +389,9 @@ def test_a_writer_killed_inside_its_transaction_leaves_the_previous_cycle_whole(
     try:
         assert p.stdout.readline().strip() == "inside"
         with StoreReader.open(path) as r:                # read while the writer is mid-transaction
-            t0 = time.monotonic()
+            r_never_waits(r)
             last = r.last_cycle()
-            assert time.monotonic() - t0 < 2 and last.info.iteration == 1
+            assert last.info.iteration == 1
         os.kill(p.pid, signal.SIGKILL)
     finally:
         p.wait(10)
@@ -410,12 +417,12 @@ def test_a_reader_is_never_blocked_by_the_writer(tmp_path):
     seen = []
 
     def read_inside():
-        t0 = time.monotonic()
         with StoreReader.open(path) as r:
-            seen.append((r.cycle_info().iteration, r.load_state().iteration, time.monotonic() - t0))
+            r_never_waits(r)
+            seen.append((r.cycle_info().iteration, r.load_state().iteration))
 
     cycle(store, state, 11, WORKLOAD, EASY, before_commit=read_inside)
-    assert seen[0][:2] == (1, 1) and seen[0][2] < 1
+    assert seen == [(1, 1)]
     with StoreReader.open(path) as r:
         assert r.cycle_info().iteration == 2
         with pytest.raises(sqlite3.OperationalError, match="readonly"):

@@ -62,7 +62,9 @@ def test_sets_and_sweep_variants():
 
 
 def test_size_classes():
-    assert [size_class(p) for p in (1, 2, 16, 17, 256, 257)] == ["1", "2-4", "5-16", "17-64", "65-256", ">256"]
+    # the simulator report's groups (maui_py.sim.metrics.size_bucket), issue 35 item 6
+    assert [size_class(p) for p in (1, 2, 3, 16, 17, 256, 257)] == ["1", "2", "3-4", "9-16", "17-32",
+                                                                   "129-256", "257-512"]
 
 
 def _analysis(variants, shakes=4, jobs=1, n=240):

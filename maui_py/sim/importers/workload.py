@@ -73,13 +73,16 @@ class WorkloadJob:
 @dataclass
 class Workload:
     """Jobs (in log order, one per job id), where they came from, the cluster when known, and
-    notes: what the importer could not tell and how it handled it (counts per reason)."""
+    notes: what the importer could not tell and how it handled it (counts per reason).
+    dates: the time zone (IANA name) a report shows the jobs' times in, as dates; "" when
+    the times are not dates (an SWF trace without UnixStartTime)."""
 
     jobs: list[WorkloadJob]
     source: str = ""
     nodes: tuple[Node, ...] = ()
     skipped: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    dates: str = "UTC"
 
     def count(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + n
@@ -247,7 +250,7 @@ def node_from_dict(d: dict[str, Any]) -> Node:
 
 def to_json(workload: Workload) -> str:
     return json.dumps({"source": workload.source, "skipped": workload.skipped,
-                       "notes": workload.notes,
+                       "notes": workload.notes, "dates": workload.dates,
                        "nodes": [node_to_dict(n) for n in workload.nodes],
                        "jobs": [job_to_dict(j) for j in workload.jobs]}, sort_keys=True)
 
@@ -256,7 +259,7 @@ def from_json(text: str) -> Workload:
     d = json.loads(text)
     return Workload([job_from_dict(j) for j in d["jobs"]], d.get("source", ""),
                     tuple(node_from_dict(n) for n in d.get("nodes", ())),
-                    dict(d.get("skipped", {})), list(d.get("notes", ())))
+                    dict(d.get("skipped", {})), list(d.get("notes", ())), str(d.get("dates", "UTC")))
 
 
 def fits(job: Job, nodes: Iterable[Node]) -> bool:

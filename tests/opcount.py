@@ -1,0 +1,33 @@
+"""Operation counts for tests that check how work grows with input size, instead of timing it
+(a timing fails on a loaded machine; a count of function calls does not). Speed figures live
+in benchmarks/."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from typing import Any, Callable
+
+
+def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """How many Python and built-in function calls fn(*args, **kwargs) makes, in this thread.
+    The same for the same input whatever the machine's load. The garbage collector is paused
+    meanwhile: its callbacks (hypothesis installs one) would add calls that depend on what ran
+    before, not on fn."""
+    count = 0
+
+    def profile(_frame, event, _arg):
+        nonlocal count
+        if event in ("call", "c_call"):
+            count += 1
+
+    old, collecting = sys.getprofile(), gc.isenabled()
+    gc.disable()
+    sys.setprofile(profile)
+    try:
+        fn(*args, **kwargs)
+    finally:
+        sys.setprofile(old)
+        if collecting:
+            gc.enable()
+    return count
