@@ -11,12 +11,11 @@ The file is never edited by hand; a test compares it with `render()`.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from .params import ACCEPTED, ACTIVE, ALIASES, OBJECT, PARAMS, TABLE, Param
-from .reference import _cell, _code
+from .reference import cell, code, page_main
 from .values import Choice, Flags
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "maui-parameters.md"
@@ -54,7 +53,7 @@ def _what(param: Param) -> str:
         status = ACCEPTED if row is None or PARAMS[kind].status == ACCEPTED else row.status
         return f"read as `{kind}[<index>] {attr}=` ({_status(status)})"
     if param.status == ACTIVE:
-        return f"acted on ({_code(param.acts_in)})" if param.acts_in else "acted on"
+        return f"acted on ({code(param.acts_in)})" if param.acts_in else "acted on"
     return "accepted, ignored"
 
 
@@ -66,7 +65,7 @@ def _values(vtype) -> list[str]:
     """What a value type reads but does not act on, and reads as another value."""
     out = []
     if isinstance(vtype, Choice):
-        out += [f"`{word}` not acted on ({_cell(why)})" for word, why in vtype.not_acted.items()]
+        out += [f"`{word}` not acted on ({cell(why)})" for word, why in vtype.not_acted.items()]
         targets: dict[str, list[str]] = {}
         for word, (canonical, _note) in vtype.aliases.items():
             targets.setdefault(str(canonical), []).append(f"`{word}`")
@@ -103,26 +102,13 @@ def render() -> str:
              "## Parameters", "", *rows, "", "## Other spellings", "",
              "| Name | Read as | Note |", "|---|---|---|"]
     for alias in ALIASES.values():
-        lines.append(f"| `{alias.name}` | `{alias.target}` ({_what(PARAMS[alias.target])}) | {_cell(alias.note)} |")
+        lines.append(f"| `{alias.name}` | `{alias.target}` ({_what(PARAMS[alias.target])}) | {cell(alias.note)} |")
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=f"python -m {__name__}", description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=DEFAULT_PATH, help="where to write (default: %(default)s)")
-    parser.add_argument("--check", action="store_true", help="exit 1 if the file differs from the table")
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            print(f"{args.output} is stale: run `{REGENERATE}`", file=sys.stderr)
-            return 1
-        return 0
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output} ({len(TABLE)} parameters)")
-    return 0
+    return page_main(f"python -m {__name__}", __doc__, render, DEFAULT_PATH, REGENERATE, len(TABLE),
+                     argv)
 
 
 if __name__ == "__main__":

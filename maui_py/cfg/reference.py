@@ -44,26 +44,26 @@ Columns:
 """
 
 
-def _cell(text: object) -> str:
+def cell(text: object) -> str:
     """Plain table text: pipes escaped, `<...>` kept visible."""
     return str(text).replace("|", "\\|").replace("<", "&lt;")
 
 
-def _code(text: object) -> str:
+def code(text: object) -> str:
     return f"`{str(text).replace('|', chr(92) + '|')}`" if str(text) else ""
 
 
 def _default(row: Param | Attr) -> str:
     if isinstance(row, Param) and row.scope == OBJECT:
         return ""
-    shown = _code(row.type.show(row.default))
+    shown = code(row.type.show(row.default))
     if isinstance(row, Param) and row.scope == STACK and row.stack_default is not None:
-        shown += f" (levels > 0: {_code(row.type.show(row.stack_default))})"
+        shown += f" (levels > 0: {code(row.type.show(row.stack_default))})"
     return shown
 
 
 def _source(row: Param | Attr) -> str:
-    return row.default_source + (f" ({_cell(row.other_default)})" if row.other_default else "")
+    return row.default_source + (f" ({cell(row.other_default)})" if row.other_default else "")
 
 
 def _name(param: Param) -> str:
@@ -72,7 +72,7 @@ def _name(param: Param) -> str:
 
 
 def _doc(param: Param) -> str:
-    text = _cell(param.doc)
+    text = cell(param.doc)
     if param.maps_to:
         text += f"; stored as `{param.maps_to[0]}[<index>] {param.maps_to[1]}=`"
     aliases = [alias.name for alias in ALIASES.values() if alias.target == param.name]
@@ -87,7 +87,7 @@ def _param_table(rows: list[Param]) -> list[str]:
     out = ["| Parameter | Form | Default | Scope | Status | Acts in | Default from | Description |",
            "|---|---|---|---|---|---|---|---|"]
     for p in rows:
-        out.append(f"| {_name(p)} | {_code(p.form)} | {_default(p)} | {p.scope} | {p.status} | {_code(p.acts_in)} "
+        out.append(f"| {_name(p)} | {code(p.form)} | {_default(p)} | {p.scope} | {p.status} | {code(p.acts_in)} "
                    f"| {_source(p)} | {_doc(p)} |")
     return out
 
@@ -101,8 +101,8 @@ def _attr_table(param: Param) -> list[str]:
             "|---|---|---|---|---|---|---|"]
     for a in param.attrs.values():
         name = f"`{a.name}[<CREDTYPE>[:<VALUE>]]`" if a.multidim else f"`{a.name}`"
-        out.append(f"| {name} | {_code(a.type.form)} | {_default(a)} | {a.status} | {_code(a.acts_in)} | {_source(a)} "
-                   f"| {_cell(a.doc)} |")
+        out.append(f"| {name} | {code(a.type.form)} | {_default(a)} | {a.status} | {code(a.acts_in)} | {_source(a)} "
+                   f"| {cell(a.doc)} |")
     return out
 
 
@@ -120,26 +120,34 @@ def render() -> str:
                 lines += _attr_table(param)
     lines += ["", "## Aliases", "", "| Name | Read as | Note | Warns |", "|---|---|---|---|"]
     for alias in ALIASES.values():
-        lines.append(f"| `{alias.name}` | `{alias.target}` | {_cell(alias.note)} | {'yes' if alias.warn else 'no'} |")
+        lines.append(f"| `{alias.name}` | `{alias.target}` | {cell(alias.note)} | {'yes' if alias.warn else 'no'} |")
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m maui_py.cfg.reference", description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=DEFAULT_PATH, help="where to write (default: %(default)s)")
+def page_main(prog: str, doc: str, render_page, default_path: Path, regenerate: str, count: int,
+              argv: list[str] | None = None) -> int:
+    """The command line of a page generated from the parameter table: write it, or with
+    --check exit 1 when the file differs from what the table gives."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    parser.add_argument("--output", type=Path, default=default_path, help="where to write (default: %(default)s)")
     parser.add_argument("--check", action="store_true", help="exit 1 if the file differs from the table")
     args = parser.parse_args(argv)
-    text = render()
+    text = render_page()
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
         if current != text:
-            print(f"{args.output} is stale: run `{REGENERATE}`", file=sys.stderr)
+            print(f"{args.output} is stale: run `{regenerate}`", file=sys.stderr)
             return 1
         return 0
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output} ({len(PARAMS)} parameters)")
+    print(f"wrote {args.output} ({count} parameters)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return page_main("python -m maui_py.cfg.reference", __doc__, render, DEFAULT_PATH, REGENERATE,
+                     len(PARAMS), argv)
 
 
 if __name__ == "__main__":
