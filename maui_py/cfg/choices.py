@@ -30,7 +30,7 @@ ReservationPolicy = _keywords("ReservationPolicy", "RESERVATIONPOLICY (maui_py.p
                               "maui_py.policy.priority_pass.RESERVES).", "CURRENTHIGHEST", "HIGHEST", "NEVER")
 NodeAllocation = _keywords("NodeAllocation", "NODEALLOCATIONPOLICY (maui_py.planning.nodechoice.KEYS).",
                            "FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "CPULOAD", "PRIORITY", "FASTEST")
-MauiCompat = _keywords("MauiCompat", "MAUICOMPAT (maui_py.core.cycle.COMPAT_RULES): NONE, maui-py's own "
+MauiCompat = _keywords("MauiCompat", "MAUICOMPAT (maui_py.core.compat.COMPAT_RULES): NONE, maui-py's own "
                        "node and backfill rules; 3.3, Maui 3.3's (maui_py.planning.maui33).", "NONE", "3.3")
 AccrualPolicy = _keywords("AccrualPolicy", "JOBPRIOACCRUALPOLICY (maui_py.policy.deferral.ACCRUAL_RESETS).",
                           "ALWAYS", "QUEUEPOLICY", "FULLPOLICY")

@@ -859,7 +859,7 @@ ACTS_IN: dict[str, str] = {
     "SYSTEMMAXPROCPERJOB": _LIMITS, "SYSTEMMAXJOBWALLTIME": _LIMITS,
     "DEFERTIME": _DEFERRAL, "DEFERCOUNT": _DEFERRAL, "DEFERSTARTCOUNT": _DEFERRAL,
     "JOBMAXOVERRUN": "maui_py.planning.sync", "NODEALLOCATIONPOLICY": "maui_py.planning.nodechoice",
-    "MAUICOMPAT": "maui_py.core.cycle",
+    "MAUICOMPAT": "maui_py.core.compat",
     "RMCFG": "maui_py.rm.registry", "RMPOLLINTERVAL": "maui_py.daemon.loop",
     "ADMIN1": "maui_py.daemon.handlers", "ADMIN2": "maui_py.cli.common",
     "LOGFILE": "maui_py.daemon.paths", "LOGDIR": "maui_py.daemon.paths", "LOGLEVEL": "maui_py.daemon.loop",

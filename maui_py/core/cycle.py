@@ -31,14 +31,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
-from ..cfg.choices import BackfillPolicy, MauiCompat
+from ..cfg.choices import BackfillPolicy
 from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, NodeState,
                      Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.report import ReportStatus
 from ..model.times import duration
 from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning import maui33, owners
+from ..planning import owners
 from ..planning.sync import sync_table
 from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
 from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
@@ -50,6 +50,7 @@ from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
 from ..priority.queues import make_queue_policy
 from . import changes, selection
+from .compat import compat_rules
 from .state import PendingStart, SchedulerState
 
 
@@ -152,29 +153,11 @@ def _nodes_text(nodes: tuple[str, ...]) -> str:
     return ",".join(nodes) if len(nodes) <= 6 else ",".join(nodes[:5]) + f",...(+{len(nodes) - 5})"
 
 
-@dataclass(frozen=True, slots=True)
-class CompatRules:
-    """What MAUICOMPAT changes: the node order (planning/maui33.py for 3.3), whether the
-    count planner may stand in for the node table (it names no nodes, and Maui's rules
-    are about which nodes), and whether backfill goes window by window."""
-
-    node_order: Any
-    counts: bool
-    windows: bool
-
-
-COMPAT_RULES: dict[MauiCompat, CompatRules] = {
-    MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
-    MauiCompat("3.3"): CompatRules(maui33.order, False, True),
-}
-"""MAUICOMPAT -> the rules a cycle plans by."""
-
-
 class _Settings:
     """The scalar parameters a cycle reads, looked up once per configuration."""
 
     def __init__(self, cfg: SchedulerConfig):
-        self.compat = COMPAT_RULES[cfg.get("MAUICOMPAT")]
+        self.compat = compat_rules(cfg)
         self.nap = self.compat.node_order(cfg.get("NODEALLOCATIONPOLICY"))
         self.bf_policy = cfg.get("BACKFILLPOLICY")
         self.res_policy = cfg.get("RESERVATIONPOLICY")

@@ -16,7 +16,7 @@ import pytest
 from maui_py.cfg import PARAMS, SchedulerConfig, parse_config
 from maui_py.cfg.params import ACTIVE, TABLE
 from maui_py.cfg.values import Choice, FsPolicy
-from maui_py.core import cycle
+from maui_py.core import compat
 from maui_py.planning import maui33, nodechoice
 from maui_py.policy import backfill, deferral, kept, priority_pass
 from maui_py.priority import fairshare
@@ -31,7 +31,7 @@ REGISTRIES = [
     ("RESERVATIONPOLICY", priority_pass.RESERVES),
     ("NODEALLOCATIONPOLICY", nodechoice.KEYS),
     ("NODEALLOCATIONPOLICY", maui33.KEYS),
-    ("MAUICOMPAT", cycle.COMPAT_RULES),
+    ("MAUICOMPAT", compat.COMPAT_RULES),
     ("JOBPRIOACCRUALPOLICY", deferral.ACCRUAL_RESETS),
     ("QUEUEPOLICY", queues.POLICIES),
     ("QUEUECREDENTIAL", queue_policies.CRED_ATTR),
