@@ -92,7 +92,7 @@ def slide_forward(c, order, index: dict[str, int], retry) -> None:
         job, cr, _prio = order[index[jid]]
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
     first = True
-    while True:
+    for _walk in range(2 + 4 * len(jobs)):  # a guard, not a rule: a cycle never spins
         moved = False
         for jid in jobs:
             kr = st.reservations.get(jid)
