@@ -880,7 +880,7 @@ ACTS_IN: dict[str, str] = {
 checks that the module's source names the parameter). A new active row needs an entry."""
 
 _CRED_ACTS = {"PRIORITY": _ENGINE, "FSTARGET": "maui_py.priority.fairshare", "XFWEIGHT": _ENGINE,
-              "QTWEIGHT": _ENGINE, "QFLAGS": "maui_py.core.cycle", "MAX.WCLIMIT": _LIMITS,
+              "QTWEIGHT": _ENGINE, "QFLAGS": "maui_py.core.context", "MAX.WCLIMIT": _LIMITS,
               "DEFAULT.WCLIMIT": "maui_py.adapters.slurm.adapter", "PREDICTION": "maui_py.policy.prediction"}
 ATTR_ACTS_IN: dict[str, dict[str, str]] = {
     **{kind: _CRED_ACTS for kind in ("USERCFG", "GROUPCFG", "ACCOUNTCFG", "CLASSCFG", "QOSCFG")},

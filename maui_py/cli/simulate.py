@@ -453,7 +453,7 @@ def store_replay(path: Path, nodes, jobs, config: tuple[str, SchedulerConfig], a
         if rec.end is not None and rec.end <= now:
             continue
         if rec.start is not None:
-            alloc = state.running[rec.job.id][2] if rec.job.id in state.running else ()
+            alloc = state.caches.plan.running[rec.job.id][2] if rec.job.id in state.caches.plan.running else ()
             current.append(replace(rec.job, state=JobState.RUNNING, start_time=rec.start, allocation=alloc))
         else:
             current.append(rec.job)

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from ..cfg import SchedulerConfig
-from ..core.cycle import JobReport
+from ..core.result import JobReport
 from ..core.state import SchedulerState
 from ..model import Access, HoldType, Job, JobState, NodeState, Reservation, ReservationKind
 from ..planning import owners
+from ..planning.plancache import PlanCache
 from ..planning.sync import build_table
 from ..policy.prediction import planned_span
 from ..model.report import ReportStatus
@@ -243,7 +244,7 @@ class View:
             j = self.jobs.get(r.job_id or r.name)
             if j is not None and not j.state.active and r.end > self.now and r.allocation:
                 reserved.append((j, r.start, r.end, r.allocation, self.usable_by(j)))
-        return build_table(SchedulerState(), self.snapshot.nodes, self.now, self.active,
+        return build_table(PlanCache(), self.snapshot.nodes, self.now, self.active,
                            int(self.cfg.get("JOBMAXOVERRUN") or 0),
                            wanted=list(self.access.values()), reserved=reserved,
                            span=planned_span(self.cfg, self.state.predictions))

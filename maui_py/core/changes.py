@@ -30,21 +30,20 @@ from dataclasses import dataclass
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ..cfg.choices import BackfillPolicy
 from ..model import JobState, Reserve
 from ..planning import owners
 from ..planning.counts import CountTable, counts_request
 from ..planning.sync import sync_table
-from ..policy import backfill, deferral, kept, prediction, priority_pass
+from ..policy import backfill, deferral, kept, prediction
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
+from .passes import Resume, run_passes
+from .result import CycleResult
 
 if TYPE_CHECKING:
-    from .cycle import CycleResult, Cycle
+    from .cycle import Cycle
 
 _IDLE = JobState.IDLE
-_ORDERED_BACKFILL = (BackfillPolicy.FIRSTFIT, BackfillPolicy.BESTFIT, BackfillPolicy.NONE)
-"""Backfill policies whose starts depend only on the order and what is free (not GREEDY)."""
 _MIXED = object()
 _UNSET = object()
 _RETRY_UNTIL = attrgetter("retry_until")
@@ -86,11 +85,11 @@ class ChangeCache:
 
 def applies(c: Cycle) -> bool:
     """The configuration and policies allow arrival-only cycles. O(1)."""
-    return (c.count_policy and not c.explain and c.engine.serv_only
+    return (c.settings.count_policy and not c.explain and c.engine.serv_only
             and type(c.state.queue_policy) is MauiOrder
             and not c.state.queue_policy.fs.enabled
-            and not c.limits.any_active and not c.limits.any_idle and not c.reject_neg
-            and c.bf_depth == 0 and c.bf_policy in _ORDERED_BACKFILL)
+            and not c.limits.any_active and not c.limits.any_idle and not c.settings.reject_neg
+            and c.settings.bf_depth == 0 and c.settings.bf_pass.resumable)
 
 
 def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
@@ -108,7 +107,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     given = ids
     if ((ids is None and not applies(c)) or not isinstance(table, CountTable) or c.held
             or c.pass_defers
-            or c.res_started or st.system_priority or st.run_now or st.external
+            or c.res_started or st.system_priority or st.run_now or st.caches.plan.external
             or c.pass_end is None):
         return None
     started = c.started
@@ -134,11 +133,11 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
                 return None
     static = (static if static is not _MIXED else _common_static(c.engine, left)
               if c.engine.order_fixed and not st.queue_time else None)
-    fixed = static is not None and not c.predicting.on
+    fixed = static is not None and not c.settings.predicting.on
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
                         ids, c.pass_end, c.reserve_decisions, static,
                         c.engine if fixed else None, c.limits if fixed else None,
-                        fixed and (c.pass_end[4] or not kept.REMAKES[c.res_policy]))
+                        fixed and (c.pass_end[4] or not kept.REMAKES[c.settings.res_policy]))
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
@@ -225,9 +224,9 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
     and ends_wait: a cache for a fixed order without predictions, its table untouched
     since, no failed start, runjob, setspri or external hold, no defer running out by
     now; else None. O(1), plus O(defers) when any."""
-    cache = st.changes
+    cache = st.caches.changes
     if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
-            or st.external or st.table is not cache.table or cache.table.freed != cache.freed):
+            or st.caches.plan.external or st.caches.plan.table is not cache.table or cache.table.freed != cache.freed):
         return None
     if st.deferred:
         for rec in st.deferred.values():
@@ -277,7 +276,7 @@ def _common_static(engine, entries, start=_MIXED) -> float | None:
 def _forget(st, engine, ended) -> None:
     """What Cycle._forget_gone does for jobs that ended (none of them is queued, so none
     holds a reservation). O(ended)."""
-    for d in st.by_job():
+    for d in (*st.by_job(), st.caches.compiled):
         if d:
             for jid in ended:
                 d.pop(jid, None)
@@ -285,16 +284,6 @@ def _forget(st, engine, ended) -> None:
         engine.forget(jid)
 
 
-def _result():
-    """core.cycle.CycleResult (cycle.py imports this module: looked up on first use)."""
-    global _result_class
-    if _result_class is None:
-        from .cycle import CycleResult
-        _result_class = CycleResult
-    return _result_class
-
-
-_result_class = None
 
 
 def run(c: Cycle) -> CycleResult | None:
@@ -302,14 +291,14 @@ def run(c: Cycle) -> CycleResult | None:
     Nothing is changed before it is sure it applies, except the table's sync with the
     snapshot, which a full cycle repeats harmlessly."""
     st = c.state
-    cache: ChangeCache | None = st.changes
-    st.changes = None
+    cache: ChangeCache | None = st.caches.changes
+    st.caches.changes = None
     snap = c.snap
     d = snap.delta
     if (cache is None or d is None or d.prev_seq != cache.seq or d.changed
             or d.nodes_changed or snap.nodes is not cache.nodes or c.cfg is not cache.cfg
-            or st.table is not cache.table or snap.reservations or st.failed
-            or st.system_priority or st.run_now or st.external or not applies(c)):
+            or st.caches.plan.table is not cache.table or snap.reservations or st.failed
+            or st.system_priority or st.run_now or st.caches.plan.external or not applies(c)):
         return None
     now = c.now
     table = cache.table
@@ -373,38 +362,31 @@ def run(c: Cycle) -> CycleResult | None:
                 return None
     c.by_id = jobs
     c.running = []
-    c.table = sync_table(st, snap, (), jobs, c.overrun, True,
+    c.table = sync_table(st.caches.plan, snap, (), jobs, c.settings.overrun, True,
                          **({"span": prediction.planned_span(c.cfg, st.predictions)}
-                            if c.predicting.on else {}))
+                            if c.settings.predicting.on else {}))
     if c.table is not table or (quiet and table.freed != cache.freed):
         return None
     st.iteration += 1
     c.held, c.access, c._ign_cache = {}, {}, {}
     c.policy = st.queue_policy
     c.passive_policy = True
-    if c.predicting.on:
+    if c.settings.predicting.on:
         prediction.observe(c, now, ended, [jobs[j] for j in sorted(d.started) if j in jobs], new)
     if ended:
         _forget(st, c.engine, ended)
     deferral.settle_starts(c)
     added = c.select(new)
-    c.in_passes = True
     order = fresh + added
     if reorder:
         order.sort(key=lambda e: order_key(e[0], e[2]))
     if quiet:
-        k0 = len(fresh)
-        priority_pass.priority_pass(c, order, k0, cache.pass_end)
-        backfill.backfill(c, order, k0)
-        c.finish(order, [], reuse=cache.reserves)
+        run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
     else:
-        c.kept_head = not reorder and not c.predicting.on
-        kept.reserved_jobs(c, order)
-        priority_pass.priority_pass(c, order)
-        backfill.backfill(c, order)
-        c.finish(order, [], known=cache.reserves)
+        c.kept_head = not reorder and not c.settings.predicting.on
+        run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.changes = remember(c, order, static, ids)
-    return _result()(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
+    st.caches.changes = remember(c, order, static, ids)
+    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))

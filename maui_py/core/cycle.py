@@ -25,13 +25,11 @@ one to the bypass count of every job it jumped (spec §3.5.4).
 
 from __future__ import annotations
 
-from itertools import islice
 from operator import attrgetter
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, Callable
 
 from ..cfg import SchedulerConfig
-from ..cfg.choices import BackfillPolicy
 from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, NodeState,
                      Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.report import ReportStatus
@@ -40,17 +38,20 @@ from ..planning.counts import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning import owners
 from ..planning.sync import sync_table
-from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
-from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
-from ..policy.limits import HARD, Limits, Usage, job_amounts
+from ..planning.table import FOREVER, Compiled, NoPlacement, Placement
+from ..policy import deferral, prediction, standing
+from ..policy.limits import Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
-from ..policy.priority_pass import NO_ROOM, RESERVES
+from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
 from ..priority.queues import make_queue_policy
 from . import changes, selection
-from .compat import compat_rules
+from .caches import CountingCache, EngineCache, NodecfgCache, StandingCache
+from .context import Settings, settings_of
+from .passes import run_passes
+from .result import CycleResult, JobReport, nodes_text
 from .state import PendingStart, SchedulerState
 
 
@@ -60,46 +61,6 @@ MAX_RUNNOW = 1_000_000_000
 """The system priority a runjob request gives (the top of setspri's range)."""
 _IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
 _RUNNING, _STARTING, _SUSPENDED = JobState.RUNNING, JobState.STARTING, JobState.SUSPENDED
-
-
-@dataclass(frozen=True, slots=True)
-class JobReport:
-    """Where one job stands after the cycle and why, in one line (checkjob, showq)."""
-
-    job_id: str
-    status: ReportStatus
-    reason: str
-    priority: int | None = None
-    start: int | None = None
-    nodes: tuple[str, ...] = ()
-
-
-@dataclass
-class CycleResult:
-    now: int
-    iteration: int
-    decisions: list[Decision]
-    reports: dict[str, JobReport]
-    state: SchedulerState
-    order: list[str] = field(default_factory=list)
-    priorities: dict[str, Breakdown] = field(default_factory=dict)
-    held: list[Reservation] = field(default_factory=list)
-    """Every reservation held after the cycle: standing, administrative, the resource
-    manager's, and (with explain: the store and the commands show them; a replay reads the
-    decisions) the priority reservations of jobs (kind JOB), with their nodes."""
-    reserve_tail: int = 0
-    """How many Reserve decisions end `decisions`: all of them (the cycle lists its
-    reservations last, one per reservation held)."""
-
-    def actions(self) -> list[Decision]:
-        """The decisions before the Reserve tail: what a resource manager acts on. O(len)."""
-        return self.decisions[:len(self.decisions) - self.reserve_tail]
-
-    def starts(self) -> list[Start]:
-        return [d for d in self.decisions if isinstance(d, Start)]
-
-    def reservations(self) -> list[Reserve]:
-        return [d for d in self.decisions if isinstance(d, Reserve)]
 
 
 def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
@@ -122,69 +83,24 @@ def _totals(nodes) -> tuple[int, int]:
     return sum(n.resources.procs for n in nodes), sum(n.resources.mem for n in nodes)
 
 
-def _reserves(items, known: list[Reserve]) -> list[Reserve]:
-    """A Reserve per (job id, kept reservation) of `items`, the one in `known` (the last
-    cycle's, mostly in the same order) when it is unchanged. `known` is walked alongside,
-    skipping one that is gone (a started head); a map of it is built only when the order
-    differs more. O(items + known)."""
-    out = []
-    i, nk, where = 0, len(known), None
-    for jid, kr in items:
-        r = known[i] if i < nk else None
-        if r is None or r.job_id != jid:
-            r = known[i + 1] if i + 1 < nk else None
-            if r is not None and r.job_id == jid:
-                i += 1
-            else:
-                if where is None:
-                    where = {x.job_id: k for k, x in enumerate(known)}
-                k = where.get(jid)
-                r = known[k] if k is not None else None
-                i = k if k is not None else i - 1
-        i += 1
-        if (r is None or r.start != kr.start or r.end != kr.end
-                or r.allocation != kr.allocation):
-            r = Reserve(jid, kr.start, kr.end, kr.allocation)
-        out.append(r)
-    return out
-
-
-def _nodes_text(nodes: tuple[str, ...]) -> str:
-    return ",".join(nodes) if len(nodes) <= 6 else ",".join(nodes[:5]) + f",...(+{len(nodes) - 5})"
-
-
-class _Settings:
-    """The scalar parameters a cycle reads, looked up once per configuration."""
-
-    def __init__(self, cfg: SchedulerConfig):
-        self.compat = compat_rules(cfg)
-        self.nap = self.compat.node_order(cfg.get("NODEALLOCATIONPOLICY"))
-        self.bf_policy = cfg.get("BACKFILLPOLICY")
-        self.res_policy = cfg.get("RESERVATIONPOLICY")
-        self.retry_time = int(cfg.get("RESERVATIONRETRYTIME") or 0)
-        self.defer_time = int(cfg.get("DEFERTIME") or 0)
-        self.defer_count = int(cfg.get("DEFERCOUNT") or 0)
-        self.defer_starts = max(1, int(cfg.get("DEFERSTARTCOUNT") or 1))
-        self.overrun = int(cfg.get("JOBMAXOVERRUN") or 0)
-        self.bf_depth = int(cfg.get("BACKFILLDEPTH") or 0)
-        self.bf_metric = cfg.get("BACKFILLMETRIC")
-        self.bf_max = int(cfg.get("BACKFILLMAXSCHEDULES") or 10000)
-        self.accrual = cfg.get("JOBPRIOACCRUALPOLICY")
-        self.reject_neg = bool(cfg.get("REJECTNEGPRIOJOBS"))
-        self.qos_flags = {name: obj.get("QFLAGS") or frozenset()
-                          for name, obj in cfg.objects("QOSCFG").items()}
-        self.reserve_always = any("RESERVEALWAYS" in f for f in self.qos_flags.values())
-        self.no_backfill = frozenset(q for q, f in self.qos_flags.items() if "NOBF" in f)
-        """The QOS names with QFLAGS NOBF (backfill skips their jobs)."""
-        self.has_standing = any(k != "DEFAULT" for k in cfg.objects("SRCFG"))
-        self.nodecfg = bool(cfg.objects("NODECFG"))
-        self.may_reserve = self.bf_policy != BackfillPolicy.NONE and bool(RESERVES[self.res_policy])
-        """Priority reservations are made at all (BACKFILLPOLICY NONE and RESERVATIONPOLICY
-        NEVER make none): read once, asked for every job the priority pass looks at."""
-        self.predicting = prediction.Predicting(cfg)
-        self.bf_order = cfg.get("BFPRIORITYPOLICY")
-        self.count_policy = (not self.has_standing and not self.nodecfg and self.compat.counts
-                             and self.bf_policy != BackfillPolicy.GREEDY)
+def _engine(state: SchedulerState, cfg: SchedulerConfig, nodes) -> EngineCache:
+    """The priority engine, limits, reservation groups and settings for `cfg`, made again
+    when the configuration or the nodes' totals change; the queue policy is made with a new
+    configuration, keeping its usage. O(1) when cached."""
+    caches = state.caches
+    eng = caches.engine
+    if eng is None or eng.cfg is not cfg or (eng.nodes is not nodes
+                                             and eng.totals != _totals(nodes)):
+        totals = _totals(nodes)
+        if eng is None or eng.cfg is not cfg:
+            policy = make_queue_policy(cfg)
+            if state.queue_policy is not None:
+                policy.restore(state.queue_policy.dump())   # usage survives a policy change
+            state.queue_policy = policy
+        eng = caches.engine = EngineCache(cfg, nodes, totals, PriorityEngine(cfg, *totals),
+                                          Limits(cfg), ReservationGroups(cfg), settings_of(cfg))
+    eng.nodes = nodes
+    return eng
 
 
 class Cycle:
@@ -192,13 +108,58 @@ class Cycle:
     scalars it starts from are class attributes, set on the instance when a cycle changes
     them: a replay makes a Cycle per event."""
 
-    fail_stamp = -1
-    in_passes = False
+    # what the cycle works on (set in __init__ and run)
+    snap: ClusterSnapshot
+    cfg: SchedulerConfig
+    settings: Settings
+    """The configuration's parameters, typed, read once (core/context.py)."""
+    state: SchedulerState
+    explain: bool
+    list_reserves: bool
+    now: int
+    span: Callable[[Job], int]
+    """The seconds the planner gives a queued job: its prediction (PREDICTIONPOLICY), else
+    its request. O(1)."""
+    engine: PriorityEngine
+    limits: Limits
+    groups: ReservationGroups
+    table: Any
+    """The planner (planning/table.ReservationTable or planning/counts.CountTable)."""
+    by_id: dict[str, Job]
+    running: list[Job]
+    held: dict[str, tuple[Reservation, Any, tuple]]
+    """owner -> (non-job reservation, its access rule, nodes held)."""
+    access: dict[str, Any]
+    _ign_cache: dict[str, tuple[str, ...]]
+    """job id -> the reservations it may use (ignore), this cycle."""
+    policy: Any
+    """The queue policy (priority/policy.py)."""
+    passive_policy: bool
+    # what it has decided and learnt so far (the passes extend these)
+    decisions: list[Decision]
+    reports: dict[str, JobReport]
+    started: set[str]
+    positions: list[int]
+    """Where each job started this cycle stands in the order the passes were given
+    (changes.remember takes them out by place)."""
+    bf_positions: list[int]
+    blocked_soft: dict[str, str]
+    no_reservation: dict[str, str]
+    settled: set[str]
+    """Jobs deferred or held during this cycle: their report stands."""
+    priorities: dict[str, Breakdown]
+    usage: Usage
+    failures: dict[tuple, list[tuple[int, int]]]
+    fail_stamp: int
+    """table.freed when `failures` was last valid (fits_now's memo)."""
+    reserve_decisions: list[Reserve]
+    in_passes: bool
     """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
-    pass_defers = False
-    res_started = False
-    pass_end: tuple | None = None
-    kept_head = False
+    pass_defers: bool
+    res_started: bool
+    pass_end: tuple | None
+    stop_reason: str | None
+    kept_head: bool
     """The priority reservations are known to head the order, in order, with no retry hold
     and each as long as its job's request: set by changes.run, whose last cycle checked
     this (remember) and which runs only when nothing since could change it (no job changed,
@@ -209,46 +170,32 @@ class Cycle:
         self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
         self.list_reserves = reserves
         self.now = snap.now
-        self.decisions: list[Decision] = []
-        self.reports: dict[str, JobReport] = {}
-        eng = state.engine
-        if eng is None or eng[0] is not cfg or (eng[1] is not snap.nodes
-                                                and eng[2] != _totals(snap.nodes)):
-            totals = _totals(snap.nodes)
-            eng = [cfg, snap.nodes, totals, PriorityEngine(cfg, *totals), Limits(cfg),
-                   ReservationGroups(cfg), _Settings(cfg)]
-            if state.engine is None or state.engine[0] is not cfg:
-                policy = make_queue_policy(cfg)
-                if state.queue_policy is not None:
-                    policy.restore(state.queue_policy.dump())   # usage survives a policy change
-                state.queue_policy = policy
-            state.engine = eng
-        eng[1] = snap.nodes
-        self.engine, self.limits, self.groups = eng[3], eng[4], eng[5]
-        self.__dict__.update(eng[6].__dict__)
-        self.span = self._predicted_span if self.predicting.on else _REQUEST
-        """The seconds the planner gives a queued job: its prediction (PREDICTIONPOLICY),
-        else its request. O(1)."""
-        self.started: set[str] = set()
-        self.bf_positions: list[int] = []
-        self.positions: list[int] = []
-        """Where each job started this cycle stands in the order the passes were given
-        (changes.remember takes them out by place)."""
-        self.blocked_soft: dict[str, str] = {}
-        self.no_reservation: dict[str, str] = {}
-        self.settled: set[str] = set()
-        """Jobs deferred or held during this cycle: their report stands."""
-        self.priorities: dict[str, Breakdown] = {}
+        self.decisions = []
+        self.reports = {}
+        eng = _engine(state, cfg, snap.nodes)
+        self.engine, self.limits, self.groups = eng.engine, eng.limits, eng.groups
+        self.settings = eng.settings
+        self.span = self._predicted_span if self.settings.predicting.on else _REQUEST
+        self.started = set()
+        self.bf_positions = []
+        self.positions = []
+        self.blocked_soft = {}
+        self.no_reservation = {}
+        self.settled = set()
+        self.priorities = {}
         self.usage = Usage()
-        self.table: ReservationTable
-        self.failures: dict[tuple, list[tuple[int, int]]] = {}
-        self.reserve_decisions: list[Reserve] = []
+        self.failures = {}
+        self.fail_stamp = -1
+        self.reserve_decisions = []
+        self.in_passes = self.pass_defers = self.res_started = self.kept_head = False
+        self.pass_end = None
+        self.stop_reason = None
 
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
         st = self.state
-        last_selection, st.selection = st.selection, None
-        if st.changes is not None:
+        last_selection, st.caches.selection = st.caches.selection, None
+        if st.caches.changes is not None:
             fast = changes.run(self)
             if fast is not None:
                 return fast
@@ -274,16 +221,18 @@ class Cycle:
         self.by_id = by_id
         self.running = running
         sync_span = None
-        if self.predicting.on:
+        if self.settings.predicting.on:
             prediction.observe(self, now, [k for k in st.predictions if k not in by_id],
                                running, queued)
             sync_span = prediction.planned_span(self.cfg, st.predictions)
-        if self.nodecfg:
-            cached = st.nodecfg
-            if cached is None or cached[0] is not snap.nodes or cached[1] is not self.cfg:
-                cached = st.nodecfg = (snap.nodes, self.cfg, apply_nodecfg(self.cfg, snap.nodes))
-            snap = self.snap = replace(snap, nodes=cached[2])
-        self.table = sync_table(st, snap, running, by_id, self.overrun, self._counting(queued),
+        if self.settings.nodecfg:
+            nc = st.caches.nodecfg
+            if nc is None or nc.nodes is not snap.nodes or nc.cfg is not self.cfg:
+                nc = st.caches.nodecfg = NodecfgCache(snap.nodes, self.cfg,
+                                                      apply_nodecfg(self.cfg, snap.nodes))
+            snap = self.snap = replace(snap, nodes=nc.applied)
+        self.table = sync_table(st.caches.plan, snap, running, by_id, self.settings.overrun,
+                                self._counting(queued),
                                 **({"span": sync_span} if sync_span else {}))
         self.held = self._sync_reservations()
         self.access = {o: a for o, (_r, a, _n) in self.held.items()}
@@ -301,16 +250,12 @@ class Cycle:
         order = selection.select(self, queued, last_selection)
         order = self._arrange(order)
         order = self._idle_limits(order)
-        self.in_passes = True
-        kept.reserved_jobs(self, order)
-        priority_pass.priority_pass(self, order)
-        backfill.backfill(self, order)
-        self.finish(order, running)
+        run_passes(self, order, running)
         if self.started and not self.passive_policy:
             self.policy.observe([by_id[j] for j in order_ids(order) if j in self.started],
                                 self._view())
         st.last_now = now
-        st.changes = changes.remember(self, order)
+        st.caches.changes = changes.remember(self, order)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            order_ids(order), self.priorities, self._held_view(),
                            len(self.reserve_decisions))
@@ -319,17 +264,18 @@ class Cycle:
         """Plan with processor counts (planning/counts.py): identical nodes, only job
         reservations, the MAUI queue policy, no GREEDY windows, and every queued request
         plain one-processor tasks. O(queued) dictionary look-ups."""
-        if not self.count_policy or type(self.state.queue_policy) is not MauiOrder:
+        if not self.settings.count_policy or type(self.state.queue_policy) is not MauiOrder:
             return False
-        snap, cache = self.snap, self.state.counting
-        if cache is None or cache[0] is not snap.nodes:
-            cache = self.state.counting = [snap.nodes, counting_applies(snap.nodes), {}]
-        if not cache[1] or self.state.external:
+        snap, cache = self.snap, self.state.caches.counting
+        if cache is None or cache.nodes is not snap.nodes:
+            cache = self.state.caches.counting = CountingCache(snap.nodes,
+                                                                counting_applies(snap.nodes))
+        if not cache.applies or self.state.caches.plan.external:
             return False
         for r in snap.reservations:
             if r.kind is not ReservationKind.JOB:
                 return False
-        known = cache[2]
+        known = cache.requests
         for j in queued:
             req = j.request
             ok = known.get(id(req))
@@ -363,8 +309,8 @@ class Cycle:
         if st.run_now:
             st.run_now.difference_update([k for k in st.run_now if k not in by_id])
         bound = 2 * len(by_id) + 64
-        compiled = st.compiled
-        for d in st.by_job():
+        compiled = st.caches.compiled
+        for d in (*st.by_job(), compiled):
             if d and (d is not compiled or len(d) > bound):
                 for k in [k for k in d if k not in by_id]:
                     if d is st.reservations:
@@ -385,7 +331,7 @@ class Cycle:
         serv = self.serv()
         bypass = st.bypass
         queue_time = st.queue_time
-        batch_holds, deferred, compiled = st.batch_holds, st.deferred, st.compiled
+        batch_holds, deferred, compiled = st.batch_holds, st.deferred, st.caches.compiled
         table, cfg, passive = self.table, self.cfg, self.passive_policy
         for job in queued:
             jid = job.id
@@ -493,12 +439,12 @@ class Cycle:
         return [by_job[j.id] for j in arr.order if j.id in by_job and j.id not in arr.held]
 
     def _idle_limits(self, order):
-        if not self.reject_neg and not self.limits.any_idle:
+        if not self.settings.reject_neg and not self.limits.any_idle:
             return order
         out = []
         idle_usage = Usage() if self.limits.any_idle else None
         for job, cr, prio in order:
-            if self.reject_neg and prio < 0:
+            if self.settings.reject_neg and prio < 0:
                 self.report(job.id, ReportStatus.BLOCKED,
                             f"negative priority {prio:.0f} (REJECTNEGPRIOJOBS)")
                 continue
@@ -523,7 +469,7 @@ class Cycle:
             self.table.reserve_placement(owners.job(job.id), p, kind="job", inside=ign)
         else:
             self.table.reserve(owners.job(job.id), now, now + w, p.allocation, kind="job", inside=ign)
-        st.running[job.id] = (now, w, p.allocation)
+        st.caches.plan.running[job.id] = (now, w, p.allocation)
         if st.predictions:
             pred = st.predictions.get(job.id)
             if pred is not None:
@@ -540,7 +486,7 @@ class Cycle:
         if self.explain:
             nodes = p.nodes
             self.report(job.id, ReportStatus.STARTED, f"started ({kind.value.lower()}) on "
-                        + _nodes_text(nodes), start=now, nodes=nodes)
+                        + nodes_text(nodes), start=now, nodes=nodes)
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
         """Can the job start now, around every hold? Within a cycle resources only shrink
@@ -561,7 +507,7 @@ class Cycle:
             for fn, fw in seen:
                 if n >= fn and w >= fw:
                     return NO_ROOM
-        p = self.table.earliest_start(cr, w, until=self.now, policy=self.nap, ignore=ign)
+        p = self.table.earliest_start(cr, w, until=self.now, policy=self.settings.nap, ignore=ign)
         if not p:
             kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
             kept.append((n, w))
@@ -573,13 +519,13 @@ class Cycle:
         """SRCFG instances, recomputed when the config or nodes change, at local midnight
         and when an instance ends."""
         st, now = self.state, self.now
-        cache = st.standing
-        if (cache is None or cache[0] is not self.cfg or cache[1] is not self.snap.nodes
-                or now >= cache[2]):
+        cache = st.caches.standing
+        if (cache is None or cache.cfg is not self.cfg or cache.nodes is not self.snap.nodes
+                or now >= cache.until):
             items = standing.instances(self.cfg, self.snap.nodes, now)
             until = min([standing.day_start(now, 1, self.cfg.zone)] + [r.end for r, _a in items])
-            cache = st.standing = (self.cfg, self.snap.nodes, until, items)
-        return cache[3]
+            cache = st.caches.standing = StandingCache(self.cfg, self.snap.nodes, until, items)
+        return cache.items
 
     def past_standing(self, job: Job, cr: Compiled, p: Placement) -> str | None:
         """Why a job can never run, when a standing reservation it may not use recurs every
@@ -588,7 +534,7 @@ class Cycle:
         period later, while it would start earlier without those reservations. Without this
         the job is pushed back one period at every cycle, for ever. O(instances) plus one
         earliest-start question when a reservation lands past the planned instances."""
-        if not self.has_standing:
+        if not self.settings.has_standing:
             return None
         starts: dict[str, list[int]] = {}
         for r, _a in self._standing():
@@ -599,18 +545,17 @@ class Cycle:
                     if r.kind is ReservationKind.STANDING and o not in ign]
         names = {self.held[o][0].name.rsplit(".", 1)[0] for o in blockers}
         hit = []
-        srcfg = self.cfg.objects("SRCFG")
+        periods = self.settings.standing_periods
         for name in sorted(names & starts.keys()):
-            attrs = srcfg.get(name) or {}
-            period = {"DAY": standing.DAY, "WEEK": standing.WEEK}.get(str(attrs.get("PERIOD")))
-            if period is None or len(set(attrs.get("DAYS") or ())) not in (0, 7):
+            period = periods.get(name)
+            if period is None:
                 continue                # instances not evenly spaced: no next one to predict
             last = max(starts[name])
             if p.start >= last and p.end > last + period:
                 hit.append(name)
         if not hit:
             return None
-        q = self.table.earliest_start(cr, self.span(job), self.now, policy=self.nap,
+        q = self.table.earliest_start(cr, self.span(job), self.now, policy=self.settings.nap,
                                       ignore=ign + tuple(blockers))
         if not q or q.start >= p.start:
             return None
@@ -620,11 +565,11 @@ class Cycle:
     def _sync_reservations(self):
         wanted = [(r, standing.Access(r.acl)) for r in self.snap.reservations
                   if r.kind is not ReservationKind.JOB]
-        if self.has_standing:
+        if self.settings.has_standing:
             wanted += self._standing()
-        if not wanted and not self.state.external:
+        if not wanted and not self.state.caches.plan.external:
             return {}
-        return sync_reservations(self.table, self.state, wanted)
+        return sync_reservations(self.table, self.state.caches.plan, wanted)
 
     def ignore(self, job: Job) -> tuple[str, ...]:
         """The reservations this job may use: it plans as if they held nothing."""
@@ -640,7 +585,7 @@ class Cycle:
         """Why a job can never be placed: name the reservations it may not use when it
         would fit without them."""
         blockers = [o for o in self.access if o not in self.ignore(job)]
-        if blockers and self.table.earliest_start(cr, self.span(job), self.now, policy=self.nap,
+        if blockers and self.table.earliest_start(cr, self.span(job), self.now, policy=self.settings.nap,
                                                   ignore=tuple(self.access)):
             names = ", ".join(sorted(self.held[o][0].name for o in blockers))
             return f"can only run inside reservation(s) {names}, which it may not use"
@@ -660,77 +605,4 @@ class Cycle:
         return p.estimate if p is not None else job.wallclock
 
     def flags_of(self, job: Job) -> frozenset[str]:
-        return self.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS
-
-    # --------------------------------------------------- kept reservations (R)
-
-    # ------------------------------------------------------ priority pass (I)
-
-    # ------------------------------------------------------------ backfill (B)
-
-    # ------------------------------------------------------------------ finish
-    def _bypassed(self, order, bf: list[int]) -> None:
-        """Add to the bypass count of each waiting job the backfill starts at the sorted
-        order positions `bf` jumped (those after it): one walk of the order up to the last
-        such start, a segment per start, no search per job. O(bf[-1])."""
-        bypass, started, settled = self.state.bypass, self.started, self.settled
-        lo = 0
-        for i, hi in enumerate(bf):
-            jumped = len(bf) - i
-            for job, _cr, _p in order[lo:hi]:
-                jid = job.id
-                if jid not in started and jid not in settled:
-                    bypass[jid] = bypass.get(jid, 0) + jumped
-            lo = hi + 1
-
-    def finish(self, order, running: list[Job], reuse: list[Reserve] | None = None,
-               known: list[Reserve] | None = None) -> None:
-        """Bypass counts, reports, and one Reserve per reservation held. `reuse`: the
-        Reserve decisions of the last cycle, for reservations it left unchanged and
-        listed first (changes.py); `known`: the last cycle's, any of which is used again
-        for a reservation that has not changed since."""
-        st, now = self.state, self.now
-        if self.bf_positions:
-            self._bypassed(order, sorted(self.bf_positions))
-        for job, _cr, _p in order if self.explain else ():
-            jid = job.id
-            if jid in self.started or jid in self.settled:
-                continue
-            prio = self.priorities[jid].clipped if jid in self.priorities else None
-            kr = st.reservations.get(jid)
-            if kr is not None:
-                nodes = tuple(n for n, _ in kr.allocation)
-                retry = (f" (retry hold until {kr.retry_until})"
-                         if kr.retry_until and kr.retry_until > now else "")
-                where = _nodes_text(nodes) if nodes else f"any {job.procs} procs"
-                self.report(jid, ReportStatus.RESERVED,
-                            f"reserved at {kr.start} (in {duration(kr.start - now)})"
-                            f" on {where}{retry}", priority=prio,
-                             start=kr.start, nodes=nodes)
-            else:
-                v = self.limits.active_violation(job, self.usage, HARD)
-                if v:
-                    deferral.reset_accrual(self, jid, "limit")
-                    self.report(jid, ReportStatus.BLOCKED, f"blocked: {v}", priority=prio)
-                    continue
-                why = []
-                if jid in self.blocked_soft:
-                    why.append(f"soft limit {self.blocked_soft[jid]}")
-                if jid in self.no_reservation:
-                    why.append(f"no reservation ({self.no_reservation[jid]})")
-                if self.bf_policy == BackfillPolicy.NONE or "NOBF" in self.flags_of(job):
-                    why.append(f"waiting in priority order ({self.stop_reason or 'no backfill'})")
-                else:
-                    why.append(f"no backfill window of {duration(self.span(job))} x {job.procs} procs")
-                status = ReportStatus.BLOCKED if jid in self.blocked_soft else ReportStatus.WAITING
-                self.report(jid, status, "; ".join(why), priority=prio)
-        st.reserved_stamp = self.table.freed
-        if self.list_reserves:
-            made = self.reserve_decisions = list(reuse) if reuse else []
-            made.extend(_reserves(islice(st.reservations.items(), len(made), None),
-                                  known or ()))
-            self.decisions.extend(made)
-        if self.explain:
-            for j in running:
-                self.report(j.id, ReportStatus.RUNNING, "running on " + _nodes_text(j.nodes),
-                            start=j.start_time, nodes=j.nodes)
+        return self.settings.qos_flags.get(job.qos, _NO_FLAGS) if job.qos else _NO_FLAGS

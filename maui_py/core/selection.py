@@ -59,15 +59,15 @@ class SelectionCache:
 
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
     """Cycle.select(queued), from `cache` (the last cycle's) where it applies; leaves this
-    cycle's cache in c.state.selection. O(queued) set look-ups, plus Cycle.select for the
+    cycle's cache in c.state.caches.selection. O(queued) set look-ups, plus Cycle.select for the
     jobs not eligible last cycle and O(new x log queued) to merge them; or, when the order
     is not fixed, one O(1) priority per eligible job and O(queued log queued) to sort."""
     st = c.state
     if c.explain or not c.passive_policy:
-        st.selection = None
+        st.caches.selection = None
         return c.select(queued)
     if len(c.by_id) != len(c.running) + len(queued):     # a job id twice: no cache
-        st.selection = None
+        st.caches.selection = None
         return c.select(queued)
     if (cache is None or cache.cfg is not c.cfg or cache.table is not c.table
             or cache.engine is not c.engine):
@@ -75,7 +75,7 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
         fixed, static = _fixed(c, out)
     else:
         out, fixed, static = _reuse(c, cache, queued)
-    st.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static)
+    st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static)
     return out
 
 
@@ -107,7 +107,7 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, f
     if cache.fixed and c.engine.order_fixed and timed <= redo:    # none kept has one
         fixed, static = _fixed(c, new, cache.static)
         if fixed:
-            if kept and c.reject_neg:   # the only reader of a kept entry's priority here
+            if kept and c.settings.reject_neg:   # the only reader of a kept entry's priority here
                 kept = c.engine.fixed_priorities(kept, now, static)
             return (_merge(kept, new) if new else kept), True, static
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time

@@ -15,6 +15,7 @@ from typing import Iterable, Sequence
 
 from ..model import Access, JobRequest, Reservation, ReservationKind, Resources
 from . import owners
+from .plancache import PlanCache
 from .table import FOREVER, ReservationTable
 
 
@@ -59,7 +60,7 @@ def place(table: ReservationTable, r: Reservation, others: Sequence[str]
     return tuple(out)
 
 
-def sync_reservations(table: ReservationTable, state, wanted: Iterable[tuple[Reservation, Access]]
+def sync_reservations(table: ReservationTable, cache: PlanCache, wanted: Iterable[tuple[Reservation, Access]]
                       ) -> dict[str, tuple[Reservation, Access, tuple]]:
     """Hold exactly the wanted reservations; returns owner -> (reservation, access, nodes
     held). O(reservations) when nothing changed, plus one placement per new reservation."""
@@ -67,21 +68,21 @@ def sync_reservations(table: ReservationTable, state, wanted: Iterable[tuple[Res
     for r, access in wanted:
         if r.end > table.origin:
             want[owners.reservation(r)] = (r, access)
-    for owner in [o for o in state.external if o not in want]:
+    for owner in [o for o in cache.external if o not in want]:
         table.release(owner)
-        del state.external[owner]
+        del cache.external[owner]
     ordered = sorted(want.items(), key=lambda kv: (-kv[1][0].priority, kv[1][0].start, kv[0]))
     for owner, (r, _access) in ordered:
-        got = state.external.get(owner)
+        got = cache.external.get(owner)
         if got is not None and got[0] == _signature(r) and owner in table.holds:
             continue
         table.release(owner)
-        others = [o for o in state.external if o != owner]
+        others = [o for o in cache.external if o != owner]
         alloc = r.allocation or place(table, r, others)
         if alloc:
             table.reserve(owner, r.start, r.end, alloc, kind=r.kind.value.lower(), force=True)
-        state.external[owner] = (_signature(r), alloc)
-    return {o: (r, a, state.external[o][1]) for o, (r, a) in want.items()}
+        cache.external[owner] = (_signature(r), alloc)
+    return {o: (r, a, cache.external[o][1]) for o, (r, a) in want.items()}
 
 
 def as_reservations(held: dict[str, tuple[Reservation, Access, tuple]]) -> list[Reservation]:

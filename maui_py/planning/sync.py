@@ -21,6 +21,7 @@ from typing import Callable, Iterable
 from ..model import Access, ClusterSnapshot, Job, Reservation
 from . import owners
 from .counts import CountTable
+from .plancache import PlanCache
 from .reservations import sync_reservations
 from .table import ReservationTable
 
@@ -50,56 +51,56 @@ def running_hold(job: Job, now: int, overrun: int, span: Span = _limit) -> tuple
     return start, end
 
 
-def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
+def sync_table(cache: PlanCache, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
                overrun: int, counting: bool = False,
                span: Span = _limit) -> ReservationTable | CountTable:
-    """The table for `snap`, reusing state.table when the nodes are the same and the
+    """The table for `snap`, reusing cache.table when the nodes are the same and the
     planner is the one asked for: the count planner when `counting` (the caller checked
     planning/counts.counting_applies and the requests), else the node table."""
     now = snap.now
-    table = state.table
+    table = cache.table
     same_nodes = (table is not None and isinstance(table, CountTable) == counting
-                  and (state.table_nodes is snap.nodes
-                       or _shape(state.table_nodes) == _shape(snap.nodes)))
-    if same_nodes and state.table_nodes is not snap.nodes:
+                  and (cache.nodes is snap.nodes
+                       or _shape(cache.nodes) == _shape(snap.nodes)))
+    if same_nodes and cache.nodes is not snap.nodes:
         table.nodes = tuple(snap.nodes)     # load, priority, busy/idle: read by node choice
-        state.table_nodes = snap.nodes
+        cache.nodes = snap.nodes
     if not same_nodes:
         old = table
-        table = build_table(state, snap.nodes, now, running, overrun, counting, span=span)
+        table = build_table(cache, snap.nodes, now, running, overrun, counting, span=span)
         if old is not None:
             table.freed = old.freed + 1     # no kept reservation survives into a new table
-        state.table, state.table_nodes = table, snap.nodes
-        state.table_seq = snap.seq
+        cache.table, cache.nodes = table, snap.nodes
+        cache.seq = snap.seq
         return table
 
     expired = table.advance(now)
     delta = snap.delta
-    if delta is not None and delta.prev_seq == state.table_seq and not delta.nodes_changed:
+    if delta is not None and delta.prev_seq == cache.seq and not delta.nodes_changed:
         for jid in delta.ended:
             table.release(owners.job(jid))
-            state.running.pop(jid, None)
+            cache.running.pop(jid, None)
         redo = frozenset(delta.started).union(delta.changed)
         if expired:
             redo = redo.union(j for j in map(owners.job_of, expired)
                               if j is not None and j in by_id)
         for jid in sorted(redo) if redo else ():
-            _place(table, state, by_id.get(jid), now, overrun, span)
+            _place(table, cache, by_id.get(jid), now, overrun, span)
     else:
         current = {j.id: j for j in running}
-        for jid in [k for k in state.running if k not in current]:
+        for jid in [k for k in cache.running if k not in current]:
             table.release(owners.job(jid))
-            del state.running[jid]
-        had, holds = state.running, table.holds
+            del cache.running[jid]
+        had, holds = cache.running, table.holds
         for jid, j in current.items():
             s, e = running_hold(j, now, overrun, span)
             if had.get(jid) != (s, e - s, j.allocation) or owners.job(jid) not in holds:
-                _place(table, state, j, now, overrun, span)
-    state.table_seq = snap.seq
+                _place(table, cache, j, now, overrun, span)
+    cache.seq = snap.seq
     return table
 
 
-def build_table(state, nodes, now: int, running: Iterable[Job], overrun: int,
+def build_table(cache: PlanCache, nodes, now: int, running: Iterable[Job], overrun: int,
                 counting: bool = False, wanted: Iterable[tuple[Reservation, Access]] = (),
                 reserved: Iterable[tuple[Job, int, int, tuple, tuple[str, ...]]] = (),
                 span: Span = _limit) -> ReservationTable | CountTable:
@@ -108,41 +109,41 @@ def build_table(state, nodes, now: int, running: Iterable[Job], overrun: int,
     cycle) build it, so what they show is what the cycle planned on. Running jobs hold
     their nodes (running_hold), then the non-job reservations `wanted` are held
     (sync_reservations), then the queued jobs' priority reservations `reserved` (job,
-    start, end, allocation, the reservations it may use). `state` records the running
+    start, end, allocation, the reservations it may use). `cache` records the running
     holds and the reservations held, as sync_table and sync_reservations keep them.
     O(holds)."""
     table = (CountTable if counting else ReservationTable)(nodes, now)
     holds = []
-    state.running = {}
+    cache.running = {}
     for j in running:
         if not j.allocation:
             continue
         s, e = running_hold(j, now, overrun, span)
         holds.append((owners.job(j.id), s, e, j.allocation, "job"))
-        state.running[j.id] = (s, e - s, j.allocation)
-    state.external = {}
+        cache.running[j.id] = (s, e - s, j.allocation)
+    cache.external = {}
     table.load(holds)
     if wanted:
-        sync_reservations(table, state, wanted)
+        sync_reservations(table, cache, wanted)
     for job, s, e, alloc, inside in reserved:
         table.reserve(owners.priority(job.id), s, e, alloc, kind="priority", force=True,
                       inside=inside)
     return table
 
 
-def _place(table: ReservationTable, state, job: Job | None, now: int, overrun: int,
+def _place(table: ReservationTable, cache: PlanCache, job: Job | None, now: int, overrun: int,
            span: Span = _limit) -> None:
     if job is None:
         return
     owner = owners.job(job.id)
     if job.state.active and job.allocation and owner in table.holds:
         s, e = running_hold(job, now, overrun, span)
-        if state.running.get(job.id) == (s, e - s, job.allocation):
+        if cache.running.get(job.id) == (s, e - s, job.allocation):
             return
     table.release(owner)
     if not job.state.active or not job.allocation:
-        state.running.pop(job.id, None)
+        cache.running.pop(job.id, None)
         return
     s, e = running_hold(job, now, overrun, span)
     table.reserve(owner, s, e, job.allocation, kind="job", force=True)
-    state.running[job.id] = (s, e - s, job.allocation)
+    cache.running[job.id] = (s, e - s, job.allocation)

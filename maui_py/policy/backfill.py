@@ -9,6 +9,8 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -64,18 +66,18 @@ def greedy_pick(cands: Sequence[tuple], procs: int, kind: BackfillMetric, max_sc
 def backfill(c, order, first: int = 0) -> None:
     """Backfill over order[first:] (core/changes.py: the jobs before did not fit last cycle
     and fit no better now), the first BACKFILLDEPTH candidates only when it is set."""
-    run = PASSES[c.bf_policy]
+    run = c.settings.bf_pass.run
     if run is None or c.table.free_now <= 0 or _all_placed(c, order, first):
         return
-    by = ORDERS[c.bf_order]
-    if c.compat.windows:
+    by = ORDERS[c.settings.bf_order]
+    if c.settings.compat.windows:
         by_windows(c, run, order, first, by)
         return
-    if run is first_fit and by is None and c.bf_depth <= 0 and not c.limits.any_active:
+    if run is first_fit and by is None and c.settings.bf_depth <= 0 and not c.limits.any_active:
         first_fit(c, order[first:] if first else order, SOFT, first)
         return
     st = c.state
-    started, reserved, nobf = c.started, st.reservations, c.no_backfill
+    started, reserved, nobf = c.started, st.reservations, c.settings.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
             if job.id not in started and job.id not in reserved
             and not (nobf and job.qos in nobf)]
@@ -86,8 +88,8 @@ def backfill(c, order, first: int = 0) -> None:
             return
         # base left out the jobs started before; only a pass since can have started more
         cands = base[:] if level is SOFT else [e for e in base if e[1].id not in c.started]
-        if c.bf_depth > 0:
-            cands = cands[: c.bf_depth]
+        if c.settings.bf_depth > 0:
+            cands = cands[: c.settings.bf_depth]
         if by is not None:
             cands.sort(key=by(c))
         run(c, cands, level)
@@ -99,11 +101,11 @@ def by_windows(c, run, order, first: int, by) -> None:
     duration go to the policy's pass, placed on the window's nodes only; the next window
     is found on the table as the starts left it. Soft limits only (Maui 3.3 backfills at
     its soft policy level)."""
-    started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
+    started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
             if job.id not in reserved and not (nobf and job.qos in nobf)]
-    if c.bf_depth > 0:
-        base = base[: c.bf_depth]
+    if c.settings.bf_depth > 0:
+        base = base[: c.settings.bf_depth]
     if by is not None:
         base.sort(key=by(c))
     prev = 0
@@ -141,7 +143,7 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
         procs = [e[1].procs for e in cands]
     else:
         procs = [e[0].procs for e in cands]
-        started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
+        started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
     least = procs[:]                    # least[i]: the fewest processors from i on
     for i in range(len(least) - 2, -1, -1):
         if least[i + 1] < least[i]:
@@ -237,7 +239,7 @@ def greedy(c, cands, level) -> None:
             fit = [e for e in left if e[1].procs <= w.procs and c.span(e[1]) <= w.duration]
             if not fit:
                 continue
-            for k, job, cr in greedy_pick(fit, w.procs, c.bf_metric, c.bf_max):
+            for k, job, cr in greedy_pick(fit, w.procs, c.settings.bf_metric, c.settings.bf_max):
                 p = c.fits_now(job, cr)
                 if p:
                     c.start(job, p, StartKind.BACKFILL, k)
@@ -245,7 +247,7 @@ def greedy(c, cands, level) -> None:
             if progress:
                 break
         if not progress:
-            for k, job, cr in sorted(left, key=lambda e: -metric(e[1], c.bf_metric)):
+            for k, job, cr in sorted(left, key=lambda e: -metric(e[1], c.settings.bf_metric)):
                 if job.procs <= c.table.free_now:
                     p = c.fits_now(job, cr)
                     if p:
@@ -256,19 +258,34 @@ def greedy(c, cands, level) -> None:
 def best_fit(c, cands, level) -> None:
     """BESTFIT: first fit over the candidates by BACKFILLMETRIC, largest first (ties keep
     priority order)."""
-    value = METRICS[c.bf_metric]
+    value = METRICS[c.settings.bf_metric]
     first_fit(c, sorted(cands, key=lambda e: -value(e[1])), level)
 
 
-PASSES: dict[BackfillPolicy, Callable | None] = {
-    BackfillPolicy.FIRSTFIT: first_fit,
-    BackfillPolicy.BESTFIT: best_fit,
-    BackfillPolicy.GREEDY: greedy,
-    BackfillPolicy.PREEMPT: first_fit,
-    BackfillPolicy.NONE: None,
+@dataclass(frozen=True, slots=True)
+class BackfillPass:
+    """One BACKFILLPOLICY: the pass run over the candidates, once per limit level, and what
+    the cycle may assume about it (the only place a backfill policy is described)."""
+
+    run: Callable | None
+    """None: no backfill."""
+    countable: bool
+    """Its starts depend only on the order and what is free, not on the shape of the free
+    windows: the count planner (planning/counts.py) can plan it."""
+    resumable: bool
+    """A cycle that only added jobs may resume it where the last cycle's pass stopped
+    (core/changes.py)."""
+
+
+PASSES: dict[BackfillPolicy, BackfillPass] = {
+    BackfillPolicy.FIRSTFIT: BackfillPass(first_fit, countable=True, resumable=True),
+    BackfillPolicy.BESTFIT: BackfillPass(best_fit, countable=True, resumable=True),
+    BackfillPolicy.GREEDY: BackfillPass(greedy, countable=False, resumable=False),
+    BackfillPolicy.PREEMPT: BackfillPass(first_fit, countable=True, resumable=False),
+    BackfillPolicy.NONE: BackfillPass(None, countable=True, resumable=True),
 }
-"""BACKFILLPOLICY -> the pass run over the candidates, once per limit level (PREEMPT: maui-py
-preempts nothing and backfills first fit; NONE: no backfill)."""
+"""BACKFILLPOLICY -> its pass (PREEMPT: maui-py preempts nothing and backfills first fit;
+NONE: no backfill). A new policy is a row here and a keyword in cfg/choices.py."""
 
 
 def _by_span(c) -> Callable[[tuple], float]:

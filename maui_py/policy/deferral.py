@@ -9,7 +9,7 @@ reservations and defer records are the cycle's SchedulerState (core/state.py).
 from __future__ import annotations
 
 from ..cfg.choices import AccrualPolicy
-from ..core.state import DeferRecord, KeptReservation, PendingStart
+from ..core.records import DeferRecord, KeptReservation, PendingStart
 from ..model import Defer, Hold, HoldType, Job, ReleaseHold
 from ..model.report import ReportStatus
 from ..planning import owners
@@ -26,7 +26,7 @@ that restart its queue time; None: every reason."""
 
 def reset_accrual(c, job_id: str, why: str) -> None:
     """JOBPRIOACCRUALPOLICY: queue-time priority restarts while a job is held back."""
-    resets = ACCRUAL_RESETS[c.accrual]
+    resets = ACCRUAL_RESETS[c.settings.accrual]
     if resets is None or why in resets:
         c.state.queue_time[job_id] = c.now
 
@@ -42,7 +42,7 @@ def settle_starts(c) -> None:
         if job is None or job.state.active:
             continue
         c.table.release(owners.job(jid))
-        st.running.pop(jid, None)
+        st.caches.plan.running.pop(jid, None)
         start_failed(c, job, p, failed.get(jid) or "still idle after the start was pushed")
     failed.clear()
 
@@ -51,12 +51,12 @@ def start_failed(c, job: Job, p: PendingStart, reason: str) -> None:
     st = c.state
     n = st.start_counts.get(job.id, 0) + 1
     st.start_counts[job.id] = n
-    if n >= c.defer_starts:
+    if n >= c.settings.defer_starts:
         defer(c, job, f"start failed {n} time(s): {reason}")
         return
     kept = st.reservations.get(job.id)
-    if c.retry_time > 0:
-        until = kept.retry_until if kept and kept.retry_until else p.at + c.retry_time
+    if c.settings.retry_time > 0:
+        until = kept.retry_until if kept and kept.retry_until else p.at + c.settings.retry_time
         if until > c.now:
             # placed around running jobs only, as a cycle with no table would place it:
             # the other reservations are re-made after (_reserved_jobs)
@@ -80,16 +80,16 @@ def defer(c, job: Job, reason: str) -> None:
     c.pass_defers = c.pass_defers or c.in_passes
     st.reservations.pop(job.id, None)
     c.table.release(owners.priority(job.id))
-    if c.defer_time <= 0:
+    if c.settings.defer_time <= 0:
         c.report(job.id, ReportStatus.BLOCKED, reason)
         return
     c.settled.add(job.id)
     rec = st.deferred.setdefault(job.id, DeferRecord())
     rec.count += 1
-    rec.until = c.now + c.defer_time
+    rec.until = c.now + c.settings.defer_time
     rec.reason = reason
     c.decisions.append(Defer(job.id, reason, rec.until))
-    if c.defer_count > 0 and rec.count > c.defer_count:
+    if c.settings.defer_count > 0 and rec.count > c.settings.defer_count:
         why = f"deferred {rec.count} times, last: {reason}"
         st.batch_holds[job.id] = why
         rec.until = 0

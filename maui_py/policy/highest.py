@@ -57,7 +57,7 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     own = owners.priority(jid)
     ign = c.ignore(job)
     held = own in table.holds
-    p = table.earliest_start(cr, c.span(job), now, policy=c.nap,
+    p = table.earliest_start(cr, c.span(job), now, policy=c.settings.nap,
                              ignore=ign + (own,) if held else ign)
     if not p:
         deferral.defer(c, job, "insufficient resources to start reserved job: "

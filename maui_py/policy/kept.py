@@ -63,8 +63,8 @@ def _unmoved(c, order) -> set[str]:
         return set()
     res = st.reservations
     freed = table.freed
-    stamp = st.reserved_stamp
-    request = not c.predicting.on
+    stamp = st.caches.reserved_stamp
+    request = not c.settings.predicting.on
     span = c.span
     m = 0                   # reservations seen with no retry hold
     odd = None              # the first whose span differs from its job's
@@ -124,7 +124,7 @@ def reserved_jobs(c, order) -> None:
     st = c.state
     if not st.reservations:
         return
-    if c.res_policy is ReservationPolicy.HIGHEST:
+    if c.settings.res_policy is ReservationPolicy.HIGHEST:
         index = _positions(order, st.reservations)
         _drop_gone(c, index)
         highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]))

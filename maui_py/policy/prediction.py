@@ -40,7 +40,7 @@ def observe(c, now: int, gone: Iterable[str], active: Iterable[Job], queued: Ite
     """Note when `active` jobs started, predict `queued` jobs seen for the first time, then
     learn from `gone` (jobs no longer running): a job submitted as another ends is predicted
     without it, as the published simulator orders the two. O(len of the three)."""
-    pr: Predicting = c.predicting
+    pr: Predicting = c.settings.predicting
     st = c.state
     preds, history = st.predictions, st.history
     for job in active:

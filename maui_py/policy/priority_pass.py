@@ -7,8 +7,8 @@ takes the shortest jobs first (BFPRIORITYPOLICY).
 
 from __future__ import annotations
 
-from ..cfg.choices import BackfillOrder, BackfillPolicy, ReservationPolicy
-from ..core.state import KeptReservation
+from ..cfg.choices import BackfillOrder, ReservationPolicy
+from ..core.records import KeptReservation
 from ..model import Job, StartKind
 from ..planning.counts import CountTable
 from ..planning import owners
@@ -80,7 +80,7 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
                 c.stop_reason = c.no_reservation[jid]
             idle_found = True
             waiting = True
-            if not c.explain and not c.reserve_always and all(
+            if not c.explain and not c.settings.reserve_always and all(
                     counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0):
                 broke = True
             continue
@@ -92,10 +92,10 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
         if p.start <= now:
             c.res_started = True
             c.start(job, p, StartKind.BACKFILL, k)
-        elif c.bf_order in SHORTEST_FIRST and not c.reserve_always and all(
+        elif c.settings.bf_order in SHORTEST_FIRST and not c.settings.reserve_always and all(
                 counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0):
             # every reservation is made: the jobs after it are backfill's, shortest first
-            c.stop_reason = f"reservations made; BFPRIORITYPOLICY {c.bf_order} backfills the rest"
+            c.stop_reason = f"reservations made; BFPRIORITYPOLICY {c.settings.bf_order} backfills the rest"
             idle_found = True
             broke = not c.explain
     c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
@@ -105,17 +105,17 @@ def why_no_reservation(c, job: Job) -> str:
     flags = c.flags_of(job)
     if "NORESERVATION" in flags:
         return f"QOS {job.qos} has NORESERVATION"
-    if c.bf_policy == BackfillPolicy.NONE:
+    if c.settings.bf_pass.run is None:
         return "BACKFILLPOLICY NONE"
-    if not RESERVES[c.res_policy]:
-        return f"RESERVATIONPOLICY {c.res_policy}"
+    if not RESERVES[c.settings.res_policy]:
+        return f"RESERVATIONPOLICY {c.settings.res_policy}"
     return f"QOS {job.qos or '-'} is in no RESERVATIONQOSLIST group"
 
 
 def can_reserve(c, job: Job) -> tuple[int | None, bool]:
     """(reservation group, RESERVEALWAYS) or (None, False) when the job may not reserve."""
     flags = c.flags_of(job)
-    if not c.may_reserve or "NORESERVATION" in flags:
+    if not c.settings.may_reserve or "NORESERVATION" in flags:
         return None, False
     return c.groups.group(job.qos), "RESERVEALWAYS" in flags
 
@@ -140,7 +140,7 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
     for fn, fw in c.failures.get(shape) or ():
         if n >= fn and w >= fw:
             return NO_ROOM, None
-    p = c.table.earliest_start(cr, w, c.now, policy=c.nap)
+    p = c.table.earliest_start(cr, w, c.now, policy=c.settings.nap)
     if p and p.start <= c.now:
         return p, None
     seen = c.failures.get(shape)
@@ -156,7 +156,7 @@ def reserve(c, job: Job, cr: Compiled, group: int,
     the table as it stands)."""
     ign = c.ignore(job)
     p = plan if plan is not None else c.table.earliest_start(
-        cr, c.span(job), c.now, policy=c.nap, ignore=ign)
+        cr, c.span(job), c.now, policy=c.settings.nap, ignore=ign)
     if not p:
         deferral.defer(c, job, f"cannot create reservation: {c.blocked_by(job, cr, p)}")
         return None

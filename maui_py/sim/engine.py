@@ -144,16 +144,16 @@ class Simulation:
             with pause:                     # collected between cycles, as mauid does
                 result = run_cycle(snapshot(), config, state, explain=explain,
                                    reserves=listed or state is None
-                                   or not isinstance(state.table, CountTable))
+                                   or not isinstance(state.caches.plan.table, CountTable))
             state = result.state
             cycles += 1
             if check_table:
-                state.table._check()
+                state.caches.plan.table._check()
             acts = result.actions()
             failures = apply(acts)
             if failures:
                 state.note_failures(failures)
-            wake_at_reservations = not isinstance(state.table, CountTable)
+            wake_at_reservations = not isinstance(state.caches.plan.table, CountTable)
             predictions = state.predictions
             for d in result.decisions if wake_at_reservations else acts:
                 if isinstance(d, Start):
@@ -281,7 +281,7 @@ class Simulation:
         """Was the job, ending at t, planned to end by t (its prediction, corrected as of the
         second before, or its limit)? Per-event replays free such a job before the
         submissions at t, as event-driven simulators (pyss) count it free then. O(1)."""
-        held = state.running.get(rec.job.id)
+        held = state.caches.plan.running.get(rec.job.id)
         start = rec.start if rec.start is not None else t
         p = state.predictions.get(rec.job.id)
         if p is not None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
-from ..core.cycle import JobReport
+from ..core.result import JobReport
 from ..core.state import SchedulerState
 from ..model import ClusterSnapshot, Job, Node, Reservation, ReservationKind
 from ..priority.engine import Breakdown

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.state import DeferRecord, KeptReservation, PendingStart, SchedulerState
+from ..core.records import DeferRecord, KeptReservation, PendingStart
+from ..core.state import SchedulerState
 from ..predict.predictors import Prediction
 from .codec import decode, dump_data, encode
 

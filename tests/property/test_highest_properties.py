@@ -62,7 +62,7 @@ def test_a_highest_reservation_never_moves_later_and_is_kept_until_its_job_start
                 ended.add(jid)
             else:
                 assert kr.start <= start, f"{jid}: moved later at {now}: {start} -> {kr.start}"
-        table = st.table
+        table = st.caches.plan.table
         for jid, kr in st.reservations.items():
             seen[jid] = kr.start
             job = by_id[jid]

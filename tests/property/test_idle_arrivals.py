@@ -127,7 +127,7 @@ def _after_one_cycle(text=EASY, wide=8, queued=2):
             *(_queued(f"q{k}", wide, 500, k) for k in range(2, queued)))
     state = run_cycle(ClusterSnapshot(10, nodes, jobs), parse_config(text, "<t>"),
                       SchedulerState(), explain=False).state
-    assert "head" in state.reservations and state.changes is not None
+    assert "head" in state.reservations and state.caches.changes is not None
     return state
 
 

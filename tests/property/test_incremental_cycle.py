@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
 from maui_py.core.state import SchedulerState
+from maui_py.planning.plancache import PlanCache
 from maui_py.model import Job, JobRequest, JobState, Node, NodeState, Reserve, Resources, Start
 from maui_py.planning.counts import CountTable
 from maui_py.planning.sync import build_table
@@ -32,8 +33,8 @@ from maui_py.sim.rm import SimulatedRM
 SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-CACHES = ("table", "table_seq", "table_nodes", "running", "compiled", "external", "standing",
-          "nodecfg", "counting", "engine", "changes", "selection", "reserved_stamp")
+CACHES = ("caches",)
+"""SchedulerState's one field the store does not write (core/caches.py)."""
 
 
 def from_scratch(state: SchedulerState, memo: dict) -> SchedulerState:
@@ -82,9 +83,9 @@ def as_commands_build(snap, result, cfg):
     by_id = {j.id: j for j in snap.jobs}
     reserved = [(by_id[d.job_id], d.start, d.end, d.allocation, ())
                 for d in result.decisions if isinstance(d, Reserve) and d.allocation]
-    return build_table(SchedulerState(), snap.nodes, now, active,
+    return build_table(PlanCache(), snap.nodes, now, active,
                        int(cfg.get("JOBMAXOVERRUN") or 0),
-                       isinstance(result.state.table, CountTable), reserved=reserved,
+                       isinstance(result.state.caches.plan.table, CountTable), reserved=reserved,
                        span=planned_span(cfg, result.state.predictions))
 
 
@@ -198,10 +199,10 @@ def check_incremental(sc) -> None:
             assert not any(isinstance(d, Reserve) for d in acts)
             assert all(isinstance(d, Reserve) for d in r.decisions[len(acts):])
         state = got.state
-        state.table._check()
+        state.caches.plan.table._check()
         built = as_commands_build(snap, got, cfg)
         built._check()
-        assert held(built) == held(state.table), f"step {k} ({kind}): commands' table"
+        assert held(built) == held(state.caches.plan.table), f"step {k} ({kind}): commands' table"
         decisions = got.decisions
         refused = []
         if kind == "refuse":

@@ -112,7 +112,7 @@ def test_two_jobs_of_one_id_go_through_select_as_without_the_cache():
     first = Job("x", "u", JobRequest(tasks=1, per_task=Resources(1, 0)), 60, 990)
     twin = replace(first, submit_time=995)
     state = run_cycle(ClusterSnapshot(1000, nodes, (busy, first)), cfg, explain=False).state
-    assert state.selection is not None and state.selection.order[0][0] is first
+    assert state.caches.selection is not None and state.caches.selection.order[0][0] is first
     state.batch_holds["x"] = "held by the test"
     bare = SchedulerState(batch_holds={"x": "held by the test"})
     later = ClusterSnapshot(1100, nodes, (first, twin))

@@ -4,6 +4,7 @@ import pytest
 
 from maui_py.core import cycle
 from maui_py.core.cycle import run_cycle
+from maui_py.policy import backfill as backfill_pass
 
 from .build import cluster, config, job, snapshot
 
@@ -13,7 +14,7 @@ EASY = "RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n"
 def _asked(monkeypatch) -> list[str]:
     """The jobs the backfill pass asks fits_now about, in turn."""
     asked: list[str] = []
-    real, real_pass = cycle.Cycle.fits_now, cycle.backfill.backfill
+    real, real_pass = cycle.Cycle.fits_now, backfill_pass.backfill
     inside = []
 
     def fits_now(self, job, cr):
@@ -29,7 +30,7 @@ def _asked(monkeypatch) -> list[str]:
             inside.clear()
 
     monkeypatch.setattr(cycle.Cycle, "fits_now", fits_now)
-    monkeypatch.setattr(cycle.backfill, "backfill", backfill)
+    monkeypatch.setattr(backfill_pass, "backfill", backfill)
     return asked
 
 

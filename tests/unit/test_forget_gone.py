@@ -24,8 +24,8 @@ def test_the_compiled_cache_stays_within_twice_the_jobs_plus_a_margin():
         jobs = queued(k)
         state = run_cycle(ClusterSnapshot(1000 + k, NODES, jobs), CFG, state,
                           explain=False).state
-        assert len(state.compiled) <= 2 * len(jobs) + 64 + len(jobs), k
-        assert all(state.compiled[j.id][0] is j for j in jobs)
+        assert len(state.caches.compiled) <= 2 * len(jobs) + 64 + len(jobs), k
+        assert all(state.caches.compiled[j.id][0] is j for j in jobs)
 
 
 def test_persisted_maps_forget_a_job_the_cycle_it_leaves():

@@ -1,9 +1,9 @@
-"""The Reserve decisions a cycle lists (core/cycle._reserves): the last cycle's are used
+"""The Reserve decisions a cycle lists (core/finish.reserve_decisions): the last cycle's are used
 again for reservations that have not changed, whatever their order now."""
 
 from __future__ import annotations
 
-from maui_py.core.cycle import _reserves
+from maui_py.core.finish import reserve_decisions
 from maui_py.core.state import KeptReservation
 from maui_py.model import Reserve
 
@@ -17,7 +17,7 @@ def test_unchanged_reservations_reuse_the_last_decisions_in_any_order():
              Reserve("e", 50, 60, ())]
     now = {"b": kept("b", 20, 30), "c": kept("c", 25, 35), "d": kept("d", 40, 50),
            "a": kept("a", 10, 20), "e": kept("e", 50, 60)}
-    out = _reserves(now.items(), known)
+    out = reserve_decisions(now.items(), known)
     assert out == [Reserve(j, kr.start, kr.end, ()) for j, kr in now.items()]
     assert out[0] is known[1]           # the head ("a") is gone from its place: one skipped
     assert out[1] is not known[2]       # moved: a new decision
@@ -26,4 +26,4 @@ def test_unchanged_reservations_reuse_the_last_decisions_in_any_order():
 
 def test_without_last_decisions_each_is_new():
     now = {"a": kept("a", 10, 20), "b": kept("b", 20, 30)}
-    assert _reserves(now.items(), []) == [Reserve("a", 10, 20, ()), Reserve("b", 20, 30, ())]
+    assert reserve_decisions(now.items(), []) == [Reserve("a", 10, 20, ()), Reserve("b", 20, 30, ())]

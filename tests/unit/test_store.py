@@ -313,9 +313,9 @@ def test_the_scheduler_state_round_trips(tmp_path):
         assert getattr(loaded, name) == getattr(state, name), name
     kept = state.reservations["wide"]
     assert loaded.reservations == {"wide": kept}
-    assert state.reserved_stamp == -1 and loaded.reserved_stamp == -1   # a cache: never trusted
+    assert state.caches.reserved_stamp == -1 and loaded.caches.reserved_stamp == -1   # a cache: never trusted
     assert loaded.queue_policy.name == "MAUI" and loaded.queue_policy.dump() == {"usage": {"alice": 12.5}}
-    assert loaded.table is None and loaded.engine is None
+    assert loaded.caches.plan.table is None and loaded.caches.engine is None
     store.close()
 
 

@@ -1,0 +1,86 @@
+"""What a cycle keeps for the next one to go faster: caches, never persisted, each typed.
+
+A SchedulerState carries one CycleCaches (`state.caches`); a state read from the store has
+empty ones, and the first cycle rebuilds what it needs (deciding the same: the incremental =
+from-scratch property test). Each entry says what it was made from; a cycle checks that by
+identity before using it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..cfg import SchedulerConfig
+from ..model import Node, Reservation
+from ..planning.plancache import PlanCache
+from ..policy.limits import Limits
+from ..policy.reservation import ReservationGroups
+from ..priority.engine import PriorityEngine
+from .context import Settings
+
+
+@dataclass(slots=True)
+class EngineCache:
+    """What one configuration and one node set (by totals) make once."""
+
+    cfg: SchedulerConfig
+    nodes: tuple[Node, ...]
+    totals: tuple[int, int]
+    """(processors, memory) of all nodes: the priority engine's resource factors scale by it."""
+    engine: PriorityEngine
+    limits: Limits
+    groups: ReservationGroups
+    settings: Settings
+
+
+@dataclass(slots=True)
+class CountingCache:
+    """Whether a node set lets the count planner plan, and which requests it can plan."""
+
+    nodes: tuple[Node, ...]
+    applies: bool
+    requests: dict[int, tuple[Any, bool]] = field(default_factory=dict)
+    """id(request) -> (request, countable): checked by identity."""
+
+
+@dataclass(slots=True)
+class StandingCache:
+    """The SRCFG instances for a configuration and node set, good until `until`."""
+
+    cfg: SchedulerConfig
+    nodes: tuple[Node, ...]
+    until: int
+    items: list[tuple[Reservation, Any]]
+
+
+@dataclass(slots=True)
+class NodecfgCache:
+    """The nodes as NODECFG changes them, for one snapshot's nodes and configuration."""
+
+    nodes: tuple[Node, ...]
+    cfg: SchedulerConfig
+    applied: tuple[Node, ...]
+
+
+@dataclass(slots=True)
+class CycleCaches:
+    """Every cache a cycle leaves for the next one."""
+
+    plan: PlanCache = field(default_factory=PlanCache)
+    """The reservation table and the holds synced onto it (planning/sync.py)."""
+    compiled: dict[str, tuple] = field(default_factory=dict)
+    """job id -> (job, table, compiled request, cfg, system violation), checked by identity;
+    swept once it outnumbers twice the jobs (Cycle._forget_gone)."""
+    engine: EngineCache | None = None
+    counting: CountingCache | None = None
+    standing: StandingCache | None = None
+    nodecfg: NodecfgCache | None = None
+    changes: Any = None
+    """What the last cycle leaves for a cycle from what changed (core/changes.ChangeCache)."""
+    selection: Any = None
+    """The last cycle's eligible jobs in priority order (core/selection.SelectionCache)."""
+    reserved_stamp: int = -1
+    """table.freed at the end of the last cycle: every reservation held then was at its
+    earliest start as of that stamp (policy/kept.py); -1 when none is known (a fresh state,
+    reservations read from the store)."""

@@ -1,0 +1,55 @@
+"""What a cycle hands back: its decisions, a report line per job, and the state to keep."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..model import Decision, Reservation, Reserve, Start
+from ..model.report import ReportStatus
+from ..priority.engine import Breakdown
+from .state import SchedulerState
+
+
+@dataclass(frozen=True, slots=True)
+class JobReport:
+    """Where one job stands after the cycle and why, in one line (checkjob, showq)."""
+
+    job_id: str
+    status: ReportStatus
+    reason: str
+    priority: int | None = None
+    start: int | None = None
+    nodes: tuple[str, ...] = ()
+
+
+@dataclass
+class CycleResult:
+    now: int
+    iteration: int
+    decisions: list[Decision]
+    reports: dict[str, JobReport]
+    state: SchedulerState
+    order: list[str] = field(default_factory=list)
+    priorities: dict[str, Breakdown] = field(default_factory=dict)
+    held: list[Reservation] = field(default_factory=list)
+    """Every reservation held after the cycle: standing, administrative, the resource
+    manager's, and (with explain: the store and the commands show them; a replay reads the
+    decisions) the priority reservations of jobs (kind JOB), with their nodes."""
+    reserve_tail: int = 0
+    """How many Reserve decisions end `decisions`: all of them (the cycle lists its
+    reservations last, one per reservation held)."""
+
+    def actions(self) -> list[Decision]:
+        """The decisions before the Reserve tail: what a resource manager acts on. O(len)."""
+        return self.decisions[:len(self.decisions) - self.reserve_tail]
+
+    def starts(self) -> list[Start]:
+        return [d for d in self.decisions if isinstance(d, Start)]
+
+    def reservations(self) -> list[Reserve]:
+        return [d for d in self.decisions if isinstance(d, Reserve)]
+
+
+def nodes_text(nodes: tuple[str, ...]) -> str:
+    """Node names for a report line: at most five, then how many more."""
+    return ",".join(nodes) if len(nodes) <= 6 else ",".join(nodes[:5]) + f",...(+{len(nodes) - 5})"
