@@ -97,10 +97,23 @@ def replay(trace: str, jobs: int | None, policy: str, rules: str) -> dict:
             "version": CACHE_VERSION}
 
 
+TIMEOUT: float | None = None
+"""--timeout: wall seconds a replay may take; one that takes longer is left out, not cached."""
+
+
+class ReplayFailed(Exception):
+    """A replay that failed or ran out of time: reported, left out of the table, not cached."""
+
+
 def child(trace: str, jobs: int | None, policy: str, rules: str) -> dict:
     """replay() in a fresh process, so that its CPU time and memory are its own."""
-    out = subprocess.run([sys.executable, __file__, "--child", trace, str(jobs or 0), policy, rules],
-                         capture_output=True, text=True, check=True)
+    argv = [sys.executable, __file__, "--child", trace, str(jobs or 0), policy, rules]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise ReplayFailed(f"took longer than {TIMEOUT:g} s") from None
+    except subprocess.CalledProcessError as e:
+        raise ReplayFailed(f"exit {e.returncode}: {e.stderr.strip()[-300:]}") from None
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -149,23 +162,28 @@ def run_matrix(traces: list[str], jobs: dict[str, int | None], policies: list[st
                cache: Path | None, runner: Callable[..., dict] = child,
                log=sys.stderr) -> list[dict]:
     """Every trace x policy x rules, from the cache where it holds the row, else by runner
-    (its row then cached). Rows in matrix order."""
-    rows = []
-    for trace in traces:
-        for policy in policies:
+    (its row then cached). Run policy by policy (the cheap EASY rows of every trace first,
+    so a matrix cut short still compares them); rows returned trace by trace."""
+    done = {}
+    for policy in policies:
+        for trace in traces:
             for rules in RULES:
                 n = jobs.get(trace)
                 path = cache and cache_path(cache, trace, n, policy, rules)
                 row = read_cached(path) if path else None
                 if row is None:
                     t0 = time.monotonic()
-                    row = runner(trace, n, policy, rules)
+                    try:
+                        row = runner(trace, n, policy, rules)
+                    except ReplayFailed as e:
+                        print(f"{trace} {policy} {rules}: left out: {e}", file=log, flush=True)
+                        continue
                     print(f"{trace} {policy} {rules}: {row['jobs']} jobs, cpu {row['cpu_s']} s, "
                           f"wall {time.monotonic() - t0:.0f} s", file=log, flush=True)
                     if path:
                         write_cached(path, row)
-                rows.append(row)
-    return rows
+                done[trace, policy, rules] = row
+    return [done[k] for k in ((t, p, r) for t in traces for p in policies for r in RULES) if k in done]
 
 
 def duration(seconds: float) -> str:
@@ -232,7 +250,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", action="append", default=[], metavar="[TRACE=]N|all",
                     help="first N jobs of each trace, or of one; 'all' for the whole trace")
     ap.add_argument("--cache", type=Path, metavar="DIR", help="one JSON per replay; a rerun resumes")
+    ap.add_argument("--timeout", type=float, metavar="SECONDS",
+                    help="wall seconds a replay may take; a longer one is left out (not cached)")
     args = ap.parse_args(argv)
+    global TIMEOUT
+    TIMEOUT = args.timeout
     if args.child:
         trace, n, policy, rules = args.child
         print(json.dumps(replay(trace, int(n) or None, policy, rules)))
