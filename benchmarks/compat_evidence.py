@@ -11,6 +11,7 @@ runs in pieces and a rerun only replays what is missing. Prints figures; asserts
     python benchmarks/compat_evidence.py --jobs 2000                  # every trace, 2000 jobs
     python benchmarks/compat_evidence.py --traces KTH --jobs KTH=all --cache /tmp/ev
     python benchmarks/compat_evidence.py --policies fcfs-easy,easy.cfg --jobs CTC=20000
+    python benchmarks/compat_evidence.py --jobs 10000 --jobs fcfs-cons=2000 --jobs KTH/fcfs-easy=all
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def write_cached(path: Path, row: dict) -> None:
     os.replace(tmp, path)
 
 
-def run_matrix(traces: list[str], jobs: dict[str, int | None], policies: list[str],
+def run_matrix(traces: list[str], jobs: dict[tuple[str, str], int | None], policies: list[str],
                cache: Path | None, runner: Callable[..., dict] = child,
                log=sys.stderr) -> list[dict]:
     """Every trace x policy x rules, from the cache where it holds the row, else by runner
@@ -168,7 +169,7 @@ def run_matrix(traces: list[str], jobs: dict[str, int | None], policies: list[st
     for policy in policies:
         for trace in traces:
             for rules in RULES:
-                n = jobs.get(trace)
+                n = jobs.get((trace, policy))
                 path = cache and cache_path(cache, trace, n, policy, rules)
                 row = read_cached(path) if path else None
                 if row is None:
@@ -229,16 +230,22 @@ def verdict(d: dict, c: dict) -> str:
     return "default" if score > 0 else "3.3" if score < 0 else "tie"
 
 
-def parse_jobs(values: list[str], traces: list[str]) -> dict[str, int | None]:
-    """--jobs N (every trace) and --jobs TRACE=N|all (one trace); later ones win."""
-    out: dict[str, int | None] = {t: None for t in traces}
+def parse_jobs(values: list[str], traces: list[str], policies: list[str]) -> dict[tuple[str, str], int | None]:
+    """--jobs N (every row), --jobs NAME=N|all (NAME a trace, a policy, or TRACE/POLICY):
+    {(trace, policy): first N jobs, None for all}; later ones win."""
+    out: dict[tuple[str, str], int | None] = {(t, p): None for t in traces for p in policies}
     for v in values:
         name, _, n = v.rpartition("=")
         count = None if n == "all" else int(n)
         if count is not None and count < 1:
             raise ValueError(f"--jobs {v}: N must be at least 1")
-        for t in ([name] if name else traces):
-            out[t] = count
+        trace, _, policy = name.partition("/") if "/" in name else \
+            ((name, "", "") if name in traces else ("", "", name))
+        keys = [(t, p) for t, p in out if (not trace or t == trace) and (not policy or p == policy)]
+        if name and not keys:
+            raise ValueError(f"--jobs {v}: {name} names no trace or policy of this run")
+        for k in keys:
+            out[k] = count
     return out
 
 
@@ -247,8 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--traces", default=",".join(TRACE_FILES), help="comma-separated (default: all four)")
     ap.add_argument("--policies", default=",".join(POLICIES), help=f"comma-separated of {', '.join(POLICIES)}")
-    ap.add_argument("--jobs", action="append", default=[], metavar="[TRACE=]N|all",
-                    help="first N jobs of each trace, or of one; 'all' for the whole trace")
+    ap.add_argument("--jobs", action="append", default=[], metavar="[NAME=]N|all",
+                    help="first N jobs of every row, or of the rows of NAME (a trace, a policy, or "
+                         "TRACE/POLICY); 'all' for the whole trace")
     ap.add_argument("--cache", type=Path, metavar="DIR", help="one JSON per replay; a rerun resumes")
     ap.add_argument("--timeout", type=float, metavar="SECONDS",
                     help="wall seconds a replay may take; a longer one is left out (not cached)")
@@ -266,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     if bad:
         ap.error(f"unknown trace or policy: {', '.join(bad)}")
     try:
-        jobs = parse_jobs(args.jobs, traces)
+        jobs = parse_jobs(args.jobs, traces, policies)
     except ValueError as e:
         ap.error(str(e))
     rows = run_matrix(traces, jobs, policies, args.cache)

@@ -112,20 +112,20 @@ def _counting(replays):
 
 def test_a_rerun_resumes_from_the_cache(tmp_path, replays):
     calls, runner = _counting(replays)
-    jobs = {EV.SYNTHETIC: JOBS}
+    jobs = {(EV.SYNTHETIC, p): JOBS for p in EV.POLICIES}
     first = EV.run_matrix([EV.SYNTHETIC], jobs, ["fcfs-easy", "fcfs-cons"], tmp_path, runner, io.StringIO())
     assert len(calls) == 4 and len(list(tmp_path.glob("*.json"))) == 4
     again = EV.run_matrix([EV.SYNTHETIC], jobs, ["fcfs-easy", "fcfs-cons"], tmp_path, runner, io.StringIO())
     assert len(calls) == 4                      # nothing replayed
     assert EV.table(again) == EV.table(first)
     # another job count is another run: not served from these files
-    EV.run_matrix([EV.SYNTHETIC], {EV.SYNTHETIC: JOBS + 1}, ["fcfs-easy"], tmp_path, runner, io.StringIO())
+    EV.run_matrix([EV.SYNTHETIC], {(EV.SYNTHETIC, 'fcfs-easy'): JOBS + 1}, ["fcfs-easy"], tmp_path, runner, io.StringIO())
     assert len(calls) == 6
 
 
 def test_a_broken_cache_file_is_warned_about_and_replayed(tmp_path, replays, capsys):
     calls, runner = _counting(replays)
-    jobs = {EV.SYNTHETIC: JOBS}
+    jobs = {(EV.SYNTHETIC, p): JOBS for p in EV.POLICIES}
     EV.run_matrix([EV.SYNTHETIC], jobs, ["fcfs-easy"], tmp_path, runner, io.StringIO())
     bad = EV.cache_path(tmp_path, EV.SYNTHETIC, JOBS, "fcfs-easy", "maui33")
     bad.write_text(json.dumps(dict(replays["maui33"], bsld="high")))
@@ -144,15 +144,19 @@ def test_a_symlink_in_the_cache_is_neither_read_nor_followed(tmp_path, replays):
     cache.mkdir()
     link = EV.cache_path(cache, EV.SYNTHETIC, JOBS, "fcfs-easy", "default")
     link.symlink_to(target)
-    EV.run_matrix([EV.SYNTHETIC], {EV.SYNTHETIC: JOBS}, ["fcfs-easy"], cache, runner, io.StringIO())
+    EV.run_matrix([EV.SYNTHETIC], {(EV.SYNTHETIC, 'fcfs-easy'): JOBS}, ["fcfs-easy"], cache, runner, io.StringIO())
     assert len(calls) == 2
     assert target.read_text() == "keep" and not link.is_symlink()
 
 
-def test_jobs_option_per_trace_and_all():
-    assert EV.parse_jobs(["5000", "KTH=all"], ["KTH", "CTC"]) == {"KTH": None, "CTC": 5000}
-    with pytest.raises(ValueError):
-        EV.parse_jobs(["0"], ["KTH"])
+def test_jobs_option_per_trace_policy_and_all():
+    jobs = EV.parse_jobs(["5000", "KTH=all", "fcfs-cons=300", "CTC/easy.cfg=7"],
+                         ["KTH", "CTC"], ["fcfs-cons", "easy.cfg"])
+    assert jobs == {("KTH", "fcfs-cons"): 300, ("KTH", "easy.cfg"): None,
+                    ("CTC", "fcfs-cons"): 300, ("CTC", "easy.cfg"): 7}
+    for bad in (["0"], ["SDSC=5"]):
+        with pytest.raises(ValueError):
+            EV.parse_jobs(bad, ["KTH"], ["fcfs-cons"])
 
 
 def test_a_failed_replay_is_left_out_and_not_cached(tmp_path, replays):
@@ -164,7 +168,7 @@ def test_a_failed_replay_is_left_out_and_not_cached(tmp_path, replays):
             raise EV.ReplayFailed("took longer than 1 s")
         return dict(replays[rules], trace=trace, policy=policy)
     log = io.StringIO()
-    rows = EV.run_matrix([EV.SYNTHETIC], {EV.SYNTHETIC: JOBS}, ["fcfs-easy"], tmp_path, runner, log)
+    rows = EV.run_matrix([EV.SYNTHETIC], {(EV.SYNTHETIC, 'fcfs-easy'): JOBS}, ["fcfs-easy"], tmp_path, runner, log)
     assert [r["rules"] for r in rows] == ["default"]
     assert "left out: took longer than 1 s" in log.getvalue()
     assert len(list(tmp_path.glob("*.json"))) == 1
