@@ -242,8 +242,9 @@ def parse_jobs(values: list[str], traces: list[str], policies: list[str]) -> dic
         trace, _, policy = name.partition("/") if "/" in name else \
             ((name, "", "") if name in traces else ("", "", name))
         keys = [(t, p) for t, p in out if (not trace or t == trace) and (not policy or p == policy)]
-        if name and not keys:
-            raise ValueError(f"--jobs {v}: {name} names no trace or policy of this run")
+        known = (not trace or trace in TRACE_FILES or trace == SYNTHETIC) and (not policy or policy in POLICIES)
+        if name and not known:
+            raise ValueError(f"--jobs {v}: {name} names no trace or policy")
         for k in keys:
             out[k] = count
     return out

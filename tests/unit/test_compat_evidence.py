@@ -154,7 +154,9 @@ def test_jobs_option_per_trace_policy_and_all():
                          ["KTH", "CTC"], ["fcfs-cons", "easy.cfg"])
     assert jobs == {("KTH", "fcfs-cons"): 300, ("KTH", "easy.cfg"): None,
                     ("CTC", "fcfs-cons"): 300, ("CTC", "easy.cfg"): 7}
-    for bad in (["0"], ["SDSC=5"]):
+    # a known name outside this run is no error (one command line for every piece of a matrix)
+    assert EV.parse_jobs(["SDSC=5"], ["KTH"], ["fcfs-cons"]) == {("KTH", "fcfs-cons"): None}
+    for bad in (["0"], ["XYZ=5"], ["KTH/xyz=5"]):
         with pytest.raises(ValueError):
             EV.parse_jobs(bad, ["KTH"], ["fcfs-cons"])
 
