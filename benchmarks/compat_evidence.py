@@ -240,7 +240,7 @@ def parse_jobs(values: list[str], traces: list[str], policies: list[str]) -> dic
         if count is not None and count < 1:
             raise ValueError(f"--jobs {v}: N must be at least 1")
         trace, _, policy = name.partition("/") if "/" in name else \
-            ((name, "", "") if name in traces else ("", "", name))
+            ((name, "", "") if name in traces or name in TRACE_FILES else ("", "", name))
         keys = [(t, p) for t, p in out if (not trace or t == trace) and (not policy or p == policy)]
         known = (not trace or trace in TRACE_FILES or trace == SYNTHETIC) and (not policy or policy in POLICIES)
         if name and not known:
