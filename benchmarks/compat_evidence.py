@@ -207,7 +207,7 @@ def pairs(rows: list[dict]) -> list[tuple[dict, dict]]:
 
 def table(rows: list[dict]) -> str:
     """The Markdown table: one line per trace x policy, default and MAUICOMPAT side by side,
-    and which is better on each figure (lower BSLD, lower wait, higher utilisation)."""
+    and which is better on the row's figures (verdict)."""
     head = ("| trace | jobs | policy | BSLD default | BSLD 3.3 | wait default | wait 3.3 "
             "| util default | util 3.3 | CPU s default | CPU s 3.3 | CPU ratio | better |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
@@ -220,13 +220,24 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+TIE = 0.01
+"""A figure differing by less than this share of the larger value is a tie: utilisation over
+a replay hardly moves (the same work over nearly the same span), and a difference in the
+fourth digit says nothing of the rules."""
+
+
+def _cmp(a: float, b: float) -> int:
+    """+1 when a is larger beyond the tie share, -1 when b is, else 0."""
+    if abs(a - b) <= TIE * max(abs(a), abs(b)):
+        return 0
+    return 1 if a > b else -1
+
+
 def verdict(d: dict, c: dict) -> str:
     """Which rules win on the row's figures: 'default', '3.3', or 'tie' (as many wins each;
-    BSLD and wait lower is better, utilisation higher)."""
-    wins = [(d["bsld"] < c["bsld"]) - (d["bsld"] > c["bsld"]),
-            (d["wait_mean"] < c["wait_mean"]) - (d["wait_mean"] > c["wait_mean"]),
-            (d["utilization"] > c["utilization"]) - (d["utilization"] < c["utilization"])]
-    score = sum(wins)
+    BSLD and wait lower is better, utilisation higher; differences under TIE not counted)."""
+    score = (_cmp(c["bsld"], d["bsld"]) + _cmp(c["wait_mean"], d["wait_mean"])
+             + _cmp(d["utilization"], c["utilization"]))
     return "default" if score > 0 else "3.3" if score < 0 else "tie"
 
 

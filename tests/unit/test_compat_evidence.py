@@ -96,6 +96,14 @@ def test_verdict_counts_wins_lower_bsld_and_wait_higher_utilisation():
     assert EV.verdict(base, dict(base)) == "tie"
 
 
+def test_verdict_counts_a_difference_under_one_percent_as_a_tie():
+    base = {"bsld": 10.0, "wait_mean": 100.0, "utilization": 0.5}
+    # 3.3 a hair better on wait and utilisation, clearly worse on BSLD: the default wins
+    assert EV.verdict(base, dict(base, bsld=11.0, wait_mean=99.5, utilization=0.5002)) == "default"
+    assert EV.verdict(base, dict(base, wait_mean=100.9)) == "tie"
+    assert EV.verdict(base, dict(base, wait_mean=101.1)) == "default"
+
+
 def test_durations_are_read_as_hours_minutes_seconds():
     assert EV.duration(3725.4) == "1:02:05"
     assert EV.duration(90061) == "1d 1:01:01"
