@@ -216,8 +216,15 @@ def table(rows: list[dict]) -> str:
         lines.append(f"| {d['trace']} | {d['jobs']} | {d['policy']} | {d['bsld']:.2f} | {c['bsld']:.2f} "
                      f"| {duration(d['wait_mean'])} | {duration(c['wait_mean'])} "
                      f"| {d['utilization']:.4f} | {c['utilization']:.4f} "
-                     f"| {d['cpu_s']:.1f} | {c['cpu_s']:.1f} | {ratio:.1f} | {verdict(d, c)} |")
+                     f"| {d['cpu_s']:.1f} | {c['cpu_s']:.1f} | {ratio:.1f} | {verdict(d, c)}{flag(d, c)} |")
     return "\n".join(lines)
+
+
+def flag(d: dict, c: dict) -> str:
+    """A mark on a row whose replay broke the schedule's invariants or left jobs unrun: its
+    figures are not evidence."""
+    bad = [r["rules"] for r in (d, c) if not r["check_ok"]]
+    return f" (check failed: {', '.join(bad)})" if bad else ""
 
 
 TIE = 0.01

@@ -84,6 +84,12 @@ def test_the_table_pairs_rows_and_divides_cpu(replays):
     assert row["better"] == EV.verdict(d, c)
 
 
+def test_a_row_whose_schedule_check_failed_is_marked(replays):
+    bad = dict(replays["maui33"], check_ok=False)
+    assert EV.table([replays["default"], bad]).splitlines()[2].endswith("(check failed: maui33) |")
+    assert "check failed" not in EV.table([replays["default"], replays["maui33"]])
+
+
 def test_a_row_without_its_pair_is_left_out(replays):
     assert len(EV.table([replays["default"]]).splitlines()) == 2
 
