@@ -77,3 +77,34 @@ def test_rule3_backfill_fills_the_shortest_window_first():
     # no node left for L. maui-py backfills in priority order: L on n2, n3, S on n0, n1.
     assert _windows_case("MAUICOMPAT 3.3\n") == {"S": ("n2", "n3"), "S2": ("n0", "n1")}
     assert _windows_case("") == {"L": ("n2", "n3"), "S": ("n0", "n1")}
+
+
+def _four_proc_case(extra_jobs, reservations=()):
+    """Three nodes of 4 processors; on n2, r (2 procs) runs until 300 and q (1 proc) until
+    400: one processor free now, three from 300, four from 400."""
+    jobs = [job("r", 2, 300, 0, start=0, nodes=("n2",), per_node=2),
+            job("q", 1, 400, 0, start=0, nodes=("n2",)), *extra_jobs]
+    return _starts(_cycle(cluster(3, procs=4), jobs,
+                          EASY + "NODEALLOCATIONPOLICY LASTAVAILABLE\nMAUICOMPAT 3.3\n",
+                          reservations))
+
+
+def test_rule2_a_partly_used_node_is_available_until_its_free_count_changes():
+    # MJobGetNRange's window on n2 ends where its free count grows: 300 merges into the
+    # first range (it holds more), 400 does not (the range already lasts the job's 20 s),
+    # so n2 is available for 390 s and the idle n0, n1 for ever: J goes to n1. Counting
+    # n2 as available for as long as its free processors stay free puts J on n2.
+    assert _four_proc_case([job("J", 1, 20, 1)]) == {"J": ("n1",)}
+
+
+def test_rule3_a_window_counts_a_partly_used_node_until_its_free_count_changes():
+    # maint holds every node from 1000, B (12 procs, 2000 s) reserves after it and U cannot
+    # start or reserve, which ends the priority pass (as in _windows_case). Backfill
+    # (MBFGetWindow's BFWindow pseudo-job, one task for one second): n2 is available for
+    # 390 s (as above), n0 and n1 for 990 s. The first window (390 s) is too short for J
+    # (500 s); the second holds n0 and n1 only, J takes n1. With n2 counted as available
+    # until 1000, the second window holds n2 too and J takes it (highest index).
+    maint = Reservation("maint", ReservationKind.USER, 1000, 2000, hosts=("n0", "n1", "n2"))
+    got = _four_proc_case([job("B", 12, 2000, 0), job("U", 12, 2000, 0), job("J", 1, 500, 1)],
+                          [maint])
+    assert got == {"J": ("n1",)}

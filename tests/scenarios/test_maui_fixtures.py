@@ -40,10 +40,6 @@ NOT_YET = {
     "kth-depth4-highest": _HIGHEST,
     "sdsc-cons-highest-minresource": _HIGHEST,
     "kth-easy-greedy": "GREEDY: Maui 3.3's MBFGreedy is not reproduced (docs/compatibility.md S9)",
-    "kth-ppn4-easy": "nodes of several processors: Maui's per-node availability (MJobGetNRange) "
-                     "and task distribution (MJobDistributeTasks) are not reproduced",
-    "sdsc-fairshare-ppn4": "nodes of several processors (as kth-ppn4-easy) under fair share: "
-                           "not reproduced",
     "kth-standing-reservation": "a standing reservation: Maui's windows and node choice around "
                                 "it (MBFGetWindow's reservation duration bound) are not reproduced",
 }
