@@ -98,7 +98,10 @@ def by_windows(c, run, order, first: int, by) -> None:
     (planning/maui33.window_after), the candidates that fit the window's processors and
     duration go to the policy's pass, placed on the window's nodes only; the next window
     is found on the table as the starts left it. Soft limits only (Maui 3.3 backfills at
-    its soft policy level)."""
+    its soft policy level). GREEDY starts nothing: MBFGreedy (src/MBF.c) walks its job
+    list LBFQueue, which it clears and never fills (docs/compatibility.md S9)."""
+    if c.bf_policy is BackfillPolicy.GREEDY:
+        return
     started, reserved, nobf = c.started, c.state.reservations, c.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
             if job.id not in reserved and not (nobf and job.qos in nobf)]

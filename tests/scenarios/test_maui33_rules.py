@@ -60,7 +60,7 @@ def test_rule2_minresource_takes_the_highest_index_of_the_smallest_nodes():
     assert _starts(_cycle(cluster(4), jobs, text)) == {"J": ("n0",)}
 
 
-def _windows_case(compat: str):
+def _windows_case(compat: str, base: str = EASY):
     """Six nodes. r holds n4, n5 until 1000; T (6 procs) reserves at 1000 (depth 1) and U
     (6 procs) can neither start nor reserve, which ends the priority pass (IdleJobFound in
     MQueueScheduleIJobs); n0, n1 are reserved from 100 (maint), n2, n3 free until T.
@@ -68,7 +68,7 @@ def _windows_case(compat: str):
     maint = Reservation("maint", ReservationKind.USER, 100, 200, hosts=("n0", "n1"))
     jobs = [job("r", 2, 1000, 0, start=0, nodes=("n4", "n5")), job("T", 6, 100, 1),
             job("U", 6, 100, 1), job("L", 2, 500, 2), job("S", 2, 50, 3), job("S2", 2, 50, 4)]
-    return _starts(_cycle(cluster(6), jobs, EASY + compat, [maint]))
+    return _starts(_cycle(cluster(6), jobs, base + compat, [maint]))
 
 
 def test_rule3_backfill_fills_the_shortest_window_first():
@@ -77,6 +77,14 @@ def test_rule3_backfill_fills_the_shortest_window_first():
     # no node left for L. maui-py backfills in priority order: L on n2, n3, S on n0, n1.
     assert _windows_case("MAUICOMPAT 3.3\n") == {"S": ("n2", "n3"), "S2": ("n0", "n1")}
     assert _windows_case("") == {"L": ("n2", "n3"), "S": ("n0", "n1")}
+
+
+def test_rule3_greedy_backfills_nothing():
+    # MBFGreedy walks LBFQueue, which it clears and never fills: no schedule, no start.
+    # maui-py's GREEDY (the documented search) starts S and S2 (or L) in the same windows.
+    greedy = EASY.replace("FIRSTFIT", "GREEDY")
+    assert _windows_case("MAUICOMPAT 3.3\n", greedy) == {}
+    assert _windows_case("", greedy)
 
 
 def _four_proc_case(extra_jobs, reservations=()):

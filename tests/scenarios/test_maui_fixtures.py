@@ -39,7 +39,6 @@ NOT_YET = {
     "kth-cons-highest": _HIGHEST,
     "kth-depth4-highest": _HIGHEST,
     "sdsc-cons-highest-minresource": _HIGHEST,
-    "kth-easy-greedy": "GREEDY: Maui 3.3's MBFGreedy is not reproduced (docs/compatibility.md S9)",
     "kth-standing-reservation": "a standing reservation: Maui's windows and node choice around "
                                 "it (MBFGetWindow's reservation duration bound) are not reproduced",
 }
