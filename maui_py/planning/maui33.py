@@ -58,16 +58,43 @@ def _mem_bucket(mb: int) -> int:
     return m
 
 
-def free_steps(table: "ReservationTable", i: int, t: int) -> list[tuple[int, int]]:
+def free_steps(table: "ReservationTable", i: int, t: int, ignore: frozenset = frozenset()
+               ) -> list[tuple[int, int]]:
     """(instant, processors free on node i from it) from t on, one entry per change of the
-    table's step function (what Maui's node reservation events come to, per timestamp).
-    O(change points of node i x log h)."""
+    table's step function (what Maui's node reservation events come to, per timestamp);
+    the holds of the owners in `ignore` left out. O(change points of node i x log h),
+    O(H) with `ignore`."""
+    if ignore:
+        return _steps_without(table, i, t, ignore)
     name = table.nodes[i].name
     out = [(t, table.free_at(name, t).procs)]
     nxt = table.next_change(i, t)
     while nxt < FOREVER:
         out.append((nxt, table.free_at(name, nxt).procs))
         nxt = table.next_change(i, nxt)
+    return out
+
+
+def _steps_without(table: "ReservationTable", i: int, t: int, ignore: frozenset
+                   ) -> list[tuple[int, int]]:
+    """free_steps from node i's holds, those of `ignore` left out. O(H log H)."""
+    delta: dict[int, int] = {}
+    used = 0
+    for s, e, v, owner in table.holds_on(i):
+        if owner in ignore or e <= t or e <= s:
+            continue
+        if s <= t:
+            used += v[0]
+        else:
+            delta[s] = delta.get(s, 0) + v[0]
+        if e < FOREVER:
+            delta[e] = delta.get(e, 0) - v[0]
+    cap = table.cap[i][0]
+    out = [(t, cap - used)]
+    for when in sorted(delta):
+        used += delta[when]
+        if cap - used != out[-1][1]:
+            out.append((when, cap - used))
     return out
 
 
@@ -118,12 +145,13 @@ def _first_range(steps: list[tuple[int, int]], tested: int, duration: int
     return end, tasks
 
 
-def available_window(table: "ReservationTable", i: int, t: int, tasks: int, duration: int
-                     ) -> tuple[int, int] | None:
+def available_window(table: "ReservationTable", i: int, t: int, tasks: int, duration: int,
+                     ignore: frozenset = frozenset()) -> tuple[int, int] | None:
     """MJobGetNRange (src/MJob.c) for a start at t: (tasks node i offers, how long it stays
     available), found by Maui's binary search on the tested task count; None when it is not
-    available for `duration` (MJobCheckNStartTime). O(change points x log tasks)."""
-    steps = free_steps(table, i, t)
+    available for `duration` (MJobCheckNStartTime). `ignore`: the owners of the holds the
+    job may use. O(change points x log tasks)."""
+    steps = free_steps(table, i, t, ignore)
     hi, lo, window = min(tasks, steps[0][1]), 0, 0
     while hi > lo:
         tested = (hi + lo + 1) >> 1
@@ -194,16 +222,17 @@ def candidates(table: "ReservationTable", fit_of, t: int, fast: int, fits: dict[
     return iter(out)
 
 
-def window_after(table: "ReservationTable", prev: int) -> tuple[int, int, int] | None:
+def window_after(table: "ReservationTable", prev: int, ignore: frozenset = frozenset()
+                 ) -> tuple[int, int, int] | None:
     """MBFGetWindow: (duration, node mask, free processors) of the nodes with processors free
     now for longer than `prev` seconds, lasting as long as the shortest of them; None
     when there is none. How long a node is free is MJobGetNRange's window for Maui's
     one-task, one-second pseudo-job (BFWindow): on a node of several processors it ends
-    where the free count first changes after any growth right after now.
-    O(N x change points per node)."""
+    where the free count first changes after any growth right after now. `ignore`: the
+    holds BFWindow may use (bf_window_admits). O(N x change points per node)."""
     dur, mask, procs = FOREVER + 1, 0, 0
     for i in members(table.usable):
-        got = available_window(table, i, table.origin, 1, 1)
+        got = available_window(table, i, table.origin, 1, 1, ignore)
         if got is None:
             continue
         free, avail = got
@@ -213,6 +242,15 @@ def window_after(table: "ReservationTable", prev: int) -> tuple[int, int, int] |
         procs += free
         dur = min(dur, avail)
     return (dur, mask, procs) if mask else None
+
+
+def bf_window_admits(access) -> bool:
+    """Whether a reservation's access admits MBFGetWindow's pseudo-job BFWindow, whose user,
+    group, account and class are all "[ALL]": MACLCheckAccess (src/MACL.c) matches a
+    credential named [ALL] against any ACL entry of its type, so any reservation with a
+    user, group, account or class list, or a TIMELIMIT (BFWindow lasts 1 s), admits it. O(1)."""
+    acl = access.acl
+    return bool(acl.users or acl.groups or acl.accounts or acl.classes) or access.timelimit >= 1
 
 
 def within(cr, mask: int):

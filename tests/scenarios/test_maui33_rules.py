@@ -3,6 +3,7 @@ own rule and Maui 3.3's choose differently, so each assertion fails under the ot
 
 from maui_py.core.cycle import run_cycle
 from maui_py.model import ClusterSnapshot, Reservation, ReservationKind
+from maui_py.model.reservation import Acl
 
 from .build import cluster, config, job
 
@@ -116,3 +117,22 @@ def test_rule3_a_window_counts_a_partly_used_node_until_its_free_count_changes()
     got = _four_proc_case([job("B", 12, 2000, 0), job("U", 12, 2000, 0), job("J", 1, 500, 1)],
                           [maint])
     assert got == {"J": ("n1",)}
+
+
+def _open_reservation_case(compat: str):
+    """Four nodes; r holds n0, n1 until 1000; "owners" holds n2, n3 for u1 (USERLIST). B
+    (2 procs) reserves at 1000, U cannot start or reserve (the priority pass ends there);
+    J (u1, 2 procs, 50 s) is the backfill candidate."""
+    owners = Reservation("owners", ReservationKind.STANDING, 0, 100000, hosts=("n2", "n3"),
+                         acl=Acl(users=frozenset({"u1"})))
+    jobs = [job("r", 2, 1000, 0, start=0, nodes=("n0", "n1")), job("B", 2, 100, 0),
+            job("U", 2, 100, 0), job("J", 2, 50, 1, user="u1")]
+    return _starts(_cycle(cluster(4), jobs, EASY + compat, [owners]))
+
+
+def test_rule3_a_reservation_open_to_all_is_part_of_the_windows():
+    # MBFGetWindow's pseudo-job BFWindow is user, group, account and class "[ALL]", which
+    # MACLCheckAccess matches against any ACL entry: the owners' nodes are free to it, the
+    # window holds n2, n3 for ever, and J, which may use them, backfills there although no
+    # processor outside the reservation is free (Maui 3.3, kth-standing-reservation).
+    assert _open_reservation_case("MAUICOMPAT 3.3\n") == {"J": ("n2", "n3")}

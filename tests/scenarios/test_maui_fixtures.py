@@ -39,8 +39,6 @@ NOT_YET = {
     "kth-cons-highest": _HIGHEST,
     "kth-depth4-highest": _HIGHEST,
     "sdsc-cons-highest-minresource": _HIGHEST,
-    "kth-standing-reservation": "a standing reservation: Maui's windows and node choice around "
-                                "it (MBFGetWindow's reservation duration bound) are not reproduced",
 }
 NAMES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
          if n in NOT_YET else n for n in LOAD.names()]
