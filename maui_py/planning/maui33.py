@@ -20,10 +20,14 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
    holds every node with processors free now for longer than window k-1 lasts, and lasts
    as long as the shortest of them; in each, in priority order, the jobs that fit its
    processors and duration start on its nodes; then the next window is found on the
-   table as it now is. The short windows are filled first.
+   table as it now is. The short windows are filled first. How long a node is free is
+   available_window for Maui's pseudo-job BFWindow (one task, one second, credentials
+   [ALL], which every reservation with a user, group, account or class list admits:
+   bf_window_admits). GREEDY starts nothing (policy/backfill.by_windows).
 
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
-dispatches on it. Cost: O(N log N) per node choice (no lazy shortcut), O(N) per window.
+dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
+lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use.
 """
 
 from __future__ import annotations
