@@ -493,8 +493,9 @@ class Cycle:
         until something is released (table.freed moves), so once a request of n tasks for
         w seconds has failed, a request of the same shape with at least n tasks for at
         least w seconds fails too: such questions are answered from the failures seen so
-        far without a scan. O(failures of that shape) for them."""
-        if job.procs > self.table.free_now:
+        far without a scan. O(failures of that shape) for them. The free count does not
+        bound a job that may use reservations: what they hold is free to it."""
+        if job.procs > self.table.free_now and not self.ignore(job):
             return NO_ROOM
         if self.table.freed != self.fail_stamp:
             self.fail_stamp = self.table.freed

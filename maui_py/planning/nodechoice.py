@@ -207,7 +207,8 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
     (those of reservations the job may use) before all others. A Maui33Order
     (MAUICOMPAT 3.3) orders them as Maui 3.3 does (planning/maui33.py)."""
     if type(policy) is Maui33Order:
-        inner = maui33.candidates(table, _fit_lookup(cr), t, fast, fits, policy)
+        inner = maui33.candidates(table, _fit_lookup(cr), t, fast, fits, policy,
+                                   (w, cr.tasks))
         if not prefer:
             return inner
         return iter(sorted(((0 if (prefer >> i) & 1 else 1,) + k, i, f) for k, i, f in inner))

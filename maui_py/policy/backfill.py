@@ -67,10 +67,11 @@ def backfill(c, order, first: int = 0) -> None:
     """Backfill over order[first:] (core/changes.py: the jobs before did not fit last cycle
     and fit no better now), the first BACKFILLDEPTH candidates only when it is set."""
     run = c.settings.bf_pass.run
-    if run is None or c.table.free_now <= 0 or _all_placed(c, order, first):
+    if run is None or (c.table.free_now <= 0 and not (c.settings.compat.windows and c.access)) \
+            or _all_placed(c, order, first):
         return
     by = ORDERS[c.settings.bf_order]
-    if c.settings.compat.windows:
+    if c.settings.compat.windows:   # the free count leaves out what reservations hold for some
         by_windows(c, run, order, first, by)
         return
     if run is first_fit and by is None and c.settings.bf_depth <= 0 and not c.limits.any_active:
@@ -100,7 +101,10 @@ def by_windows(c, run, order, first: int, by) -> None:
     (planning/maui33.window_after), the candidates that fit the window's processors and
     duration go to the policy's pass, placed on the window's nodes only; the next window
     is found on the table as the starts left it. Soft limits only (Maui 3.3 backfills at
-    its soft policy level)."""
+    its soft policy level). GREEDY starts nothing: MBFGreedy (src/MBF.c) walks its job
+    list LBFQueue, which it clears and never fills (docs/compatibility.md S9)."""
+    if run is greedy:
+        return
     started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
             if job.id not in reserved and not (nobf and job.qos in nobf)]
@@ -109,15 +113,17 @@ def by_windows(c, run, order, first: int, by) -> None:
     if by is not None:
         base.sort(key=by(c))
     prev = 0
-    while c.table.free_now > 0:
-        w = maui33.window_after(c.table, prev)
+    open_to_all = frozenset(c.table.with_credits(
+        o for o, a in c.access.items() if maui33.bf_window_admits(a))) if c.access else frozenset()
+    while c.table.free_now > 0 or open_to_all:
+        w = maui33.window_after(c.table, prev, open_to_all)
         if w is None:
             return
         prev, mask, procs = w
         cands = [(k, job, maui33.within(cr, mask)) for k, job, cr in base
                  if job.id not in started and job.procs <= procs and c.span(job) <= prev]
-        if cands:
-            run(c, cands, SOFT)
+        if cands:       # a window counts the processors of reservations BFWindow may use
+            run(c, cands, SOFT, slack=procs if open_to_all else 0)
 
 
 def _all_placed(c, order, first: int) -> bool:
@@ -132,12 +138,14 @@ def _all_placed(c, order, first: int) -> bool:
     return res.keys() >= ids
 
 
-def first_fit(c, cands, level, first: int | None = None) -> None:
+def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None:
     """FIRSTFIT: each candidate (position in the order, job, compiled request), in the
     given order, starts if it fits now around every reservation and within the limits of
     `level`. With `first`, `cands` are the order's own entries from position `first` on,
     and the jobs started or holding a reservation or NOBF are passed over here: no list
-    of candidates is built (backfill's one pass in priority order)."""
+    of candidates is built (backfill's one pass in priority order). `slack`: processors
+    held by reservations some candidates may use, added to the free count that ends the
+    pass early (by_windows: a window counts them)."""
     table = c.table
     if first is None:
         procs = [e[1].procs for e in cands]
@@ -156,7 +164,7 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
     dead_at = table.freed
     shared = bool(c.access)             # ignore() may differ between jobs of one request
     for i, e in enumerate(cands):
-        free = table.free_now
+        free = table.free_now + slack
         if free <= 0 or free < least[i]:
             break                       # no job left in this pass is narrow enough
         n = procs[i]
@@ -255,11 +263,11 @@ def greedy(c, cands, level) -> None:
             return
 
 
-def best_fit(c, cands, level) -> None:
+def best_fit(c, cands, level, slack: int = 0) -> None:
     """BESTFIT: first fit over the candidates by BACKFILLMETRIC, largest first (ties keep
     priority order)."""
     value = METRICS[c.settings.bf_metric]
-    first_fit(c, sorted(cands, key=lambda e: -value(e[1])), level)
+    first_fit(c, sorted(cands, key=lambda e: -value(e[1])), level, slack=slack)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@ own rule and Maui 3.3's choose differently, so each assertion fails under the ot
 
 from maui_py.core.cycle import run_cycle
 from maui_py.model import ClusterSnapshot, Reservation, ReservationKind
+from maui_py.model.reservation import Acl
 
 from .build import cluster, config, job
 
@@ -60,7 +61,7 @@ def test_rule2_minresource_takes_the_highest_index_of_the_smallest_nodes():
     assert _starts(_cycle(cluster(4), jobs, text)) == {"J": ("n0",)}
 
 
-def _windows_case(compat: str):
+def _windows_case(compat: str, base: str = EASY):
     """Six nodes. r holds n4, n5 until 1000; T (6 procs) reserves at 1000 (depth 1) and U
     (6 procs) can neither start nor reserve, which ends the priority pass (IdleJobFound in
     MQueueScheduleIJobs); n0, n1 are reserved from 100 (maint), n2, n3 free until T.
@@ -68,7 +69,7 @@ def _windows_case(compat: str):
     maint = Reservation("maint", ReservationKind.USER, 100, 200, hosts=("n0", "n1"))
     jobs = [job("r", 2, 1000, 0, start=0, nodes=("n4", "n5")), job("T", 6, 100, 1),
             job("U", 6, 100, 1), job("L", 2, 500, 2), job("S", 2, 50, 3), job("S2", 2, 50, 4)]
-    return _starts(_cycle(cluster(6), jobs, EASY + compat, [maint]))
+    return _starts(_cycle(cluster(6), jobs, base + compat, [maint]))
 
 
 def test_rule3_backfill_fills_the_shortest_window_first():
@@ -77,3 +78,61 @@ def test_rule3_backfill_fills_the_shortest_window_first():
     # no node left for L. maui-py backfills in priority order: L on n2, n3, S on n0, n1.
     assert _windows_case("MAUICOMPAT 3.3\n") == {"S": ("n2", "n3"), "S2": ("n0", "n1")}
     assert _windows_case("") == {"L": ("n2", "n3"), "S": ("n0", "n1")}
+
+
+def test_rule3_greedy_backfills_nothing():
+    # MBFGreedy walks LBFQueue, which it clears and never fills: no schedule, no start.
+    # maui-py's GREEDY (the documented search) starts S and S2 (or L) in the same windows.
+    greedy = EASY.replace("FIRSTFIT", "GREEDY")
+    assert _windows_case("MAUICOMPAT 3.3\n", greedy) == {}
+    assert _windows_case("", greedy)
+
+
+def _four_proc_case(extra_jobs, reservations=()):
+    """Three nodes of 4 processors; on n2, r (2 procs) runs until 300 and q (1 proc) until
+    400: one processor free now, three from 300, four from 400."""
+    jobs = [job("r", 2, 300, 0, start=0, nodes=("n2",), per_node=2),
+            job("q", 1, 400, 0, start=0, nodes=("n2",)), *extra_jobs]
+    return _starts(_cycle(cluster(3, procs=4), jobs,
+                          EASY + "NODEALLOCATIONPOLICY LASTAVAILABLE\nMAUICOMPAT 3.3\n",
+                          reservations))
+
+
+def test_rule2_a_partly_used_node_is_available_until_its_free_count_changes():
+    # MJobGetNRange's window on n2 ends where its free count grows: 300 merges into the
+    # first range (it holds more), 400 does not (the range already lasts the job's 20 s),
+    # so n2 is available for 390 s and the idle n0, n1 for ever: J goes to n1. Counting
+    # n2 as available for as long as its free processors stay free puts J on n2.
+    assert _four_proc_case([job("J", 1, 20, 1)]) == {"J": ("n1",)}
+
+
+def test_rule3_a_window_counts_a_partly_used_node_until_its_free_count_changes():
+    # maint holds every node from 1000, B (12 procs, 2000 s) reserves after it and U cannot
+    # start or reserve, which ends the priority pass (as in _windows_case). Backfill
+    # (MBFGetWindow's BFWindow pseudo-job, one task for one second): n2 is available for
+    # 390 s (as above), n0 and n1 for 990 s. The first window (390 s) is too short for J
+    # (500 s); the second holds n0 and n1 only, J takes n1. With n2 counted as available
+    # until 1000, the second window holds n2 too and J takes it (highest index).
+    maint = Reservation("maint", ReservationKind.USER, 1000, 2000, hosts=("n0", "n1", "n2"))
+    got = _four_proc_case([job("B", 12, 2000, 0), job("U", 12, 2000, 0), job("J", 1, 500, 1)],
+                          [maint])
+    assert got == {"J": ("n1",)}
+
+
+def _open_reservation_case(compat: str):
+    """Four nodes; r holds n0, n1 until 1000; "owners" holds n2, n3 for u1 (USERLIST). B
+    (2 procs) reserves at 1000, U cannot start or reserve (the priority pass ends there);
+    J (u1, 2 procs, 50 s) is the backfill candidate."""
+    owners = Reservation("owners", ReservationKind.STANDING, 0, 100000, hosts=("n2", "n3"),
+                         acl=Acl(users=frozenset({"u1"})))
+    jobs = [job("r", 2, 1000, 0, start=0, nodes=("n0", "n1")), job("B", 2, 100, 0),
+            job("U", 2, 100, 0), job("J", 2, 50, 1, user="u1")]
+    return _starts(_cycle(cluster(4), jobs, EASY + compat, [owners]))
+
+
+def test_rule3_a_reservation_open_to_all_is_part_of_the_windows():
+    # MBFGetWindow's pseudo-job BFWindow is user, group, account and class "[ALL]", which
+    # MACLCheckAccess matches against any ACL entry: the owners' nodes are free to it, the
+    # window holds n2, n3 for ever, and J, which may use them, backfills there although no
+    # processor outside the reservation is free (Maui 3.3, kth-standing-reservation).
+    assert _open_reservation_case("MAUICOMPAT 3.3\n") == {"J": ("n2", "n3")}
