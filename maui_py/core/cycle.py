@@ -36,11 +36,11 @@ from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, N
                      Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.report import ReportStatus
 from ..model.times import duration
-from ..planning.counts import counting_applies, counts_request
+from ..planning.applies import counting_applies, counts_request
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning import owners
 from ..planning.sync import sync_table
-from ..planning.table import FOREVER, Compiled, NoPlacement, Placement, ReservationTable
+from ..planning.api import FOREVER, Compiled, NoPlacement, Placement, Planner
 from ..policy import backfill, deferral, kept, prediction, priority_pass, standing
 from ..policy.limits import HARD, Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
@@ -240,7 +240,7 @@ class Cycle:
         """Jobs deferred or held during this cycle: their report stands."""
         self.priorities: dict[str, Breakdown] = {}
         self.usage = Usage()
-        self.table: ReservationTable
+        self.table: Planner
         self.failures: dict[tuple, list[tuple[int, int]]] = {}
         self.reserve_decisions: list[Reserve] = []
 

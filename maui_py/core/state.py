@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Allocation, Node, StartKind
-from ..planning.table import ReservationTable
+from ..planning.api import Planner
 from ..predict.predictors import Prediction
 
 
@@ -72,7 +72,7 @@ class SchedulerState:
     history: dict[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
     """user -> (runtime, request) of their last completed jobs, oldest first (predictions)."""
     # caches (not persisted)
-    table: ReservationTable | None = None
+    table: Planner | None = None
     table_seq: int = -1
     table_nodes: tuple[Node, ...] | None = None
     running: dict[str, tuple] = field(default_factory=dict)

@@ -10,8 +10,8 @@ now: a job that starts, or a reservation whose start has come. A reservation in 
 holds a count, not nodes: that is what lets backfill use every processor a node-specific
 reservation would have pinned needlessly (docs/algorithms.md, "Counting").
 
-It answers the same questions as ReservationTable (planning/table.py), with the same
-signatures, so the cycle runs on either; planning/sync.py picks this one when
+It implements the Planner protocol (planning/api.py) as ReservationTable
+(planning/table.py) does, so the cycle runs on either; planning/sync.py picks this one when
 `counting_applies` holds and falls back to the node table as soon as a request needs node
 identities (features, host lists, whole nodes, tasks per node, node counts, memory, gres).
 
@@ -31,7 +31,9 @@ from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
 from . import endheap
 from .owners import is_priority, priority as _priority
-from .table import FOREVER, Compiled, NoPlacement, OverAllocation, Placement, Window, index_nodes
+from .api import FOREVER, Ability, Compiled, NoPlacement, OverAllocation, Placement, Window
+from .applies import counting_applies, counts_request  # noqa: F401 (re-exported)
+from .table import index_nodes
 
 _ONE = (1,)
 _FAILS = 8
@@ -52,27 +54,8 @@ class CountHold:
     allocation: tuple[tuple[str, Resources], ...]
 
 
-def counting_applies(nodes: Sequence[Node]) -> bool:
-    """Nodes all usable, all alike (processors only, no memory or gres tracked, no
-    partitions): the cluster on which counting processors is exact. O(N)."""
-    if not nodes:
-        return False
-    first = nodes[0].resources
-    if first.procs <= 0 or first.mem or first.gres:
-        return False
-    return all(n.resources == first and n.state.usable and not n.partitions for n in nodes)
-
-
 _PRIORITY_PREFIX = _priority("")
 """What is_priority looks for, tested inline where holds are tracked (a call per hold)."""
-
-
-def counts_request(req: JobRequest) -> bool:
-    """A request of plain one-processor tasks the count planner answers exactly. O(1)."""
-    pt = req.per_task
-    return (pt.procs == 1 and not pt.gres and req.tasks >= 1 and not req.nodes
-            and not req.tasks_per_node and not req.features and not req.hostlist
-            and not req.exclusive)
 
 
 def _first_run(seg: list[int], free: list[int], lo: int, hi: int, n: int, w: int
@@ -107,6 +90,8 @@ def _step(counts: dict[int, int], t: int, d: int) -> None:
 
 class CountTable:
     """Held processors over time on identical nodes; concrete nodes only for what runs now."""
+
+    abilities: frozenset[Ability] = frozenset({Ability.COUNTS, Ability.REPLAN})
 
     def __init__(self, nodes: Sequence[Node], origin: int):
         """An empty table. O(N)."""
@@ -334,10 +319,10 @@ class CountTable:
         since, the room check is skipped (it was the scan's), and a start now takes the
         nodes it chose by index. O(P + k log N); O(P + k) for such a start."""
         items = p.items
-        if items and items[0][0] >= 0 and p.version == self.version and owner not in self.holds:
+        if items and p.version == self.version and owner not in self.holds:
             self._hold_now(owner, kind, p.start, p.end, items, p.allocation)
             return
-        procs = items[0][1][0] if items and items[0][0] < 0 else None
+        procs = p.count or None
         self.reserve(owner, p.start, p.end, p.allocation, kind, procs=procs,
                      checked=p.version == self.version)
 
@@ -629,21 +614,8 @@ class CountTable:
         return t
 
     def ending_by(self, now: int) -> list[str]:
-        """Owners whose holds end at or before `now`, by end then owner: the heap is walked
-        only below entries that end by then. O(k log k), k such entries (stale included)."""
-        ends, found, stack = self._ends, set(), [0] if self._ends else []
-        size = len(ends)
-        while stack:
-            i = stack.pop()
-            x = ends[i]
-            if x[0] <= now:
-                if endheap.live(self.holds, x):
-                    found.add(x)
-                if 2 * i + 1 < size:
-                    stack.append(2 * i + 1)
-                    if 2 * i + 2 < size:
-                        stack.append(2 * i + 2)
-        return [o for _e, o in sorted(found)]
+        """Owners whose holds end at or before `now`, by end then owner. O(k log k)."""
+        return endheap.ending_by(self._ends, self.holds, now)
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then (what they
@@ -794,7 +766,7 @@ class CountTable:
             t = self.scan_count(cr.tasks, w, self.origin + 1, None, skip)
             if t is None:
                 return NoPlacement("never fits on the nodes that are up (reservations block it)")
-        return Placement(t, t + w, (), ((-1, (cr.tasks,)),), self.version)
+        return Placement(t, t + w, (), (), self.version, cr.tasks)
 
     def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
         """Would holding exactly `allocation` over [start, end) fit now? O(P + k)."""

@@ -25,15 +25,13 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..cfg.choices import NodeAllocation
 from . import maui33
+from .api import FOREVER
 from .bitset import first_members, iter_members, members
 from .maui33 import Maui33Order
 
 if TYPE_CHECKING:
     from .table import Compiled, ReservationTable
 
-FOREVER = 1 << 62
-"""End time of a hold or window without limit (table.FOREVER: defined here, as the table
-imports this module, so that node choice reads it without an import per call)."""
 _SMALL_GROUP = 64
 _SWEEP_LIMIT = 128
 """Change points examined after a job's end to rank idle nodes by their next use; nodes
@@ -96,7 +94,7 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of, single: 
         tt = table._T
         for i in members(group):
             T = tt[i]
-            k = bisect_right(T, end - 1)          # table.next_change(i, end - 1), inline
+            k = bisect_right(T, end - 1)          # table.node_next_change(i, end - 1), inline
             nxt = T[k] if k < len(T) else FOREVER
             f = fit_of(i)
             keyed.append(((gap_before, nxt - end if nxt < FOREVER else FOREVER, f, i), i, f))
@@ -153,7 +151,7 @@ def _key_fastest(table: "ReservationTable", i: int, fit: int, t: int, w: int) ->
 
 def _key_last(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
     last = table.last_change(i, t)
-    nxt = table.next_change(i, t + w - 1)
+    nxt = table.node_next_change(i, t + w - 1)
     return (t - last if t > table.origin else 0, nxt - (t + w) if nxt < FOREVER else FOREVER,
             fit, i)
 

@@ -20,6 +20,7 @@ from typing import Callable, Iterable
 
 from ..model import Access, ClusterSnapshot, Job, Reservation
 from . import owners
+from .api import Ability, Planner
 from .counts import CountTable
 from .reservations import sync_reservations
 from .table import ReservationTable
@@ -52,13 +53,13 @@ def running_hold(job: Job, now: int, overrun: int, span: Span = _limit) -> tuple
 
 def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
                overrun: int, counting: bool = False,
-               span: Span = _limit) -> ReservationTable | CountTable:
+               span: Span = _limit) -> Planner:
     """The table for `snap`, reusing state.table when the nodes are the same and the
     planner is the one asked for: the count planner when `counting` (the caller checked
     planning/counts.counting_applies and the requests), else the node table."""
     now = snap.now
     table = state.table
-    same_nodes = (table is not None and isinstance(table, CountTable) == counting
+    same_nodes = (table is not None and (Ability.COUNTS in table.abilities) == counting
                   and (state.table_nodes is snap.nodes
                        or _shape(state.table_nodes) == _shape(snap.nodes)))
     if same_nodes and state.table_nodes is not snap.nodes:
@@ -102,7 +103,7 @@ def sync_table(state, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict
 def build_table(state, nodes, now: int, running: Iterable[Job], overrun: int,
                 counting: bool = False, wanted: Iterable[tuple[Reservation, Access]] = (),
                 reserved: Iterable[tuple[Job, int, int, tuple, tuple[str, ...]]] = (),
-                span: Span = _limit) -> ReservationTable | CountTable:
+                span: Span = _limit) -> Planner:
     """A table built from scratch, the one way both the cycle (on its first snapshot and
     when the nodes change) and the commands (showbf, showstart: from the stored last
     cycle) build it, so what they show is what the cycle planned on. Running jobs hold

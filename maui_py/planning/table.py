@@ -42,7 +42,9 @@ from ..model import JobRequest, Node, Resources
 from . import endheap, owners
 from .bitset import mask_of, members
 from .points import PointIndex, SlidingOr
-from .nodechoice import FOREVER, select
+from .api import (FOREVER, NEVER, Ability, Compiled, NoPlacement, OverAllocation, Placement,
+                  Unsupported, Window)
+from .nodechoice import select
 
 _REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
                                 and f.name != "per_task"))
@@ -50,7 +52,6 @@ _RESOURCE_FIELDS = attrgetter(*(f.name for f in fields(Resources) if f.compare))
 """A request's compared fields as tuples, in C (per_task's own fields apart): the compile
 cache's key equals and hashes as the request does, without the generated __eq__ and
 __hash__ of JobRequest and Resources (Python calls)."""
-NEVER = -FOREVER
 VECTORS = 4096
 """Resource shapes ReservationTable.vector() keeps by value."""
 _HORIZON = FOREVER // 2
@@ -58,53 +59,6 @@ _HORIZON = FOREVER // 2
 """First breakpoint of every node's step function: the usage there holds from the origin."""
 FLOORS = 64
 """Earliest starts kept per request shape for ReservationTable._floor."""
-
-
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where and when a request fits: start, end and per-node resources.
-
-    `items` and `version` say on which table state it was computed, so that
-    reserve_placement() can skip the checks when nothing changed since. `items` are
-    (node index, vector) on a ReservationTable; on a CountTable (node index, processors)
-    for a start now, or ((-1, (processors,)),) for a start later on no nodes yet."""
-
-    start: int
-    end: int
-    allocation: tuple[tuple[str, Resources], ...]
-    items: tuple[tuple[int, tuple[int, ...] | int], ...] = field(default=(), compare=False,
-                                                                 repr=False)
-    version: int = field(default=-1, compare=False, repr=False)
-
-    def __bool__(self) -> bool:
-        return True
-
-    @property
-    def nodes(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self.allocation)
-
-    @property
-    def procs(self) -> int:
-        return sum(r.procs for _, r in self.allocation)
-
-
-@dataclass(frozen=True, slots=True)
-class NoPlacement:
-    """A request that can never fit (or not within the asked horizon), and why."""
-
-    reason: str
-
-    def __bool__(self) -> bool:
-        return False
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """A free backfill window: `procs` processors on `nodes` nodes for `duration` s."""
-
-    procs: int
-    nodes: int
-    duration: int
 
 
 @dataclass(slots=True)
@@ -123,25 +77,6 @@ class TableHold:
     inside: tuple[str, ...] = ()
     """A member: the reservations it overlaps and may use (its credits are re-worked from
     them when one of those changes). A credit hold: the reservation it is taken against."""
-
-
-class OverAllocation(ValueError):
-    """A hold that would take more than a node has."""
-
-
-@dataclass(slots=True)
-class Compiled:
-    """A request resolved against one table: per-task vector, eligible nodes, counting mode."""
-
-    request: JobRequest
-    d: tuple[int, ...]
-    tasks: int
-    mode: str                 # "any" | "tpn" | "nodes"
-    per_node: int             # tasks a node must hold to count (tpn, else 1)
-    nodes_needed: int
-    exclusive: bool
-    eligible: int
-    classes: list[tuple[int, int]]  # (mask of eligible nodes in a capacity class, idle fit)
 
 
 def _vadd(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
@@ -284,6 +219,8 @@ def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
 
 class ReservationTable:
     """Free resources of every node over time, and the earliest-start question on them."""
+
+    abilities: frozenset[Ability] = frozenset()
 
     def __init__(self, nodes: Sequence[Node], origin: int):
         """An empty table (nothing held). O(N)."""
@@ -695,7 +632,8 @@ class ReservationTable:
 
     def reserve(self, owner: str, start: int, end: int,
                 allocation: Iterable[tuple[str, Resources]], kind: str = "job",
-                force: bool = False, inside: Iterable[str] = ()) -> None:
+                force: bool = False, inside: Iterable[str] = (), procs: int | None = None,
+                checked: bool = False) -> None:
         """Hold `allocation` over [start, end) for `owner`.
 
         Raises KeyError if the owner already holds something (release first) and
@@ -709,7 +647,11 @@ class ReservationTable:
         reservation's amount, other members (who ignore the reservation and its credits)
         still see this hold. Credits never exceed what the hold takes nor what the
         reservation holds (less other members' credits), at any instant (_take_credits).
+        `procs` (a count on no nodes) is the count planner's (Unsupported); `checked`, its
+        hint that the room was checked, is not needed here.
         """
+        if procs is not None:
+            raise Unsupported("the node table holds resources on named nodes only")
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
         items = self._items(allocation)
@@ -718,13 +660,13 @@ class ReservationTable:
             return
         inside = tuple(o for o in inside if o in self.holds)
         exclude = self.with_credits(inside) if inside else None
-        checked: dict[tuple, bool] = {}
+        seen: dict[tuple, bool] = {}
         for i, v in items:
             key = (id(self._T[i]), v, self.cap[i])
-            ok = checked.get(key)
+            ok = seen.get(key)
             if ok is None:
                 room = self._room(i, s, end, exclude)
-                ok = checked[key] = all(a <= b for a, b in zip(v, room))
+                ok = seen[key] = all(a <= b for a, b in zip(v, room))
                 if not ok and not force:
                     raise OverAllocation(
                         f"{owner}: node {self.nodes[i].name} lacks room for "
@@ -1594,7 +1536,7 @@ class ReservationTable:
         vals.sort(reverse=True)
         return sum(vals[:n])
 
-    def earliest_start(self, request: JobRequest, wallclock: int, after: int | None = None,
+    def earliest_start(self, request: JobRequest | Compiled, wallclock: int, after: int | None = None,
                        *, policy: NodeAllocation, until: int | None = None, ignore: Iterable[str] = (),
                        job_class: str = "", exclusive: bool | None = None) -> Placement | NoPlacement:
         """The earliest start at or after `after` (default: now) and the nodes to use.
@@ -1659,7 +1601,7 @@ class ReservationTable:
         k = max(bisect_right(T, t) - 1, 0)
         return self.resources(_vsub(self.cap[i], self._U[i][k]))
 
-    def next_change(self, i: int, t: int) -> int:
+    def node_next_change(self, i: int, t: int) -> int:
         """First change point of node i strictly after t (FOREVER if none). O(log h)."""
         T = self._T[i]
         k = bisect_right(T, t)
@@ -1673,6 +1615,33 @@ class ReservationTable:
     def change_points(self) -> list[int]:
         """Every change point after the origin, ascending. O(P)."""
         return list(self._pts.times)
+
+    def next_change(self) -> float:
+        """The first time after the origin at which usage changes or a hold ends (inf
+        when none). O(1) amortised."""
+        t = min(self._pts.times[0] if self._pts.times else float("inf"),
+                self._gpts.times[0] if self._gpts.times else float("inf"))
+        ends = self._ends
+        while ends and not endheap.live(self.holds, ends[0]):
+            heappop(ends)
+        return ends[0][0] if ends and ends[0][0] < t else t
+
+    def ending_by(self, now: int) -> list[str]:
+        """Owners whose holds end at or before `now`, by end then owner. O(k log k)."""
+        return endheap.ending_by(self._ends, self.holds, now)
+
+    def free_procs_at(self, t: int) -> int:
+        """Not on the node table (Ability.COUNTS)."""
+        raise Unsupported("free_procs_at: the count planner's (Ability.COUNTS)")
+
+    def freed_until(self, stamp: int) -> int | None:
+        """Not on the node table (Ability.REPLAN)."""
+        raise Unsupported("freed_until: the count planner's (Ability.REPLAN)")
+
+    def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
+               all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:
+        """Not on the node table (Ability.REPLAN)."""
+        raise Unsupported("replan: the count planner's (Ability.REPLAN)")
 
     def windows(self, mask: int | None = None, min_duration: int = 0) -> list[Window]:
         """Free backfill windows from now, widest first, as showbf lists them.

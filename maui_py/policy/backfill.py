@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
 from ..planning import maui33
-from ..planning.counts import CountTable
+from ..planning.api import Ability
 from ..predict.predictors import accuracy
 from .limits import HARD, SOFT
 
@@ -147,7 +147,7 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
         if least[i + 1] < least[i]:
             least[i] = least[i + 1]
     limited = c.limits.any_active
-    gated = 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
+    gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
     span = c.span
     dead: dict[int, int] = {}           # see _dead_after

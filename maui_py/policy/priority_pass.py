@@ -10,9 +10,8 @@ from __future__ import annotations
 from ..cfg.choices import BackfillOrder, BackfillPolicy, ReservationPolicy
 from ..core.state import KeptReservation
 from ..model import Job, StartKind
-from ..planning.counts import CountTable
 from ..planning import owners
-from ..planning.table import Compiled, NoPlacement, Placement
+from ..planning.api import Ability, Compiled, NoPlacement, Placement
 from . import deferral
 from .limits import SOFT
 
@@ -125,7 +124,7 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
     """_fits_now, and under the count planner, when the job would reserve next, its
     earliest start found by the same scan (the pass would ask again). A start now from
     the unbounded question is the one the bounded question gives."""
-    if (not isinstance(c.table, CountTable) or job.procs > c.table.free_now
+    if (Ability.COUNTS not in c.table.abilities or job.procs > c.table.free_now
             or c.access):
         return c.fits_now(job, cr), None
     group, always = can_reserve(c, job)
