@@ -37,6 +37,7 @@ from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, N
 from ..model.report import ReportStatus
 from ..model.times import duration
 from ..planning.applies import counting_applies, counts_request
+from ..planning.memo import ShrinkMemo
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning import owners
 from ..planning.sync import sync_table
@@ -192,7 +193,6 @@ class Cycle:
     scalars it starts from are class attributes, set on the instance when a cycle changes
     them: a replay makes a Cycle per event."""
 
-    fail_stamp = -1
     in_passes = False
     """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
     pass_defers = False
@@ -241,7 +241,8 @@ class Cycle:
         self.priorities: dict[str, Breakdown] = {}
         self.usage = Usage()
         self.table: Planner
-        self.failures: dict[tuple, list[tuple[int, int]]] = {}
+        self.shrink = ShrinkMemo()
+        """Start-now failures while table.freed stays (fits_now, priority_pass)."""
         self.reserve_decisions: list[Reserve] = []
 
     # ------------------------------------------------------------------ driver
@@ -547,25 +548,19 @@ class Cycle:
         until something is released (table.freed moves), so once a request of n tasks for
         w seconds has failed, a request of the same shape with at least n tasks for at
         least w seconds fails too: such questions are answered from the failures seen so
-        far without a scan. O(failures of that shape) for them."""
+        far without a scan (planning/memo.ShrinkMemo, shared with the priority pass).
+        O(failures of that shape) for them."""
         if job.procs > self.table.free_now:
             return NO_ROOM
-        if self.table.freed != self.fail_stamp:
-            self.fail_stamp = self.table.freed
-            self.failures = {}
+        epoch = self.table.freed
         ign = self.ignore(job)
         shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
-        seen = self.failures.get(shape)
         w, n = self.span(job), cr.tasks
-        if seen:
-            for fn, fw in seen:
-                if n >= fn and w >= fw:
-                    return NO_ROOM
+        if self.shrink.fails(epoch, shape, n, w):
+            return NO_ROOM
         p = self.table.earliest_start(cr, w, until=self.now, policy=self.nap, ignore=ign)
         if not p:
-            kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
-            kept.append((n, w))
-            self.failures[shape] = kept
+            self.shrink.note(epoch, shape, n, w)
         return p
 
     # ---------------------------------------------------- non-job reservations
