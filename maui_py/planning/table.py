@@ -49,6 +49,22 @@ from .scan import Scanning
 from .steps import (TableHold, _cat_moves, _category, _fills, _frees, _gres_full, _gres_marks,
                     _vadd, _vsub, index_nodes)
 
+Hold = tuple[str, int, int, Iterable[tuple[str, Resources]], str]
+"""(owner, start, end, allocation, kind), as load() takes them."""
+
+
+def _points_of(T: list[int], U: list[tuple[int, ...]], c: tuple[int, ...],
+               zero: tuple[int, ...], gd: tuple[int, ...] | None) -> tuple:
+    """What a node of capacity c with step function (T, U) adds to the table's sets:
+    (over-allocated, fills, [(point, category, frees)], (gres full at the origin, gres
+    marks) when gd, else None)."""
+    return (any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
+            [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
+             for k in range(1, len(T))],
+            (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
+            if gd is not None else None)
+
+
 VECTORS = 4096
 """Resource shapes ReservationTable.vector() keeps by value."""
 
@@ -565,7 +581,32 @@ class ReservationTable(Compiling, Credits, Scanning):
         10,000 nodes took 0.15 s). The same table as holds added one at a time, up to which
         equal step functions share one list. O(total nodes held + h log h per distinct
         step function + P x N/64)."""
-        origin, n, zero = self.origin, len(self.nodes), self.zero
+        n = len(self.nodes)
+        (later, fills, busy0, full0, over, gfull0, lists, glists, used_now
+         ) = self._fresh_nodes(self._fresh_holds(holds))
+        self.later = mask_of(later, n)
+        self.fills = mask_of(fills, n)
+        self.free_now -= used_now
+        self.overcommitted.update(over)
+        changed = mask_of(busy0, n)
+        acc = {}
+        for t, (a, b, c, d) in sorted(lists.items()):
+            chg = mask_of(a, n)         # most points free every node they change: reused
+            acc[t] = [chg, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
+                      chg if d == a else mask_of(d, n), 0, 0, 0]
+        for t, (a, f) in glists.items():
+            chg = mask_of(a, n)
+            slot = acc[t]           # a gres change point is a change point
+            slot[5] = slot[6] = chg
+            slot[7] = chg if f == a else mask_of(f, n)
+        g0 = mask_of(gfull0, n)
+        self._apply(acc, [changed, 0, mask_of(full0, n), g0, g0])
+
+    def _fresh_holds(self, holds: Iterable[Hold]
+                     ) -> dict[int, list[tuple[int, int, tuple[int, ...]]]]:
+        """Register `holds` (none held yet: KeyError otherwise) and their ends; node ->
+        [(start from the origin, end, vector)] of what they hold there. O(total nodes)."""
+        origin, n = self.origin, len(self.nodes)
         per_node: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
         ends = []
         for owner, start, end, allocation, kind in holds:
@@ -586,6 +627,15 @@ class ReservationTable(Compiling, Credits, Scanning):
                     got.append((s, end, v))
         self._ends.extend(ends)
         heapify(self._ends)
+        return per_node
+
+    def _fresh_nodes(self, per_node: dict[int, list[tuple[int, int, tuple[int, ...]]]]
+                     ) -> tuple:
+        """Each held node's step function (shared by nodes given the same holds) written,
+        and what the sets and indexes are made of: (later, fills, busy at the origin, full
+        at the origin, over-allocated, gres-full at the origin: node lists; point -> node
+        lists of chg, idle, full, frees; gres point -> chg, full; processors used now)."""
+        origin, zero = self.origin, self.zero
         steps: dict[tuple, tuple[tuple[list[int], list[tuple[int, ...]]], bool]] = {}
         """Step functions by the holds that make them, and whether any takes a gres."""
         points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]],
@@ -624,12 +674,7 @@ class ReservationTable(Compiling, Credits, Scanning):
             pkey = (id(T), c)
             seen = points.get(pkey)
             if seen is None:
-                seen = points[pkey] = (
-                    any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
-                    [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
-                     for k in range(1, len(T))],
-                    (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
-                    if gres else None)
+                seen = points[pkey] = _points_of(T, U, c, zero, gd if gres else None)
             is_over, fill, cats, gm = seen
             if gm is not None:
                 if gm[0]:
@@ -659,23 +704,7 @@ class ReservationTable(Compiling, Credits, Scanning):
                     ls[2].append(i)
                 if frees:
                     ls[3].append(i)
-        self.later = mask_of(later, n)
-        self.fills = mask_of(fills, n)
-        self.free_now -= used_now
-        self.overcommitted.update(over)
-        changed = mask_of(busy0, n)
-        acc = {}
-        for t, (a, b, c, d) in sorted(lists.items()):
-            chg = mask_of(a, n)         # most points free every node they change: reused
-            acc[t] = [chg, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
-                      chg if d == a else mask_of(d, n), 0, 0, 0]
-        for t, (a, f) in glists.items():
-            chg = mask_of(a, n)
-            slot = acc[t]           # a gres change point is a change point
-            slot[5] = slot[6] = chg
-            slot[7] = chg if f == a else mask_of(f, n)
-        g0 = mask_of(gfull0, n)
-        self._apply(acc, [changed, 0, mask_of(full0, n), g0, g0])
+        return later, fills, busy0, full0, over, gfull0, lists, glists, used_now
 
     def release(self, owner: str) -> bool:
         """Drop everything `owner` holds, with the credits it took and those taken against it;
