@@ -1,7 +1,19 @@
 """The node table's hot loop: the earliest change point at which a compiled request fits
 for its whole wallclock (ReservationTable.scan, its invariants in its docstring), with the
 set-up it starts from and the floors (earliest starts found since anything was released)
-that let a later scan of a request asking no less start where an earlier one ended."""
+that let a later scan of a request asking no less start where an earlier one ended.
+
+Candidate starts are `after`, the change points where some eligible node frees something
+(PointIndex.frees: elsewhere no node gains room, so the request fails as it did at the
+candidate before) and ignored holds' ends and starts. O(P) big-int operations to move the
+window (SlidingOr) plus O(1) per candidate examined, plus O(h log h) per partly used node
+whose usage changes during the scan; a start-now question (until = now) costs O(1) big-int
+operations when no partly used node is involved. For a request that needs every gres,
+nodes with some gres all taken at t or within the window are set aside before that (the
+gres index): O(1) big-int operations per candidate instead of an evaluation per such node.
+
+Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on which every
+operation costs several times a plain one."""
 
 from __future__ import annotations
 
@@ -31,16 +43,7 @@ class Scanning:
         window (each holds its class's idle fit) and `fits` maps other nodes to the tasks
         they hold; None when nothing fits by `until` (or ever). Holds of `ignore`d owners
         are treated as free (the job's own reservation, reservations it may use).
-
-        Candidate starts are `after`, the change points where some eligible node frees
-        something (PointIndex.frees: elsewhere no node gains room, so the request fails as
-        it did at the candidate before) and ignored holds' ends and starts. O(P) big-int
-        operations to move the window (SlidingOr) plus O(1) per candidate examined, plus
-        O(h log h) per partly used node whose usage changes during the scan; a start-now
-        question (until = now) costs O(1) big-int operations when no partly used node is
-        involved. For a request that needs every gres, nodes with some gres all taken at t
-        or within the window are set aside before that (the gres index): O(1) big-int
-        operations per candidate instead of an evaluation per such node.
+        Candidates and costs: see the module's docstring.
 
         Invariants at each candidate t: `idle`/`full` are the sets at t (the origin sets
         with the points keys[:i] applied); `touched`/`fullin` the OR of chg/full over the
@@ -65,8 +68,6 @@ class Scanning:
         gres_bound = g is not None
         if gres_bound:      # nodes with a gres all taken at t or in [t, t + w) hold no task
             gi, gfull, gj, gwindow, gfullin = g
-            gtimes, gchgs, gfulls = self._gpts.times, self._gpts.chg, self._gpts.full
-            ngp = len(gtimes)
         fits: dict[int, int] = {}
         tot_o = cnt_o = 0
         others_prev = 0
@@ -74,9 +75,6 @@ class Scanning:
         ei = 0
         tt, cap = self._T, self.cap
         fit_between = self._fit_between
-        # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
-        # which every operation costs several times a plain one. `changed` gathers the
-        # nodes with a change point passed since the last evaluated start.
         exclusive = cr.exclusive
         evaluate = True
         while True:
@@ -107,9 +105,7 @@ class Scanning:
                     redo = (others ^ both) | (both & changed)
                     memo: dict[tuple, int] = {}
                     if t == origin and not ign_mask and not fits:
-                        # the first look at the origin (every start-now question): each
-                        # node's fit is _fit_now's, inline (its cache per step function
-                        # stands in for memo)
+                        # the first look at the origin: _fit_now's fits, its cache for memo
                         tot_o, cnt_o = self._fits_now(cr, redo, t + w, fits, mode != "tpn", per)
                         redo = 0
                     for k in members(redo):
@@ -170,9 +166,7 @@ class Scanning:
                 chg = chgs[i]
                 idle = (idle ^ (idle & chg)) | idles[i]
                 full = (full ^ (full & chg)) | fulls[i]
-                # where no eligible node frees anything every one has at most the room it
-                # had over the last window: the request fails here as it did there (an
-                # ignored hold's start or end is always asked: its nodes may free there)
+                # no eligible node frees anything: it fails as it did (see the module's)
                 evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
@@ -185,17 +179,28 @@ class Scanning:
             if evaluate:
                 touched, fullin = window.move(i, j)
             if gres_bound:
-                while gi < ngp and gtimes[gi] <= t_new:
-                    c = gchgs[gi]
-                    gfull = (gfull ^ (gfull & c)) | gfulls[gi]
-                    gi += 1
-                if gj < gi:
-                    gj = gi
-                while gj < ngp and gtimes[gj] < lim:
-                    gj += 1
-                if evaluate:
-                    gfullin = gwindow.move(gi, gj)[1]
+                gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gfullin,
+                                                         gwindow, evaluate)
             t = t_new
+
+    def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int, gfullin: int,
+                   gwindow: SlidingOr, evaluate: bool) -> tuple[int, int, int, int]:
+        """scan's gres window moved to [t_new, lim): (gi, gj, the nodes with a gres all
+        taken at t_new, those all taken in the window when `evaluate`, else as given)."""
+        gpts = self._gpts
+        gtimes, gchgs, gfulls = gpts.times, gpts.chg, gpts.full
+        ngp = len(gtimes)
+        while gi < ngp and gtimes[gi] <= t_new:
+            c = gchgs[gi]
+            gfull = (gfull ^ (gfull & c)) | gfulls[gi]
+            gi += 1
+        if gj < gi:
+            gj = gi
+        while gj < ngp and gtimes[gj] < lim:
+            gj += 1
+        if evaluate:
+            gfullin = gwindow.move(gi, gj)[1]
+        return gi, gj, gfull, gfullin
 
     def _scan_start(self, cr: Compiled, w: int, after: int | None, until: int | None,
                     ignore: Iterable[str]) -> tuple:
