@@ -826,6 +826,10 @@ class CountTable:
             lines.append(f"  {t}: {u} held")
         return "\n".join(lines)
 
+    def check(self) -> None:
+        """Assert every invariant (tests, the simulator's table check): see _check."""
+        self._check()
+
     def _check(self) -> None:
         """Assert every invariant: the profile and the node counts agree with the holds, and
         no instant holds more processors than the cluster has. O(H log H + N)."""

@@ -579,6 +579,10 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         return "\n".join(lines)
 
 
+    def check(self) -> None:
+        """Assert every invariant (tests, the simulator's table check): see _check."""
+        self._check()
+
     def _check(self) -> None:
         """Assert every invariant of the table, each part checking its own: the step
         functions against the holds and the fit caches against the step functions

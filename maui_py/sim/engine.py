@@ -148,7 +148,7 @@ class Simulation:
             state = result.state
             cycles += 1
             if check_table:
-                state.table._check()
+                state.table.check()
             acts = result.actions()
             failures = apply(acts)
             if failures:
