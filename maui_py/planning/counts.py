@@ -79,6 +79,36 @@ def _first_run(seg: list[int], free: list[int], lo: int, hi: int, n: int, w: int
     return None
 
 
+def _settle(pending: list[tuple[int, int, int]], seg: list[int], free: list[int],
+            until: int) -> None:
+    """Subtract from `free` (per segment of `seg`) the holds of the heap `pending` (start,
+    end, procs) that start before `until` (replan's, all of each: settling
+    a long hold a part at a time was twice as slow on HPC2N). One hold is
+    subtracted over its segments; several at once through one difference array
+    over the segments they span, summed and added in C."""
+    ps, pe, pn = heappop(pending)
+    if not pending or pending[0][0] >= until:
+        pa = bisect_left(seg, ps)
+        pb = bisect_left(seg, pe, pa)
+        free[pa:pb] = [x - pn for x in free[pa:pb]]
+        return
+    pa = lo = bisect_left(seg, ps)
+    marks = [(pa, pn, bisect_left(seg, pe, pa))]
+    hi = marks[0][2]
+    while pending and pending[0][0] < until:
+        ps, pe, pn = heappop(pending)
+        pa = bisect_left(seg, ps, lo)
+        pb = bisect_left(seg, pe, pa)
+        marks.append((pa, pn, pb))
+        if pb > hi:
+            hi = pb
+    diff = [0] * (hi - lo + 1)
+    for pa, pn, pb in marks:
+        diff[pa - lo] -= pn
+        diff[pb - lo] += pn
+    free[lo:hi] = list(map(add, free[lo:hi], accumulate(diff)))
+
+
 def _step(counts: dict[int, int], t: int, d: int) -> None:
     """Add d at instant t of a {instant: count} map, dropping counts that reach 0. O(1)."""
     v = counts.get(t, 0) + d
@@ -408,32 +438,13 @@ class CountTable:
         came free since (CountTable.freed_until) and the holds were each placed at their
         earliest as stated, only starts before that bound, or before the end of a hold
         moved here, are searched. O(P log P + H_o log P + candidates S), S the segments a
-        search passes."""
+        search passes.
+
+        Invariants of the loop: `free` over `seg` is the profile without `owners`, less
+        the holds re-made so far except those still in `pending`; `full`/`part` only name
+        sizes that have no start before `bound` (their t); `loaded` bounds what moves added."""
         origin, holds = self.origin, self.holds
-        if not self._tracking:
-            self._start_tracking()
-        if len(owners) == self._n_priority and (
-                all_held or len(owners) == sum(map(holds.__contains__, owners))):
-            other = self._fold_other()          # the owners are every priority reservation
-            held = dict.fromkeys(self._bounds, 0)
-            held.update(other)
-            u0 = self._other0
-        else:
-            held = dict(zip(self._times, self._deltas))
-            u0 = self.used0
-            for h in map(holds.get, owners):
-                if h is None:
-                    continue
-                if h.start > origin:
-                    held[h.start] = held.get(h.start, 0) - h.procs
-                else:
-                    u0 -= h.procs
-                held[h.end] = held.get(h.end, 0) + h.procs
-        later = sorted(held)
-        seg = [origin]
-        seg += later
-        total = self.total
-        free = [total - u for u in accumulate(map(held.__getitem__, later), initial=u0)]
+        seg, free = self._profile_without(owners, all_held)
         moved = []
         bound = FOREVER if freed_until is None else freed_until
         loaded = origin if freed_until is not None else FOREVER
@@ -452,33 +463,6 @@ class CountTable:
         """A heap of (start, end, procs) of holds placed but not yet subtracted: only what
         a search can read (instants before its window's end plus its span) is brought up
         to date, so the holds far behind the freed window are never subtracted."""
-
-        def settle(until: int) -> None:
-            """Subtract the pending holds that start before `until` (all of each: settling
-            a long hold a part at a time was twice as slow on HPC2N). One hold is
-            subtracted over its segments; several at once through one difference array
-            over the segments they span, summed and added in C."""
-            ps, pe, pn = heappop(pending)
-            if not pending or pending[0][0] >= until:
-                pa = bisect_left(seg, ps)
-                pb = bisect_left(seg, pe, pa)
-                free[pa:pb] = [x - pn for x in free[pa:pb]]
-                return
-            pa = lo = bisect_left(seg, ps)
-            marks = [(pa, pn, bisect_left(seg, pe, pa))]
-            hi = marks[0][2]
-            while pending and pending[0][0] < until:
-                ps, pe, pn = heappop(pending)
-                pa = bisect_left(seg, ps, lo)
-                pb = bisect_left(seg, pe, pa)
-                marks.append((pa, pn, pb))
-                if pb > hi:
-                    hi = pb
-            diff = [0] * (hi - lo + 1)
-            for pa, pn, pb in marks:
-                diff[pa - lo] -= pn
-                diff[pb - lo] += pn
-            free[lo:hi] = list(map(add, free[lo:hi], accumulate(diff)))
 
         visit = owners[:candidates]
         done = len(visit)
@@ -511,12 +495,12 @@ class CountTable:
                                 break
                     if since < until:
                         if pending and pending[0][0] < until:
-                            settle(until)
+                            _settle(pending, seg, free, until)
                         lo = bisect_left(seg, since) if since > origin else 0
                         hi = bisect_left(seg, until, lo)
                         if hi > lo and max(free[lo:hi]) >= n:
                             if pending and pending[0][0] < until + w:
-                                settle(until + w)
+                                _settle(pending, seg, free, until + w)
                             k = _first_run(seg, free, lo, hi, n, w)
                             sw = w
                         if k is None:       # no start before until for (n, sw) or more
@@ -531,7 +515,7 @@ class CountTable:
                                 part.append((n, sw, until))
             if k is None and loaded > s0:
                 if pending:
-                    settle(FOREVER)
+                    _settle(pending, seg, free, FOREVER)
                 a = bisect_left(seg, s0)
                 if min(free[a:bisect_left(seg, e, a)]) < n:
                     k = _first_run(seg, free, a, len(seg), n, w)
@@ -561,6 +545,37 @@ class CountTable:
         if moved:
             self._shift(moved)
         return done, [(h.owner, t) for h, t in moved]
+
+    def _profile_without(self, owners: Sequence[str], all_held: bool
+                         ) -> tuple[list[int], list[int]]:
+        """(segment starts from the origin, free processors on each) with the holds of
+        `owners` taken out, built from the tracked parts when `owners` are every priority
+        reservation (replan). O(P log P + H_o)."""
+        origin, holds = self.origin, self.holds
+        if not self._tracking:
+            self._start_tracking()
+        if len(owners) == self._n_priority and (
+                all_held or len(owners) == sum(map(holds.__contains__, owners))):
+            other = self._fold_other()          # the owners are every priority reservation
+            held = dict.fromkeys(self._bounds, 0)
+            held.update(other)
+            u0 = self._other0
+        else:
+            held = dict(zip(self._times, self._deltas))
+            u0 = self.used0
+            for h in map(holds.get, owners):
+                if h is None:
+                    continue
+                if h.start > origin:
+                    held[h.start] = held.get(h.start, 0) - h.procs
+                else:
+                    u0 -= h.procs
+                held[h.end] = held.get(h.end, 0) + h.procs
+        later = sorted(held)
+        seg = [origin]
+        seg += later
+        total = self.total
+        return seg, [total - u for u in accumulate(map(held.__getitem__, later), initial=u0)]
 
     def _shift(self, moved: list[tuple[CountHold, int]]) -> None:
         """Move future holds (none with nodes) to start at the instants given, as release
