@@ -11,7 +11,6 @@ methods exist on both planners: the one without the ability raises `Unsupported`
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Iterable, Protocol, Sequence, runtime_checkable
 
 from ..cfg.choices import NodeAllocation
@@ -23,8 +22,10 @@ NEVER = -FOREVER
 """Before every time: the first breakpoint of a step function."""
 
 
-class Ability(Enum):
-    """What a planner may do beyond the protocol's common questions."""
+class Ability:
+    """What a planner may do beyond the protocol's common questions: names of its
+    `abilities` (plain strings, not an Enum: `Ability.X in planner.abilities` is asked per
+    job in the passes, and an Enum member's hash is a Python call)."""
 
     COUNTS = "counts"
     """Plans processor counts on identical nodes: a hold in the future names no nodes
@@ -33,7 +34,7 @@ class Ability(Enum):
     """replan() re-makes reservations in order and freed_until() bounds what came free."""
 
 
-def has(planner: "Planner | None", ability: Ability) -> bool:
+def has(planner: "Planner | None", ability: str) -> bool:
     """Does `planner` (None: no planner yet) have `ability`? O(1)."""
     return planner is not None and ability in planner.abilities
 
@@ -122,7 +123,7 @@ class Planner(Protocol):
     moved earlier): until it moves, what is free only shrinks (planning/memo.py).
     `version` moves on every change; `free_now` is the processors free at the origin."""
 
-    abilities: frozenset[Ability]
+    abilities: frozenset[str]
     nodes: tuple[Node, ...]
     origin: int
     holds: dict

@@ -39,7 +39,7 @@ _ONE = (1,)
 class CountTable(Replanning):
     """Held processors over time on identical nodes; concrete nodes only for what runs now."""
 
-    abilities: frozenset[Ability] = frozenset({Ability.COUNTS, Ability.REPLAN})
+    abilities: frozenset[str] = frozenset({Ability.COUNTS, Ability.REPLAN})
 
     def __init__(self, nodes: Sequence[Node], origin: int):
         """An empty table. O(N)."""

@@ -50,7 +50,7 @@ def _points_of(T: list[int], U: list[tuple[int, ...]], c: tuple[int, ...],
 class ReservationTable(Timeline, Compiling, Credits, Scanning):
     """Free resources of every node over time, and the earliest-start question on them."""
 
-    abilities: frozenset[Ability] = frozenset()
+    abilities: frozenset[str] = frozenset()
 
     def __init__(self, nodes: Sequence[Node], origin: int):
         """An empty table (nothing held). O(N)."""

@@ -178,8 +178,8 @@ def first_fit(c, cands, level, first: int | None = None) -> None:
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
         if not shared:
-            if dead.fails(table.freed, id(cr), 0, span(job)):
-                continue
+            if id(cr) in dead.failed and dead.fails(table.freed, id(cr), 0, span(job)):
+                continue                # (span asked only when cr failed before)
         p = c.fits_now(job, cr)
         if p:
             c.start(job, p, StartKind.BACKFILL, k)
