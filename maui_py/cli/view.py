@@ -30,7 +30,7 @@ from ..planning.plancache import PlanCache
 from ..planning.sync import build_table
 from ..policy.prediction import planned_span
 from ..model.report import ReportStatus
-from ..planning.table import ReservationTable
+from ..planning.api import Planner
 from ..store import LastCycle
 from ..store.reader import ADMIN, PRIORITY, RM, STANDING
 
@@ -235,7 +235,7 @@ class View:
         """The reservations this job may use (it plans as if they held nothing)."""
         return tuple(o for o, (_r, a) in self.access.items() if a.admits(job))
 
-    def table(self) -> ReservationTable:
+    def table(self) -> Planner:
         """The reservation table as the cycle builds it (planning.sync.build_table): active
         jobs, the non-job reservations in force, then the kept priority reservations (inside
         the reservations their jobs may use). O(holds)."""

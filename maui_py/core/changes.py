@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import JobState, Reserve
 from ..planning import owners
-from ..planning.counts import CountTable, counts_request
+from ..planning.api import Ability, Planner
+from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, kept, prediction
 from ..priority.engine import order_key
@@ -59,7 +60,7 @@ class ChangeCache:
     seq: int
     cfg: Any
     nodes: tuple
-    table: CountTable
+    table: Planner
     freed: int
     order: list
     """The cycle's priority order without the jobs it started: (job, compiled, priority)."""
@@ -105,7 +106,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     st = c.state
     table = c.table
     given = ids
-    if ((ids is None and not applies(c)) or not isinstance(table, CountTable) or c.held
+    if ((ids is None and not applies(c)) or Ability.COUNTS not in table.abilities or c.held
             or c.pass_defers
             or c.res_started or st.system_priority or st.run_now or st.caches.plan.external
             or c.pass_end is None):

@@ -34,11 +34,12 @@ from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, N
                      Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.report import ReportStatus
 from ..model.times import duration
-from ..planning.counts import counting_applies, counts_request
+from ..planning.applies import counting_applies, counts_request
+from ..planning.memo import ShrinkMemo
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning import owners
 from ..planning.sync import sync_table
-from ..planning.table import FOREVER, Compiled, NoPlacement, Placement
+from ..planning.api import FOREVER, Compiled, NoPlacement, Placement, Planner
 from ..policy import deferral, prediction, standing
 from ..policy.limits import Limits, Usage, job_amounts
 from ..policy.nodecfg import apply_nodecfg
@@ -123,8 +124,8 @@ class Cycle:
     engine: PriorityEngine
     limits: Limits
     groups: ReservationGroups
-    table: Any
-    """The planner (planning/table.ReservationTable or planning/counts.CountTable)."""
+    table: Planner
+    """The planner (planning/api.py: the node table or the count planner)."""
     by_id: dict[str, Job]
     running: list[Job]
     held: dict[str, tuple[Reservation, Any, tuple]]
@@ -149,9 +150,8 @@ class Cycle:
     """Jobs deferred or held during this cycle: their report stands."""
     priorities: dict[str, Breakdown]
     usage: Usage
-    failures: dict[tuple, list[tuple[int, int]]]
-    fail_stamp: int
-    """table.freed when `failures` was last valid (fits_now's memo)."""
+    shrink: ShrinkMemo
+    """Start-now failures while table.freed stays (fits_now, priority_pass)."""
     reserve_decisions: list[Reserve]
     in_passes: bool
     """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
@@ -184,8 +184,7 @@ class Cycle:
         self.settled = set()
         self.priorities = {}
         self.usage = Usage()
-        self.failures = {}
-        self.fail_stamp = -1
+        self.shrink = ShrinkMemo()
         self.reserve_decisions = []
         self.in_passes = self.pass_defers = self.res_started = self.kept_head = False
         self.pass_end = None
@@ -493,26 +492,20 @@ class Cycle:
         until something is released (table.freed moves), so once a request of n tasks for
         w seconds has failed, a request of the same shape with at least n tasks for at
         least w seconds fails too: such questions are answered from the failures seen so
-        far without a scan. O(failures of that shape) for them. The free count does not
-        bound a job that may use reservations: what they hold is free to it."""
+        far without a scan (planning/memo.ShrinkMemo, shared with the priority pass).
+        O(failures of that shape) for them. The free count does not bound a job that may
+        use reservations: what they hold is free to it."""
         if job.procs > self.table.free_now and not self.ignore(job):
             return NO_ROOM
-        if self.table.freed != self.fail_stamp:
-            self.fail_stamp = self.table.freed
-            self.failures = {}
+        epoch = self.table.freed
         ign = self.ignore(job)
         shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
-        seen = self.failures.get(shape)
         w, n = self.span(job), cr.tasks
-        if seen:
-            for fn, fw in seen:
-                if n >= fn and w >= fw:
-                    return NO_ROOM
+        if self.shrink.fails(epoch, shape, n, w):
+            return NO_ROOM
         p = self.table.earliest_start(cr, w, until=self.now, policy=self.settings.nap, ignore=ign)
         if not p:
-            kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
-            kept.append((n, w))
-            self.failures[shape] = kept
+            self.shrink.note(epoch, shape, n, w)
         return p
 
     # ---------------------------------------------------- non-job reservations

@@ -33,3 +33,21 @@ def check(ends: list[tuple[int, str]], holds: Mapping) -> None:
     assert all(ends[(i - 1) // 2] <= ends[i] for i in range(1, len(ends))), "end heap out of order"
     assert {x for x in ends if live(holds, x)} == {(h.end, o) for o, h in holds.items()}, (
         "end heap out of step with the holds")
+
+
+def ending_by(ends: list[tuple[int, str]], holds: Mapping, now: int) -> list[str]:
+    """Owners whose holds end at or before `now`, by end then owner: the heap is walked
+    only below entries that end by then. O(k log k), k such entries (stale included)."""
+    found, stack = set(), [0] if ends else []
+    size = len(ends)
+    while stack:
+        i = stack.pop()
+        x = ends[i]
+        if x[0] <= now:
+            if live(holds, x):
+                found.add(x)
+            if 2 * i + 1 < size:
+                stack.append(2 * i + 1)
+                if 2 * i + 2 < size:
+                    stack.append(2 * i + 2)
+    return [o for _e, o in sorted(found)]

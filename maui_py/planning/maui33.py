@@ -40,7 +40,7 @@ from ..cfg.choices import NodeAllocation
 from .bitset import members
 
 if TYPE_CHECKING:
-    from .table import ReservationTable
+    from .timeline import Timeline as ReservationTable
 
 FOREVER = 1 << 62
 

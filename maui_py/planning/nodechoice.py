@@ -25,15 +25,14 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..cfg.choices import NodeAllocation
 from . import maui33
+from .api import FOREVER
 from .bitset import first_members, iter_members, members
 from .maui33 import Maui33Order
 
 if TYPE_CHECKING:
-    from .table import Compiled, ReservationTable
+    from .api import Compiled
+    from .timeline import Timeline as ReservationTable
 
-FOREVER = 1 << 62
-"""End time of a hold or window without limit (table.FOREVER: defined here, as the table
-imports this module, so that node choice reads it without an import per call)."""
 _SMALL_GROUP = 64
 _SWEEP_LIMIT = 128
 """Change points examined after a job's end to rank idle nodes by their next use; nodes
@@ -74,7 +73,7 @@ def _fast_lastavailable(table: "ReservationTable", fast: int, cr: "Compiled", t:
     """Fast nodes in (gap before t, gap after t+w, fit, index) order, lazily."""
     fit_of = _fit_lookup(cr)
     single = cr.classes[0][1] if len(cr.classes) == 1 else None
-    keys, chgs = table._pts.times, table._pts.chg
+    keys, chgs = table.points.times, table.points.chg
     end = t + w
     rest = fast
     k = bisect_right(keys, t) - 1
@@ -93,17 +92,17 @@ def _by_gap_after(table, group: int, gap_before: int, end: int, fit_of, single: 
     `single`: the fit of every node, when the request has one capacity class."""
     if group.bit_count() <= _SMALL_GROUP:
         keyed = []
-        tt = table._T
+        tt = table.node_times
         for i in members(group):
             T = tt[i]
-            k = bisect_right(T, end - 1)          # table.next_change(i, end - 1), inline
+            k = bisect_right(T, end - 1)          # table.node_next_change(i, end - 1), inline
             nxt = T[k] if k < len(T) else FOREVER
             f = fit_of(i)
             keyed.append(((gap_before, nxt - end if nxt < FOREVER else FOREVER, f, i), i, f))
         keyed.sort()
         yield from keyed
         return
-    pts = table._pts
+    pts = table.points
     keys, chgs = pts.times, pts.chg
     k = bisect_left(keys, end)
     stop = min(len(keys), k + _SWEEP_LIMIT)
@@ -153,7 +152,7 @@ def _key_fastest(table: "ReservationTable", i: int, fit: int, t: int, w: int) ->
 
 def _key_last(table: "ReservationTable", i: int, fit: int, t: int, w: int) -> tuple:
     last = table.last_change(i, t)
-    nxt = table.next_change(i, t + w - 1)
+    nxt = table.node_next_change(i, t + w - 1)
     return (t - last if t > table.origin else 0, nxt - (t + w) if nxt < FOREVER else FOREVER,
             fit, i)
 
@@ -179,7 +178,7 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int
     """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
     without four calls per node (the cycle's start-now questions rank some 25 partly used
     nodes each). O(len(fits) log h)."""
-    tt, origin = table._T, table.origin
+    tt, origin = table.node_times, table.origin
     end = t + w
     if t <= origin:     # a start now: no idle time before it, one comprehension
         e1 = end - 1
@@ -243,7 +242,7 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
 
 def _take_by_gap_after(table: "ReservationTable", group: int, end: int, k: int) -> list[int]:
     """The k nodes of `group` used again soonest after `end` (index order among equals)."""
-    pts = table._pts
+    pts = table.points
     keys, chgs = pts.times, pts.chg
     j = bisect_left(keys, end)
     stop = min(len(keys), j + _SWEEP_LIMIT)
@@ -274,7 +273,7 @@ def _whole_groups(table: "ReservationTable", cr: "Compiled", t: int, w: int, fas
         return None
     if t == table.origin:
         return _take_by_gap_after(table, fast, t + w, count)
-    keys, chgs = table._pts.times, table._pts.chg
+    keys, chgs = table.points.times, table.points.chg
     out: list[int] = []
     rest = fast
     k = bisect_right(keys, t) - 1

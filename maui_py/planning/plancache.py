@@ -10,18 +10,16 @@ property test).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
 from ..model import Allocation, Node
+from .api import Planner
 
 
 @dataclass(slots=True)
 class PlanCache:
     """The table, what it was built from, and the holds it carries for the snapshot."""
 
-    table: Any = None
-    """The planner (planning/table.ReservationTable or planning/counts.CountTable), or None
-    before the first sync."""
+    table: Planner | None = None
+    """The planner (the node table or the count planner), or None before the first sync."""
     seq: int = -1
     """The snapshot sequence number the table was last brought in step with (a SnapshotDelta
     applies only on top of that one)."""

@@ -41,7 +41,7 @@ def place(table: ReservationTable, r: Reservation, others: Sequence[str]
     if p:
         return p.allocation
     t = max(r.start, table.origin)
-    ranked = sorted(hosts, key=lambda h: (table.next_change(table.index[h], t - 1)
+    ranked = sorted(hosts, key=lambda h: (table.node_next_change(table.index[h], t - 1)
                                           if table.free_at(h, t).procs <= 0 else t, h))
     out: list[tuple[str, Resources]] = []
     left = r.tasks

@@ -20,6 +20,7 @@ from typing import Callable, Iterable
 
 from ..model import Access, ClusterSnapshot, Job, Reservation
 from . import owners
+from .api import Ability, Planner
 from .counts import CountTable
 from .plancache import PlanCache
 from .reservations import sync_reservations
@@ -53,13 +54,13 @@ def running_hold(job: Job, now: int, overrun: int, span: Span = _limit) -> tuple
 
 def sync_table(cache: PlanCache, snap: ClusterSnapshot, running: Iterable[Job], by_id: dict[str, Job],
                overrun: int, counting: bool = False,
-               span: Span = _limit) -> ReservationTable | CountTable:
+               span: Span = _limit) -> Planner:
     """The table for `snap`, reusing cache.table when the nodes are the same and the
     planner is the one asked for: the count planner when `counting` (the caller checked
     planning/counts.counting_applies and the requests), else the node table."""
     now = snap.now
     table = cache.table
-    same_nodes = (table is not None and isinstance(table, CountTable) == counting
+    same_nodes = (table is not None and (Ability.COUNTS in table.abilities) == counting
                   and (cache.nodes is snap.nodes
                        or _shape(cache.nodes) == _shape(snap.nodes)))
     if same_nodes and cache.nodes is not snap.nodes:
@@ -103,7 +104,7 @@ def sync_table(cache: PlanCache, snap: ClusterSnapshot, running: Iterable[Job], 
 def build_table(cache: PlanCache, nodes, now: int, running: Iterable[Job], overrun: int,
                 counting: bool = False, wanted: Iterable[tuple[Reservation, Access]] = (),
                 reserved: Iterable[tuple[Job, int, int, tuple, tuple[str, ...]]] = (),
-                span: Span = _limit) -> ReservationTable | CountTable:
+                span: Span = _limit) -> Planner:
     """A table built from scratch, the one way both the cycle (on its first snapshot and
     when the nodes change) and the commands (showbf, showstart: from the stored last
     cycle) build it, so what they show is what the cycle planned on. Running jobs hold

@@ -1,28 +1,10 @@
 """The time-indexed reservation table: what every node has free over time.
 
-Truth is kept per node: the holds on it (running jobs, reservations of any kind) and the
-step function of its usage from the table's origin (now) on. A sorted index of change
-points carries, for each point, four node sets (Python ints, see bitset.py):
-
-    chg   nodes whose usage changes at that point
-    idle  nodes of chg that hold nothing after it
-    full  nodes of chg whose processors are all taken after it
-    frees nodes of chg whose usage falls there in some dimension (only there can a start
-          fit that did not fit at the point before)
-
-plus the idle and full sets at the origin. Sweeping the index in time order therefore gives
-the idle and full sets at any instant with a few big-int operations, and the OR of `chg`
-over a window gives the nodes whose usage is constant across it. Most questions ("how many
-nodes are idle for the whole of [t, t+w)?") are answered over all nodes at once this way;
-only partly used nodes are examined one by one, and incrementally while scanning forward.
-
-A second, sparser index (`_gpts`, with the origin set `gfull0`) does the same for generic
-resources: per point, `chg` the nodes where some gres turns all taken or stops being so,
-and `full` those where one turns all taken. A request that needs every gres the table knows
-places no task on such a node while that lasts, so its scan sets those nodes aside with a
-few big-int operations, as it does nodes whose processors are all taken (a first cycle's
-GPU reservations, queued behind each other, otherwise re-evaluated every partly used GPU
-node at each change point).
+The facade of the node table: ReservationTable holds the state and answers the Planner
+protocol (planning/api.py); its parts, each a class it derives from, keep one idea each:
+the step functions and change-point indexes (timeline.py), request compiling and per-node
+fits (compiling.py), reservation credits (credits.py) and the earliest-start scan
+(scan.py); steps.py has their plain vector functions. Its _check composes the parts'.
 
 N nodes, P change points, h holds on a node, k nodes in a hold. Python-level costs are
 given below; big-int operations cost O(N/64) machine words each and are counted as one.
@@ -30,260 +12,45 @@ given below; big-int operations cost O(N/64) machine words each and are counted 
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field, fields
+from bisect import bisect_right
 from heapq import heapify, heappop, heappush
-from operator import add, attrgetter, sub
 from typing import Iterable, Sequence
-
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
-from . import endheap, owners
+from . import endheap
+from .api import (FOREVER, NEVER, Ability, Compiled, NoPlacement, OverAllocation, Placement,
+                  Unsupported, Window)
 from .bitset import mask_of, members
-from .points import PointIndex, SlidingOr
-from .nodechoice import FOREVER, select
+from .compiling import Compiling
+from .credits import Credits
+from .nodechoice import select
+from .points import PointIndex
+from .scan import Scanning
+from .timeline import Timeline
+from .steps import (TableHold, _cat_moves, _category, _fills, _frees, _gres_full, _gres_marks,
+                    _vadd, index_nodes)
 
-_REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
-                                and f.name != "per_task"))
-_RESOURCE_FIELDS = attrgetter(*(f.name for f in fields(Resources) if f.compare))
-"""A request's compared fields as tuples, in C (per_task's own fields apart): the compile
-cache's key equals and hashes as the request does, without the generated __eq__ and
-__hash__ of JobRequest and Resources (Python calls)."""
-NEVER = -FOREVER
-VECTORS = 4096
-"""Resource shapes ReservationTable.vector() keeps by value."""
-_HORIZON = FOREVER // 2
-"""A start this far out means never: the end of a reservation without end."""
-"""First breakpoint of every node's step function: the usage there holds from the origin."""
-FLOORS = 64
-"""Earliest starts kept per request shape for ReservationTable._floor."""
+Hold = tuple[str, int, int, Iterable[tuple[str, Resources]], str]
+"""(owner, start, end, allocation, kind), as load() takes them."""
 
 
-@dataclass(frozen=True, slots=True)
-class Placement:
-    """Where and when a request fits: start, end and per-node resources.
-
-    `items` and `version` say on which table state it was computed, so that
-    reserve_placement() can skip the checks when nothing changed since. `items` are
-    (node index, vector) on a ReservationTable; on a CountTable (node index, processors)
-    for a start now, or ((-1, (processors,)),) for a start later on no nodes yet."""
-
-    start: int
-    end: int
-    allocation: tuple[tuple[str, Resources], ...]
-    items: tuple[tuple[int, tuple[int, ...] | int], ...] = field(default=(), compare=False,
-                                                                 repr=False)
-    version: int = field(default=-1, compare=False, repr=False)
-
-    def __bool__(self) -> bool:
-        return True
-
-    @property
-    def nodes(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self.allocation)
-
-    @property
-    def procs(self) -> int:
-        return sum(r.procs for _, r in self.allocation)
+def _points_of(T: list[int], U: list[tuple[int, ...]], c: tuple[int, ...],
+               zero: tuple[int, ...], gd: tuple[int, ...] | None) -> tuple:
+    """What a node of capacity c with step function (T, U) adds to the table's sets:
+    (over-allocated, fills, [(point, category, frees)], (gres full at the origin, gres
+    marks) when gd, else None)."""
+    return (any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
+            [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
+             for k in range(1, len(T))],
+            (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
+            if gd is not None else None)
 
 
-@dataclass(frozen=True, slots=True)
-class NoPlacement:
-    """A request that can never fit (or not within the asked horizon), and why."""
-
-    reason: str
-
-    def __bool__(self) -> bool:
-        return False
-
-
-@dataclass(frozen=True, slots=True)
-class Window:
-    """A free backfill window: `procs` processors on `nodes` nodes for `duration` s."""
-
-    procs: int
-    nodes: int
-    duration: int
-
-
-@dataclass(slots=True)
-class TableHold:
-    """Resources held by one owner over [start, end): alloc is (node index, vector)."""
-
-    owner: str
-    kind: str
-    start: int
-    end: int
-    alloc: tuple[tuple[int, tuple[int, ...]], ...]
-    mask: int
-    vec: dict[int, tuple[int, ...]]
-    credits: tuple[str, ...] = ()
-    """Credit holds made for this hold because it sits inside reservations (see reserve)."""
-    inside: tuple[str, ...] = ()
-    """A member: the reservations it overlaps and may use (its credits are re-worked from
-    them when one of those changes). A credit hold: the reservation it is taken against."""
-
-
-class OverAllocation(ValueError):
-    """A hold that would take more than a node has."""
-
-
-@dataclass(slots=True)
-class Compiled:
-    """A request resolved against one table: per-task vector, eligible nodes, counting mode."""
-
-    request: JobRequest
-    d: tuple[int, ...]
-    tasks: int
-    mode: str                 # "any" | "tpn" | "nodes"
-    per_node: int             # tasks a node must hold to count (tpn, else 1)
-    nodes_needed: int
-    exclusive: bool
-    eligible: int
-    classes: list[tuple[int, int]]  # (mask of eligible nodes in a capacity class, idle fit)
-
-
-def _vadd(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(map(add, a, b))
-
-
-def _vsub(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(map(sub, a, b))
-
-
-def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
-    """How many copies of d fit in free (0 when anything is short)."""
-    best = 1 << 40
-    for need, have in zip(d, free):
-        if need > 0:
-            q = have // need
-            if q < best:
-                best = q
-    return best if best > 0 else 0
-
-
-def _times_left(d: tuple[int, ...], cap: tuple[int, ...], used: tuple[int, ...]) -> int:
-    """_times(d, _vsub(cap, used)) without building the free vector: the scan asks it of
-    every partly used node at every start it evaluates."""
-    best = 1 << 40
-    for need, c, u in zip(d, cap, used):
-        if need > 0:
-            q = (c - u) // need
-            if q < best:
-                best = q
-    return best if best > 0 else 0
-
-
-def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
-    """Does usage fall from `before` to `after` in some dimension? Where no node's does, no
-    node has more room over a window starting there than over one starting at the point
-    before: no start can fit there that did not fit there (ReservationTable.scan)."""
-    for a, b in zip(before, after):
-        if b < a:
-            return True
-    return False
-
-
-def _gres_full(u: tuple[int, ...], cap: tuple[int, ...], gd: tuple[int, ...]) -> bool:
-    """Is some generic resource of a node (positions gd, one it has) all taken at usage
-    u? A task that needs every gres then cannot fit there. O(len(gd))."""
-    for g in gd:
-        c = cap[g]
-        if 0 < c <= u[g]:
-            return True
-    return False
-
-
-def _gres_marks(cap: tuple[int, ...], gd: tuple[int, ...], T: list[int],
-                U: list[tuple[int, ...]], lo: int, hi: int) -> dict[int, bool]:
-    """{t: all taken after t} for the breakpoints t in [lo, hi] of a step function where
-    _gres_full changes. O(breakpoints in range)."""
-    out: dict[int, bool] = {}
-    k = bisect_left(T, lo) or 1
-    n = len(T)
-    if k >= n or T[k] > hi:
-        return out
-    prev = _gres_full(U[k - 1], cap, gd)
-    while k < n and T[k] <= hi:
-        cur = _gres_full(U[k], cap, gd)
-        if cur is not prev:
-            out[T[k]] = cur
-            prev = cur
-        k += 1
-    return out
-
-
-def _cat_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
-               oldU: list[tuple[int, ...]], T: list[int], U: list[tuple[int, ...]], lo: int,
-               hi: int) -> list[tuple[int, int]]:
-    """(t, category after) for every change point t in [lo, hi] of either step function
-    whose category (0 idle, 1 partly used, 2 processors all taken; plus 3 where usage falls
-    in some dimension: _frees) differs from old to new; -1 where t is a change point no
-    more. One merged walk over both, in time order (a splice moves a point or two per
-    node: building both sides' categories cost more than the walk). O(breakpoints in
-    range)."""
-    out = []
-    i = bisect_left(oldT, lo) or 1
-    j = bisect_left(T, lo) or 1
-    no, nn = len(oldT), len(T)
-    c0 = cap[0]
-    while True:
-        a = oldT[i] if i < no and oldT[i] <= hi else None
-        b = T[j] if j < nn and T[j] <= hi else None
-        if b is None or (a is not None and a < b):
-            if a is None:
-                return out
-            out.append((a, -1))
-            i += 1
-            continue
-        c = _category(U[j - 1], U[j], zero, c0)
-        j += 1
-        if a is None or b < a:
-            out.append((b, c))
-            continue
-        i += 1
-        if c != _category(oldU[i - 2], oldU[i - 1], zero, c0):
-            out.append((b, c))
-
-
-def _category(before: tuple[int, ...], u: tuple[int, ...], zero: tuple[int, ...], c0: int
-              ) -> int:
-    """A change point's category for the change-point index: 0 idle, 1 partly used, 2
-    processors all taken (c0 of them), plus 3 where usage falls in some dimension (_frees).
-    O(dims)."""
-    return (0 if u == zero else (2 if u[0] >= c0 else 1)) + (3 if _frees(before, u) else 0)
-
-
-def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
-    """Are a node's processors all taken after some change point of step function U (the
-    index's `full`, ReservationTable.fills)? O(h)."""
-    if len(U) < 2:
-        return False
-    if cap[0] > 0:      # the largest step in tuple order has the largest processor count
-        return max(U[1:])[0] >= cap[0]
-    return any(u != zero for u in U[1:])
-
-
-def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
-            zero: tuple[int, ...]) -> int:
-    """Tasks of per-task vector d a node of capacity `cap` holds when it uses at most `used`
-    over the window, as ReservationTable._fit counts them."""
-    if exclusive:
-        return _times(d, cap) if used == zero else 0
-    return _times_left(d, cap, used) if any(d) else (1 << 30)
-
-
-def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:
-    """Node name -> position; ValueError when a name repeats. O(N)."""
-    index = {n.name: i for i, n in enumerate(nodes)}
-    if len(index) != len(nodes):
-        raise ValueError("duplicate node names")
-    return index
-
-
-class ReservationTable:
+class ReservationTable(Timeline, Compiling, Credits, Scanning):
     """Free resources of every node over time, and the earliest-start question on them."""
+
+    abilities: frozenset[str] = frozenset()
 
     def __init__(self, nodes: Sequence[Node], origin: int):
         """An empty table (nothing held). O(N)."""
@@ -365,306 +132,6 @@ class ReservationTable:
         self.free_now = sum(c[0] for i, c in enumerate(self.cap) if (self.usable >> i) & 1)
         """Processors free at the origin on usable nodes: the O(1) test backfill starts from."""
 
-    # ----------------------------------------------------------------- vectors
-    def vector(self, r: Resources) -> tuple[int, ...]:
-        """Resources as this table's vector; KeyError for a gres no node has. O(dims)."""
-        hit = self._vec_cache.get(id(r))
-        if hit is not None and hit[0] is r:
-            return hit[1]
-        key = (r.procs, r.mem, r.gres)
-        got = self._vec_by_value.get(key)
-        if got is not None:
-            return got
-        v = [0] * len(self.dims)
-        v[0] = r.procs
-        if self.track_mem:
-            v[1] = r.mem
-        for name, count in r.gres:
-            if count:
-                v[self._gres_pos[name]] = count
-        got = tuple(v)
-        if len(self._vec_by_value) < VECTORS:
-            self._vec_by_value[key] = got
-        return got
-
-    def resources(self, v: tuple[int, ...]) -> Resources:
-        """The inverse of vector(), cached: placements reuse a handful of vectors. O(dims)."""
-        r = self._res_cache.get(v)
-        if r is None:
-            mem = v[1] if self.track_mem else 0
-            g = {name: v[p] for name, p in self._gres_pos.items() if v[p]}
-            r = self._res_cache[v] = Resources.of(v[0], mem, g)
-            self._vec_cache[id(r)] = (r, v)
-        return r
-
-    # ------------------------------------------------------------ node updates
-    def holds_on(self, i: int) -> list[tuple[int, int, tuple[int, ...], str]]:
-        """(start, end, vector, owner) of every hold on node i. O(H): for checks, not paths."""
-        out = []
-        for h in self.holds.values():
-            v = h.vec.get(i)
-            if v is not None:
-                out.append((h.start, h.end, v, h.owner))
-        return out
-
-    def _steps_from(self, holds: Iterable[tuple[int, int, tuple[int, ...], str]]
-                    ) -> tuple[list[int], list[tuple[int, ...]]]:
-        """The step function (from the origin) of a node holding `holds`. O(h log h)."""
-        origin = self.origin
-        zero = self.zero
-        ev: dict[int, tuple[int, ...]] = {}
-        for s, e, v, _owner in holds:
-            if s < origin:
-                s = origin
-            if e <= s:
-                continue
-            ev[s] = _vadd(ev[s], v) if s in ev else v
-            neg = tuple(-x for x in v)
-            ev[e] = _vadd(ev[e], neg) if e in ev else neg
-        T = [NEVER]
-        U = [zero]
-        cur = zero
-        for t in sorted(ev):
-            cur = _vadd(cur, ev[t])
-            if t == origin:
-                U[0] = cur
-            elif cur != U[-1]:
-                T.append(t)
-                U.append(cur)
-        return T, U
-
-    @staticmethod
-    def _spliced(T: list[int], U: list[tuple[int, ...]], s: int, e: int, v: tuple[int, ...],
-                 origin: int) -> tuple[list[int], list[tuple[int, ...]]]:
-        """A new step function: T/U plus v over [s, e) (origin <= s < e). O(h)."""
-        T, U = T[:], U[:]
-        k = bisect_right(T, s) - 1
-        if T[k] != s and s > origin:
-            k += 1
-            T.insert(k, s)
-            U.insert(k, U[k - 1])
-        j = bisect_left(T, e, k)
-        if j == len(T) or T[j] != e:
-            T.insert(j, e)
-            U.insert(j, U[j - 1])
-        for m in range(k, j):
-            U[m] = tuple(map(add, U[m], v))
-        if j < len(T) and U[j] == U[j - 1]:
-            del T[j], U[j]
-        if k > 0 and U[k] == U[k - 1]:
-            del T[k], U[k]
-        return T, U
-
-    def _steps_without(self, i: int, exclude: Iterable[str]
-                       ) -> tuple[list[int], list[tuple[int, ...]]]:
-        """Node i's step function as if `exclude`d owners held nothing. O(x h)."""
-        T, U = self._T[i], self._U[i]
-        for owner in exclude:
-            h = self.holds.get(owner)
-            v = h.vec.get(i) if h is not None else None
-            if v is not None and h.end > self.origin:
-                T, U = self._spliced(T, U, max(h.start, self.origin), h.end,
-                                     tuple(-x for x in v), self.origin)
-        return T, U
-
-    def _cat(self, i: int, u: tuple[int, ...]) -> int:
-        """0 idle, 1 partly used, 2 processors all taken."""
-        if u == self.zero:
-            return 0
-        return 2 if u[0] >= self.cap[i][0] else 1
-
-    def _record(self, nodes: list[int], cap: tuple[int, ...], oldT, oldU, T, U, lo: int, hi: int,
-                acc: dict[int, list[int]], acc0: list[int], gres: bool = False) -> None:
-        """Give `nodes` (which shared oldT/oldU) the step function T/U, and record, as node
-        sets, how their change points in [lo, hi] and their state at the origin moved, in
-        both indexes (the gres one when `gres`: the change touched a generic resource). A
-        later record for the same nodes overrides an earlier one. Slots of acc[t]: clr,
-        chg, idle, full, frees of the main index, then clr, chg, full of the gres one; of
-        acc0: clr, idle, full at the origin, then clr, full of the gres one.
-        O(breakpoints in range)."""
-        tt = self._T
-        uu = self._U
-        for i in nodes:
-            tt[i] = T
-            uu[i] = U
-        m = 1 << nodes[0] if len(nodes) == 1 else mask_of(nodes, len(self.nodes))
-        if len(oldT) == 1:
-            if len(T) > 1:
-                self.later |= m
-        elif len(T) == 1:
-            x = self.later
-            self.later = x ^ (x & m)
-        nf = _fills(cap, U, self.zero)
-        x = self.fills
-        if nf or x & m:
-            self.fills = (x ^ (x & m)) | (m if nf else 0)
-        if oldU[0][0] != U[0][0]:
-            self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
-        zero = self.zero
-        oc = 0 if oldU[0] == zero else (2 if oldU[0][0] >= cap[0] else 1)
-        nc = 0 if U[0] == zero else (2 if U[0][0] >= cap[0] else 1)
-        # x ^ (x & m) is x & ~m without a negative int (several times dearer to work on)
-        if oc != nc:
-            acc0[0] |= m
-            a1, a2 = acc0[1], acc0[2]
-            acc0[1] = (a1 ^ (a1 & m)) | (m if nc == 0 else 0)
-            acc0[2] = (a2 ^ (a2 & m)) | (m if nc == 2 else 0)
-        lo = max(lo, self.origin + 1)
-        if gres:
-            gd = self._gdims
-            go, gn = _gres_full(oldU[0], cap, gd), _gres_full(U[0], cap, gd)
-            if go is not gn:
-                acc0[3] |= m
-                x = acc0[4]
-                acc0[4] = (x ^ (x & m)) | (m if gn else 0)
-            was = _gres_marks(cap, gd, oldT, oldU, lo, hi)
-            now = _gres_marks(cap, gd, T, U, lo, hi)
-            if was or now:
-                for t in was.keys() | now.keys():
-                    f = now.get(t)
-                    if f is was.get(t):
-                        continue
-                    slot = acc.get(t)
-                    if slot is None:
-                        slot = acc[t] = [0, 0, 0, 0, 0, 0, 0, 0]
-                    slot[5] |= m
-                    x = slot[6]
-                    slot[6] = (x ^ (x & m)) | (m if f is not None else 0)
-                    x = slot[7]
-                    slot[7] = (x ^ (x & m)) | (m if f else 0)
-        for t, c in _cat_moves(cap, zero, oldT, oldU, T, U, lo, hi):
-            slot = acc.get(t)
-            if slot is None:
-                slot = acc[t] = [0, 0, 0, 0, 0, 0, 0, 0]
-            slot[0] |= m
-            x = slot[1]
-            slot[1] = (x ^ (x & m)) | (m if c >= 0 else 0)
-            x = slot[2]
-            slot[2] = (x ^ (x & m)) | (m if c == 0 or c == 3 else 0)
-            x = slot[3]
-            slot[3] = (x ^ (x & m)) | (m if c == 2 or c == 5 else 0)
-            x = slot[4]
-            slot[4] = (x ^ (x & m)) | (m if c >= 3 else 0)
-
-    def _splice(self, items: Iterable[tuple[int, tuple[int, ...]]], s: int, e: int,
-                sign: int, acc: dict[int, list[int]] | None = None,
-                acc0: list[int] | None = None) -> None:
-        """Add (sign=1) or remove (sign=-1) vector v over [s, e) on every (node, v).
-
-        Nodes that share a step function (every node of one running job, every idle node)
-        and get the same vector are updated together: O(groups x breakpoints) plus O(k)
-        list operations, instead of a recomputation per node. With `acc` given, the index
-        update is left to the caller (bulk loads).
-        """
-        origin = self.origin
-        s = max(s, origin)
-        if e <= s:
-            return
-        groups: dict[tuple, list[int]] = {}
-        tt = self._T
-        for i, v in items:
-            key = (id(tt[i]), v, self.cap[i])
-            g = groups.get(key)
-            if g is None:
-                groups[key] = [i]
-            else:
-                g.append(i)
-        own = acc is None
-        if own:
-            acc, acc0 = {}, [0, 0, 0, 0, 0]
-        gs, gz = self._gstart, self._gzero
-        made: dict[tuple, tuple[list[int], list[tuple[int, ...]]]] = {}
-        for (_a, v, cap), nodes in groups.items():
-            oldT, oldU = tt[nodes[0]], self._U[nodes[0]]
-            if sign < 0:
-                v = tuple(-x for x in v)
-            T, U = self._spliced(oldT, oldU, s, e, v, origin)
-            if len(groups) > 1:     # groups that end up alike share one step function
-                key = (tuple(T), tuple(U))
-                shared = made.get(key)
-                if shared is None:
-                    made[key] = shared = (T, U)
-                T, U = shared
-            self._record(nodes, cap, oldT, oldU, T, U, s, e, acc, acc0, v[gs:] != gz)
-        if own:
-            self._apply(acc, acc0)
-
-    def _apply(self, acc: dict[int, list[int]], acc0: list[int]) -> None:
-        """Fold recorded node changes into the change-point index. O(points touched)."""
-        c0 = acc0[0]
-        if c0:
-            i0, f0 = self.idle0, self.full0
-            self.idle0 = (i0 ^ (i0 & c0)) | acc0[1]
-            self.full0 = (f0 ^ (f0 & c0)) | acc0[2]
-        c0 = acc0[3]
-        if c0:
-            g0 = self.gfull0
-            self.gfull0 = (g0 ^ (g0 & c0)) | acc0[4]
-        pts, gpts = self._pts, self._gpts
-        for t, (clr, chg, idle, full, frees, gclr, gchg, gfull) in acc.items():
-            if clr:
-                k = pts.find(t)
-                if k >= 0:
-                    a, b, c, d = pts.chg[k], pts.idle[k], pts.full[k], pts.frees[k]
-                    pts.put(t, (a ^ (a & clr)) | chg, (b ^ (b & clr)) | idle,
-                            (c ^ (c & clr)) | full, (d ^ (d & clr)) | frees)
-                else:
-                    pts.put(t, chg, idle, full, frees)
-            if gclr:
-                k = gpts.find(t)
-                if k >= 0:
-                    a, c = gpts.chg[k], gpts.full[k]
-                    gpts.put(t, (a ^ (a & gclr)) | gchg, 0, (c ^ (c & gclr)) | gfull)
-                else:
-                    gpts.put(t, gchg, 0, gfull)
-
-    def _room(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
-              ) -> tuple[int, ...]:
-        """Node i's smallest free vector over [s, e). O(log h + segments in window); O(log h)
-        from the origin (start-now questions), by the step function's prefix maxima."""
-        return _vsub(self.cap[i], self._used(i, s, e, exclude))
-
-    def _used(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
-              ) -> tuple[int, ...]:
-        """Node i's largest usage vector over [s, e) (_room's complement, which the scan's
-        fits read without building the free vector). Same cost as _room."""
-        if exclude:
-            T, U = self._steps_without(i, exclude)
-        else:
-            T, U = self._T[i], self._U[i]
-            if s <= self.origin:
-                return self._prefix_max(T, U)[bisect_left(T, e) - 1]
-        k = max(bisect_right(T, s) - 1, 0)
-        m = bisect_left(T, e, k)          # segments k..m-1 meet [s, e)
-        if m - k == 1:
-            return U[k]
-        if m > k:
-            return tuple(map(max, *U[k:m]))    # componentwise, all segments in one call
-        return self.zero
-
-    def _prefix_max(self, T: list[int], U: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
-        """Componentwise running maximum of U: entry k is the most a node with this step
-        function uses over [origin, T[k + 1]). O(h) the first time, O(1) after."""
-        return self._from_origin(T, U)[2]
-
-    def _from_origin(self, T: list[int], U: list[tuple[int, ...]]
-                     ) -> tuple[list[int], list[tuple[int, ...]], list[tuple[int, ...]],
-                                dict[tuple, int]]:
-        """The cache entry of a step function: (T, U, running maxima of U, the fits
-        _fit_now and _fit_between worked out on it). Cached per step function (the lists
-        are never mutated, and the cache keeps T alive so that its id is not reused; a hit
-        is checked by identity, so the stale keys of a deep copy are never used). O(h) the first
-        time, O(1) after."""
-        hit = self._pmax.get(id(T))
-        if hit is not None and hit[0] is T:
-            return hit
-        out = [U[0]]
-        for u in U[1:]:
-            out.append(tuple(map(max, out[-1], u)))
-        if len(self._pmax) > 4 * len(self.nodes) + 1024:
-            self._pmax.clear()
-        hit = self._pmax[id(T)] = (T, U, out, {})
-        return hit
 
     # ---------------------------------------------------------------- holds
     def _items(self, allocation: Iterable[tuple[str, Resources]]
@@ -685,17 +152,11 @@ class ReservationTable:
                                  mask_of([i for i, _ in items], len(self.nodes)), dict(items))
         heappush(self._ends, (end, owner))
 
-    def with_credits(self, owners: Iterable[str]) -> tuple[str, ...]:
-        """The owners plus the credit holds taken against them: what to ignore to see the
-        table as if those reservations (and their members' credits) held nothing."""
-        out = list(owners)
-        for o in list(out):
-            out.extend(sorted(self.credits_against.get(o, ())))
-        return tuple(out)
 
     def reserve(self, owner: str, start: int, end: int,
                 allocation: Iterable[tuple[str, Resources]], kind: str = "job",
-                force: bool = False, inside: Iterable[str] = ()) -> None:
+                force: bool = False, inside: Iterable[str] = (), procs: int | None = None,
+                checked: bool = False) -> None:
         """Hold `allocation` over [start, end) for `owner`.
 
         Raises KeyError if the owner already holds something (release first) and
@@ -709,7 +170,11 @@ class ReservationTable:
         reservation's amount, other members (who ignore the reservation and its credits)
         still see this hold. Credits never exceed what the hold takes nor what the
         reservation holds (less other members' credits), at any instant (_take_credits).
+        `procs` (a count on no nodes) is the count planner's (Unsupported); `checked`, its
+        hint that the room was checked, is not needed here.
         """
+        if procs is not None:
+            raise Unsupported("the node table holds resources on named nodes only")
         if owner in self.holds:
             raise KeyError(f"{owner!r} already holds resources; release it first")
         items = self._items(allocation)
@@ -718,13 +183,13 @@ class ReservationTable:
             return
         inside = tuple(o for o in inside if o in self.holds)
         exclude = self.with_credits(inside) if inside else None
-        checked: dict[tuple, bool] = {}
+        seen: dict[tuple, bool] = {}
         for i, v in items:
             key = (id(self._T[i]), v, self.cap[i])
-            ok = checked.get(key)
+            ok = seen.get(key)
             if ok is None:
                 room = self._room(i, s, end, exclude)
-                ok = checked[key] = all(a <= b for a, b in zip(v, room))
+                ok = seen[key] = all(a <= b for a, b in zip(v, room))
                 if not ok and not force:
                     raise OverAllocation(
                         f"{owner}: node {self.nodes[i].name} lacks room for "
@@ -757,97 +222,6 @@ class ReservationTable:
             self._take_credits(owner, inside)
         self.version += 1
 
-    def _take_credits(self, owner: str, inside: tuple[str, ...]) -> None:
-        """Credit holds for `owner` against the reservations in `inside` it overlaps.
-
-        On node i at instant t, with the hold taking v there, reservation r (in `inside`
-        order) is credited c = min(what of v earlier reservations left, r's slack), where
-        r's slack is what r holds on i at t less the credits other members already took
-        against it there. Credits are worked out per segment of time between every
-        boundary involved (the hold, the reservations, the existing credits against them)
-        and become one credit hold per stretch with the same per-node amounts.
-
-        Cause of issue 12 item 8 (node over-allocated with a member inside several
-        reservations): credits used to be one constant amount per reservation over the
-        whole overlap, and a credit against a later reservation was reduced by an earlier
-        one whenever their times intersected at all, even though the earlier credit only
-        covered part of the overlap. Where the later reservation held the node alone the
-        hold was then not credited and was counted twice (the room check had ignored the
-        reservation, so this could exceed capacity). Nor did a credit respect what other
-        members had already credited against the same reservation: two members could each
-        take back the reservation's whole amount, and the table then showed less in use
-        than the members really held. Per segment, the total credited is at most v and at
-        most what the reservations hold, so node usage never exceeds what the room check
-        allowed. O(k x (m + c)^2) for m reservations and c existing credits on a node.
-        """
-        h = self.holds[owner]
-        lo, hi = max(h.start, self.origin), h.end
-        rsv = []
-        for r_owner in dict.fromkeys(inside):
-            r = self.holds.get(r_owner)
-            if r is not None and r.kind != "credit" and r_owner != owner:
-                a, b = max(lo, r.start), min(hi, r.end)
-                if a < b:
-                    rsv.append((r_owner, r, a, b))
-        h.inside = tuple(r_owner for r_owner, _r, _a, _b in rsv)
-        for r_owner in h.inside:
-            self.members_of.setdefault(r_owner, set()).add(owner)
-        if not rsv:
-            h.credits = ()
-            return
-        taken = {r_owner: [self.holds[c] for c in sorted(self.credits_against.get(r_owner, ()))
-                           if c in self.holds] for r_owner, _r, _a, _b in rsv}
-        # r_owner -> node -> [(seg start, seg end, credit)]
-        pieces: dict[str, dict[int, list[tuple[int, int, tuple[int, ...]]]]] = {}
-        for i, v in h.vec.items():
-            here = []
-            cuts = set()
-            for r_owner, r, a, b in rsv:
-                rv = r.vec.get(i)
-                if rv is None:
-                    continue
-                prior = [(max(a, c.start), min(b, c.end), c.vec[i]) for c in taken[r_owner]
-                         if i in c.vec and c.start < b and a < c.end]
-                here.append((r_owner, rv, a, b, prior))
-                cuts.update((a, b))
-                cuts.update(x for ps, pe, _ in prior for x in (ps, pe))
-            cuts = sorted(cuts)
-            for x, y in zip(cuts, cuts[1:]):
-                left = v
-                for r_owner, rv, a, b, prior in here:
-                    if not (a <= x and y <= b):
-                        continue
-                    slack = rv
-                    for ps, pe, neg in prior:        # credit holds carry negative vectors
-                        if ps <= x and y <= pe:
-                            slack = _vadd(slack, neg)
-                    c = tuple(max(0, min(p, q)) for p, q in zip(left, slack))
-                    if any(c):
-                        left = _vsub(left, c)
-                        pieces.setdefault(r_owner, {}).setdefault(i, []).append((x, y, c))
-                    if not any(left):
-                        break
-        made = []
-        for r_owner, per_node in pieces.items():
-            cuts = sorted({x for segs in per_node.values() for s, e, _ in segs for x in (s, e)})
-            runs: list[list] = []                    # [start, end, items], merged when equal
-            for x, y in zip(cuts, cuts[1:]):
-                items = tuple((i, tuple(-q for q in c)) for i, segs in sorted(per_node.items())
-                              for s, e, c in segs if s <= x and y <= e)
-                if not items:
-                    continue
-                if runs and runs[-1][1] == x and runs[-1][2] == items:
-                    runs[-1][1] = y
-                else:
-                    runs.append([x, y, items])
-            for n, (s, e, items) in enumerate(runs):
-                credit = owners.credit(owner, r_owner, s if n else None)
-                self._register(credit, "credit", s, e, items)
-                self.holds[credit].inside = (r_owner,)
-                self._splice(items, s, e, 1)
-                self.credits_against.setdefault(r_owner, set()).add(credit)
-                made.append(credit)
-        h.credits = tuple(made)
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
@@ -885,7 +259,32 @@ class ReservationTable:
         10,000 nodes took 0.15 s). The same table as holds added one at a time, up to which
         equal step functions share one list. O(total nodes held + h log h per distinct
         step function + P x N/64)."""
-        origin, n, zero = self.origin, len(self.nodes), self.zero
+        n = len(self.nodes)
+        (later, fills, busy0, full0, over, gfull0, lists, glists, used_now
+         ) = self._fresh_nodes(self._fresh_holds(holds))
+        self.later = mask_of(later, n)
+        self.fills = mask_of(fills, n)
+        self.free_now -= used_now
+        self.overcommitted.update(over)
+        changed = mask_of(busy0, n)
+        acc = {}
+        for t, (a, b, c, d) in sorted(lists.items()):
+            chg = mask_of(a, n)         # most points free every node they change: reused
+            acc[t] = [chg, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
+                      chg if d == a else mask_of(d, n), 0, 0, 0]
+        for t, (a, f) in glists.items():
+            chg = mask_of(a, n)
+            slot = acc[t]           # a gres change point is a change point
+            slot[5] = slot[6] = chg
+            slot[7] = chg if f == a else mask_of(f, n)
+        g0 = mask_of(gfull0, n)
+        self._apply(acc, [changed, 0, mask_of(full0, n), g0, g0])
+
+    def _fresh_holds(self, holds: Iterable[Hold]
+                     ) -> dict[int, list[tuple[int, int, tuple[int, ...]]]]:
+        """Register `holds` (none held yet: KeyError otherwise) and their ends; node ->
+        [(start from the origin, end, vector)] of what they hold there. O(total nodes)."""
+        origin, n = self.origin, len(self.nodes)
         per_node: dict[int, list[tuple[int, int, tuple[int, ...]]]] = {}
         ends = []
         for owner, start, end, allocation, kind in holds:
@@ -906,6 +305,15 @@ class ReservationTable:
                     got.append((s, end, v))
         self._ends.extend(ends)
         heapify(self._ends)
+        return per_node
+
+    def _fresh_nodes(self, per_node: dict[int, list[tuple[int, int, tuple[int, ...]]]]
+                     ) -> tuple:
+        """Each held node's step function (shared by nodes given the same holds) written,
+        and what the sets and indexes are made of: (later, fills, busy at the origin, full
+        at the origin, over-allocated, gres-full at the origin: node lists; point -> node
+        lists of chg, idle, full, frees; gres point -> chg, full; processors used now)."""
+        origin, zero = self.origin, self.zero
         steps: dict[tuple, tuple[tuple[list[int], list[tuple[int, ...]]], bool]] = {}
         """Step functions by the holds that make them, and whether any takes a gres."""
         points: dict[tuple, tuple[bool, bool, list[tuple[int, int, bool]],
@@ -944,12 +352,7 @@ class ReservationTable:
             pkey = (id(T), c)
             seen = points.get(pkey)
             if seen is None:
-                seen = points[pkey] = (
-                    any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
-                    [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
-                     for k in range(1, len(T))],
-                    (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
-                    if gres else None)
+                seen = points[pkey] = _points_of(T, U, c, zero, gd if gres else None)
             is_over, fill, cats, gm = seen
             if gm is not None:
                 if gm[0]:
@@ -979,23 +382,7 @@ class ReservationTable:
                     ls[2].append(i)
                 if frees:
                     ls[3].append(i)
-        self.later = mask_of(later, n)
-        self.fills = mask_of(fills, n)
-        self.free_now -= used_now
-        self.overcommitted.update(over)
-        changed = mask_of(busy0, n)
-        acc = {}
-        for t, (a, b, c, d) in sorted(lists.items()):
-            chg = mask_of(a, n)         # most points free every node they change: reused
-            acc[t] = [chg, chg, chg if b == a else mask_of(b, n), mask_of(c, n),
-                      chg if d == a else mask_of(d, n), 0, 0, 0]
-        for t, (a, f) in glists.items():
-            chg = mask_of(a, n)
-            slot = acc[t]           # a gres change point is a change point
-            slot[5] = slot[6] = chg
-            slot[7] = chg if f == a else mask_of(f, n)
-        g0 = mask_of(gfull0, n)
-        self._apply(acc, [changed, 0, mask_of(full0, n), g0, g0])
+        return later, fills, busy0, full0, over, gfull0, lists, glists, used_now
 
     def release(self, owner: str) -> bool:
         """Drop everything `owner` holds, with the credits it took and those taken against it;
@@ -1038,33 +425,6 @@ class ReservationTable:
             self._retake_credits(m)
         return True
 
-    def _retake_credits(self, owner: str) -> None:
-        """Work a member's credits out afresh (after a reservation or member it shares
-        nodes with went). Each credit can only grow, in total: the slack the member had
-        is still there, plus what was freed. Same cost as _take_credits."""
-        h = self.holds[owner]
-        for credit in h.credits:
-            self._drop_credit(credit)
-        h.credits = ()
-        for r_owner in h.inside:
-            ms = self.members_of.get(r_owner)
-            if ms is not None:
-                ms.discard(owner)
-                if not ms:
-                    del self.members_of[r_owner]
-        self._take_credits(owner, h.inside)
-
-    def _drop_credit(self, credit: str) -> None:
-        c = self.holds.pop(credit, None)
-        if c is None:
-            return
-        self._splice(c.alloc, c.start, c.end, -1)
-        r_owner = c.inside[0]
-        cs = self.credits_against.get(r_owner)
-        if cs is not None:
-            cs.discard(credit)
-            if not cs:
-                del self.credits_against[r_owner]
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then.
@@ -1096,27 +456,8 @@ class ReservationTable:
             if endheap.live(holds, entry):
                 expired.append(entry[1])
                 del holds[entry[1]]
-        if self.credits_against and expired:
-            gone = set(expired)
-            for r_owner in list(self.credits_against):
-                live = {c for c in self.credits_against[r_owner] if c not in gone}
-                if r_owner in gone or not live:
-                    del self.credits_against[r_owner]
-                else:
-                    self.credits_against[r_owner] = live
-        if self.members_of and expired:
-            gone = set(expired)
-            for r_owner in list(self.members_of):
-                live = {m for m in self.members_of[r_owner] if m not in gone}
-                if r_owner in gone:
-                    for m in live:
-                        mh = self.holds[m]
-                        mh.inside = tuple(r for r in mh.inside if r != r_owner)
-                    live = set()
-                if live:
-                    self.members_of[r_owner] = live
-                else:
-                    del self.members_of[r_owner]
+        if expired:
+            self._forget_expired(expired)
         usable = self.usable
         trimmed: dict[int, tuple[list[int], list[tuple[int, ...]]]] = {}
         done = unfilled = 0
@@ -1137,464 +478,8 @@ class ReservationTable:
         self.fills ^= self.fills & unfilled
         return expired
 
-    # --------------------------------------------------------------- requests
-    def feature_mask(self, feature: str) -> int:
-        m = self._feature_masks.get(feature)
-        if m is None:
-            m = mask_of([i for i, n in enumerate(self.nodes) if feature in n.features],
-                        len(self.nodes))
-            self._feature_masks[feature] = m
-        return m
 
-    def class_mask(self, job_class: str) -> int:
-        m = self._class_masks.get(job_class)
-        if m is None:
-            m = mask_of([i for i, n in enumerate(self.nodes) if n.serves(job_class)],
-                        len(self.nodes))
-            self._class_masks[job_class] = m
-        return m
-
-    def compile(self, req: JobRequest, job_class: str = "",
-                exclusive: bool | None = None) -> Compiled | NoPlacement:
-        """Resolve a request against this table, or say why it can never fit; cached per
-        request shape (jobs of one kind share it; node states do not change under a table).
-
-        O(1) for a shape seen before, O(features + classes) with cached masks otherwise,
-        O(N) the first time a feature is seen.
-        """
-        key = (_REQUEST_FIELDS(req), _RESOURCE_FIELDS(req.per_task), job_class, exclusive)
-        got = self._compiled.get(key)
-        if got is None:
-            if len(self._compiled) > 100_000:
-                self._compiled.clear()
-            got = self._compiled[key] = self._compile(req, job_class, exclusive)
-        return got
-
-    def _compile(self, req: JobRequest, job_class: str,
-                 exclusive: bool | None) -> Compiled | NoPlacement:
-        if req.tasks <= 0:
-            return NoPlacement("the job asks for no tasks")
-        pt = req.per_task
-        for name, count in pt.gres:
-            if count and name not in self._gres_pos:
-                return NoPlacement(f"no node has generic resource {name!r}")
-        d = self.vector(pt)
-        excl = req.exclusive if exclusive is None else exclusive
-        tpn = req.tasks_per_node
-        if tpn > 0:
-            mode, per = "tpn", tpn
-            need = max(req.nodes, -(-req.tasks // tpn))
-            tasks = need * tpn
-        elif req.nodes > 0:
-            if req.nodes > req.tasks:
-                return NoPlacement(f"{req.nodes} nodes asked for only {req.tasks} tasks")
-            mode, per, need, tasks = "nodes", 1, req.nodes, req.tasks
-        else:
-            mode, per, need, tasks = "any", 1, 0, req.tasks
-        E = self.usable
-        if not E:
-            return NoPlacement("no node is up")
-        for f in sorted(req.features):
-            E &= self.feature_mask(f)
-        if not E:
-            return NoPlacement("no usable node has features " + ",".join(sorted(req.features)))
-        if job_class:
-            E &= self.class_mask(job_class)
-            if not E:
-                return NoPlacement(f"no usable node serves class {job_class!r}")
-        if req.hostlist:
-            unknown = [h for h in req.hostlist if h not in self.index]
-            if unknown:
-                return NoPlacement("hostlist names unknown nodes: " + ",".join(unknown))
-            E &= mask_of([self.index[h] for h in req.hostlist], len(self.nodes))
-            if not E:
-                return NoPlacement("no host of the hostlist is usable")
-        classes = []
-        total = count = 0
-        for cap, cm in self.cap_classes:
-            m = E & cm
-            if not m:
-                continue
-            kc = _times(d, cap) if any(d) else (1 << 30)
-            if kc < per:
-                E &= ~cm
-                continue
-            c = m.bit_count()
-            classes.append((m, kc))
-            total += c * (per if mode == "tpn" else kc)
-            count += c
-        if not classes:
-            return NoPlacement(f"no eligible node can hold {per} task(s) of {pt}")
-        if mode == "any" and total < tasks:
-            return NoPlacement(f"wider than the cluster: {tasks} tasks of {pt} asked, "
-                               f"the eligible nodes hold at most {total}")
-        if mode != "any" and count < need:
-            return NoPlacement(f"needs {need} nodes, only {count} eligible nodes exist")
-        if mode == "nodes":
-            fits = sorted((kc for m, kc in classes for _ in range(min(m.bit_count(), need))),
-                          reverse=True)
-            if sum(fits[:need]) < tasks:
-                return NoPlacement(f"{tasks} tasks do not fit on {need} nodes")
-        return Compiled(req, d, tasks, mode, per, need, excl, E, classes)
-
-    def _fit(self, cr: Compiled, i: int, t: int, e: int, exclude) -> int:
-        """Tasks node i holds over [t, e), as the request counts them. O(h) or O(h log h)."""
-        return _fit_on(cr.d, cr.exclusive, self.cap[i], self._used(i, t, e, exclude), self.zero)
-
-    def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
-        """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
-        read from its step function's prefix maxima, and the fit kept with them per
-        (segments covered, capacity, per-task vector, exclusive): start-now questions ask
-        it of every partly used node, and most of those nodes do not change from one
-        question to the next. O(log h)."""
-        T = self._T[i]
-        hit = self._pmax.get(id(T))
-        if hit is None or hit[0] is not T:
-            hit = self._from_origin(T, self._U[i])
-        m = bisect_left(T, e)
-        cap = self.cap[i]
-        key = (m, cap, cr.d, cr.exclusive)
-        f = hit[3].get(key)
-        if f is None:
-            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
-        return f
-
-    def _fit_between(self, cr: Compiled, i: int, s: int, e: int) -> int:
-        """_fit(cr, i, s, e, None), kept with the step function's cache entry (_from_origin)
-        per (first and last segment met, capacity, per-task vector, exclusive): the
-        reservations of a pass ask it of the same partly used nodes, over windows that
-        differ but mostly cover the same segments of their step functions. O(log h) on a
-        hit, O(log h + segments in the window) otherwise."""
-        T = self._T[i]
-        hit = self._pmax.get(id(T))
-        if hit is None or hit[0] is not T:
-            hit = self._from_origin(T, self._U[i])
-        k = bisect_right(T, s) - 1        # T[0] is NEVER: k >= 0, and T[k] <= s < e
-        m = bisect_left(T, e, k)          # segments k..m-1 meet [s, e); m > k
-        cap = self.cap[i]
-        key = (k, m, cap, cr.d, cr.exclusive)
-        f = hit[3].get(key)
-        if f is None:
-            U = hit[1]
-            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap,
-                                      U[k] if m - k == 1 else tuple(map(max, *U[k:m])), self.zero)
-        return f
-
-    def _fits_now(self, cr: Compiled, nodes: int, e: int, fits: dict[int, int], count: bool,
-                  per: int) -> tuple[int, int]:
-        """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
-        (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h);
-        O(1) per node with a flat fit (_flat_fits), as most partly used nodes have."""
-        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
-        d, exclusive = cr.d, cr.exclusive
-        flat = self._flat_fits.get((d, exclusive))
-        if flat is None:
-            if len(self._flat_fits) > 64:
-                self._flat_fits.clear()
-            flat = self._flat_fits[(d, exclusive)] = {}
-        tot = cnt = 0
-        for i in members(nodes):
-            T = tt[i]
-            got = flat.get(i)
-            if got is not None and got[0] is T:
-                f = got[1]
-            else:
-                hit = pmax.get(id(T))
-                if hit is None or hit[0] is not T:
-                    hit = self._from_origin(T, uu[i])
-                m = bisect_left(T, e)
-                c = cap[i]
-                key = (m, c, d, exclusive)
-                f = hit[3].get(key)
-                if f is None:
-                    f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
-                pm = hit[2]
-                if pm[-1] == pm[0]:
-                    flat[i] = (T, f)
-            fits[i] = f
-            if count:
-                tot += f
-            if f >= per:
-                cnt += 1
-        return tot, cnt
-
-    def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
-             until: int | None = None, ignore: Iterable[str] = ()):
-        """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
-
-        Returns (t, fast, fits) where `fast` is the set of nodes idle and untouched over the
-        window (each holds its class's idle fit) and `fits` maps other nodes to the tasks
-        they hold; None when nothing fits by `until` (or ever). Holds of `ignore`d owners
-        are treated as free (the job's own reservation, reservations it may use).
-
-        Candidate starts are `after`, the change points where some eligible node frees
-        something (PointIndex.frees: elsewhere no node gains room, so the request fails as
-        it did at the candidate before) and ignored holds' ends and starts. O(P) big-int
-        operations to move the window (SlidingOr) plus O(1) per candidate examined, plus
-        O(h log h) per partly used node whose usage changes during the scan; a start-now
-        question (until = now) costs O(1) big-int operations when no partly used node is
-        involved. For a request that needs every gres, nodes with some gres all taken at t
-        or within the window are set aside before that (the gres index): O(1) big-int
-        operations per candidate instead of an evaluation per such node.
-        """
-        w = max(int(wallclock), 1)
-        origin = self.origin
-        t = origin if after is None else max(int(after), origin)
-        pts = self._pts
-        keys, chgs, idles, fulls, frees = pts.times, pts.chg, pts.idle, pts.full, pts.frees
-        npts = len(keys)
-        ign = frozenset(self.with_credits(ignore)) if ignore else frozenset()
-        shape = None
-        sure = t == origin          # nothing fits before t: the start found may be a floor
-        if until is None and not ign:
-            shape, floor = self._floor(cr, w)
-            if floor >= t:
-                t, sure = floor, True
-        ign_mask = 0
-        for o in ign:
-            h = self.holds.get(o)
-            if h is not None:
-                ign_mask |= h.mask
-        idle, full = self.idle0, self.full0
-        i = 0
-        if t > origin:
-            i = bisect_right(keys, t)
-            idle, full = pts.sets_before(i, idle, full)
-        j = bisect_left(keys, t + w)
-        window = None
-        if i == 0:
-            touched, fullin = self._origin_sets(cr.eligible, idle, full, t + w)
-        else:
-            window = SlidingOr(pts, i, j)
-            touched, fullin = window.total()
-        E = cr.eligible
-        classes = cr.classes
-        mode, per, need, tasks = cr.mode, cr.per_node, cr.nodes_needed, cr.tasks
-        procs_bound = cr.d[0] > 0
-        gd = self._gdims
-        gpts = self._gpts
-        gres_bound = (bool(gd) and not cr.exclusive and 0 not in cr.d[self._gstart:]
-                      and bool(gpts.times))
-        if gres_bound:      # nodes with a gres all taken at t or in [t, t + w) hold no task
-            gtimes, gchgs, gfulls = gpts.times, gpts.chg, gpts.full
-            ngp = len(gtimes)
-            gi = bisect_right(gtimes, t)
-            gfull = gpts.sets_before(gi, 0, self.gfull0)[1] if gi else self.gfull0
-            gj = bisect_left(gtimes, t + w, gi)
-            gwindow = SlidingOr(gpts, gi, gj)
-            gfullin = gwindow.total()[1]
-        fits: dict[int, int] = {}
-        tot_o = cnt_o = 0
-        others_prev = 0
-        changed = 0
-        ign_list = [o for o in ign if o in self.holds] if ign else []
-        extra = sorted({x for o in ign_list for x in (self.holds[o].start, self.holds[o].end)
-                        if x > t}) if ign_list else []
-        ei = 0
-        tt, cap = self._T, self.cap
-        fit_between = self._fit_between
-        # Set differences are written a ^ (a & b), not a & ~b: ~b is a negative int, on
-        # which every operation costs several times a plain one. `changed` gathers the
-        # nodes with a change point passed since the last evaluated start.
-        exclusive = cr.exclusive
-        evaluate = True
-        while True:
-            if evaluate:
-                moved = touched | ign_mask if ign_mask else touched
-                fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
-                if exclusive:
-                    others = E & ign_mask
-                elif procs_bound:
-                    busy = full | fullin
-                    if ign_mask:
-                        busy ^= busy & ign_mask
-                    others = E ^ fast                    # fast is a subset of E
-                    others ^= others & busy
-                else:
-                    others = E ^ fast
-                if gres_bound:
-                    gbusy = gfull | gfullin
-                    if ign_mask:
-                        gbusy ^= gbusy & ign_mask
-                    others ^= others & gbusy
-                if others or others_prev:
-                    for k in members(others_prev ^ (others_prev & others)):
-                        f = fits.pop(k)
-                        tot_o -= f if mode != "tpn" else 0
-                        cnt_o -= 1 if f >= per else 0
-                    both = others & others_prev
-                    redo = (others ^ both) | (both & changed)
-                    memo: dict[tuple, int] = {}
-                    if t == origin and not ign_mask and not fits:
-                        # the first look at the origin (every start-now question): each
-                        # node's fit is _fit_now's, inline (its cache per step function
-                        # stands in for memo)
-                        tot_o, cnt_o = self._fits_now(cr, redo, t + w, fits, mode != "tpn", per)
-                        redo = 0
-                    for k in members(redo):
-                        old = fits.get(k)
-                        if old is not None:
-                            tot_o -= old if mode != "tpn" else 0
-                            cnt_o -= 1 if old >= per else 0
-                        if (ign_mask >> k) & 1:
-                            key = (id(tt[k]), cap[k],
-                                   tuple(self.holds[o].vec.get(k) for o in ign_list))
-                            f = memo.get(key)
-                            if f is None:
-                                f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
-                        else:
-                            key = (id(tt[k]), cap[k])
-                            f = memo.get(key)
-                            if f is None:
-                                f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
-                                                 else fit_between(cr, k, t, t + w))
-                        fits[k] = f
-                        tot_o += f if mode != "tpn" else 0
-                        cnt_o += 1 if f >= per else 0
-                    others_prev = others
-                cnt_f = tot_f = 0
-                for cm, kc in classes:
-                    c = (fast & cm).bit_count()
-                    cnt_f += c
-                    tot_f += c * kc
-                if mode == "any":
-                    ok = tot_f + tot_o >= tasks
-                else:
-                    ok = cnt_f + cnt_o >= need
-                    if ok and mode == "nodes":
-                        ok = tot_f + tot_o >= tasks and self._top_sum(
-                            fast, classes, fits, need) >= tasks
-                if ok:
-                    if shape is not None and sure:
-                        self._add_floor(shape, cr, w, t)
-                    # every node kept holds a task, the usual case: fits is this scan's own
-                    return t, fast, (fits if cnt_o == len(fits) else
-                                     {k: f for k, f in fits.items() if f >= per})
-                changed = ign_mask
-            if until is not None and t >= until:
-                return None
-            while ei < len(extra) and extra[ei] <= t:
-                ei += 1
-            if i >= npts and ei >= len(extra):
-                return None
-            t_new = keys[i] if i < npts else FOREVER
-            if ei < len(extra) and extra[ei] < t_new:
-                t_new = extra[ei]
-            if (until is not None and t_new > until) or t_new >= _HORIZON:
-                return None
-            if window is None:
-                window = SlidingOr(pts, i, j)
-            evaluate = True
-            if i < npts and keys[i] == t_new:
-                chg = chgs[i]
-                idle = (idle ^ (idle & chg)) | idles[i]
-                full = (full ^ (full & chg)) | fulls[i]
-                # where no eligible node frees anything every one has at most the room it
-                # had over the last window: the request fails here as it did there (an
-                # ignored hold's start or end is always asked: its nodes may free there)
-                evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
-                i += 1
-                changed |= chg
-            if j < i:
-                j = i
-            lim = t_new + w
-            while j < npts and keys[j] < lim:
-                changed |= chgs[j]
-                j += 1
-            if evaluate:
-                touched, fullin = window.move(i, j)
-            if gres_bound:
-                while gi < ngp and gtimes[gi] <= t_new:
-                    c = gchgs[gi]
-                    gfull = (gfull ^ (gfull & c)) | gfulls[gi]
-                    gi += 1
-                if gj < gi:
-                    gj = gi
-                while gj < ngp and gtimes[gj] < lim:
-                    gj += 1
-                if evaluate:
-                    gfullin = gwindow.move(gi, gj)[1]
-            t = t_new
-
-    def _origin_sets(self, E: int, idle: int, full: int, x: int) -> tuple[int, int]:
-        """What the scan reads of PointIndex.or_before(x) when it starts before the first
-        change point, with idle and full sets `idle` and `full`: of the nodes that change
-        before x, those of E idle (the others are not idle whatever they do); of the nodes
-        full before x, those of E not full already. Where few nodes of E have change points
-        or fill later (a first cycle's start-now questions) their step functions say so,
-        which spares or_before rebuilding its prefixes after every hold added. O(k log h)
-        for k such nodes (prefix maxima), else or_before's."""
-        a = E & idle & self.later
-        b = E & self.fills
-        b ^= b & full
-        if (a | b).bit_count() > 32:
-            return self._pts.or_before(x)
-        tt, uu, cap, zero = self._T, self._U, self.cap, self.zero
-        touched = fullin = 0
-        for i in members(a):
-            if tt[i][1] < x:
-                touched |= 1 << i
-        for i in members(b):
-            T, U = tt[i], uu[i]
-            c = cap[i][0]
-            m = bisect_left(T, x)
-            if c > 0:       # not full at the origin: full before x if it uses c then
-                if self._prefix_max(T, U)[m - 1][0] >= c:
-                    fullin |= 1 << i
-                continue
-            for k in range(1, m):
-                if U[k] != zero:
-                    fullin |= 1 << i
-                    break
-        return touched, fullin
-
-    def _floor(self, cr: Compiled, w: int) -> tuple[tuple, int]:
-        """(shape key, the earliest start a scan of `cr` over `w` can return) from the starts
-        found since anything was last released or the origin moved: holds were only added
-        since, so no node has more room anywhere than it had, and a request of the same
-        shape (eligible nodes, mode, nodes, exclusive) asking no fewer tasks of no smaller a
-        per-task vector (componentwise) for no less time fits nowhere before the start found
-        for the smaller one: every node holds no more of its tasks over any window. The
-        reservations of one pass, made in order, ask this of one another, and their vectors
-        differ (memory per task, say) more often than their node sets. O(FLOORS x dims)."""
-        if self._floors_at != (self.freed, self.origin):
-            self._floors = {}
-            self._floors_at = (self.freed, self.origin)
-        shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive)
-        best = self.origin
-        d, n = cr.d, cr.tasks
-        for fn, fw, ft, fcr in self._floors.get(shape, ()):
-            if ft > best and n >= fn and w >= fw:
-                fd = fcr.d
-                if fd == d or all(a >= b for a, b in zip(d, fd)):
-                    best = ft
-        return shape, best
-
-    def _add_floor(self, shape: tuple, cr: Compiled, w: int, t: int) -> None:
-        """Remember that `cr` over `w` fits nowhere before t (see _floor): floors of that
-        shape that ask no less and are no later go (every question they answer this one
-        answers with a start no earlier), and only the latest FLOORS are kept.
-        O(FLOORS x dims)."""
-        got = self._floors.get(shape)
-        if got is None:
-            got = self._floors[shape] = []
-        n, d = cr.tasks, cr.d
-        got[:] = [f for f in got if not (f[2] <= t and f[0] >= n and f[1] >= w
-                                         and all(a >= b for a, b in zip(f[3].d, d)))]
-        got.append((n, w, t, cr))
-        if len(got) > FLOORS:
-            del got[0]
-
-    @staticmethod
-    def _top_sum(fast: int, classes: list[tuple[int, int]], fits: dict[int, int], n: int) -> int:
-        vals = sorted(fits.values(), reverse=True)[:n]
-        for cm, kc in classes:
-            c = min((fast & cm).bit_count(), n)
-            vals.extend([kc] * c)
-        vals.sort(reverse=True)
-        return sum(vals[:n])
-
-    def earliest_start(self, request: JobRequest, wallclock: int, after: int | None = None,
+    def earliest_start(self, request: JobRequest | Compiled, wallclock: int, after: int | None = None,
                        *, policy: NodeAllocation, until: int | None = None, ignore: Iterable[str] = (),
                        job_class: str = "", exclusive: bool | None = None) -> Placement | NoPlacement:
         """The earliest start at or after `after` (default: now) and the nodes to use.
@@ -1651,64 +536,34 @@ class ReservationTable:
                 return False
         return True
 
-    # ---------------------------------------------------------------- views
-    def free_at(self, node: str, t: int) -> Resources:
-        """Free resources of a node at instant t. O(log h)."""
-        i = self.index[node]
-        T = self._T[i]
-        k = max(bisect_right(T, t) - 1, 0)
-        return self.resources(_vsub(self.cap[i], self._U[i][k]))
 
-    def next_change(self, i: int, t: int) -> int:
-        """First change point of node i strictly after t (FOREVER if none). O(log h)."""
-        T = self._T[i]
-        k = bisect_right(T, t)
-        return T[k] if k < len(T) else FOREVER
+    def next_change(self) -> float:
+        """The first time after the origin at which usage changes or a hold ends (inf
+        when none). O(1) amortised."""
+        t = min(self._pts.times[0] if self._pts.times else float("inf"),
+                self._gpts.times[0] if self._gpts.times else float("inf"))
+        ends = self._ends
+        while ends and not endheap.live(self.holds, ends[0]):
+            heappop(ends)
+        return ends[0][0] if ends and ends[0][0] < t else t
 
-    def last_change(self, i: int, t: int) -> int:
-        """Last change point of node i at or before t (the origin if none). O(log h)."""
-        T = self._T[i]
-        return max(T[max(bisect_right(T, t) - 1, 0)], self.origin)
+    def ending_by(self, now: int) -> list[str]:
+        """Owners whose holds end at or before `now`, by end then owner. O(k log k)."""
+        return endheap.ending_by(self._ends, self.holds, now)
 
-    def change_points(self) -> list[int]:
-        """Every change point after the origin, ascending. O(P)."""
-        return list(self._pts.times)
+    def free_procs_at(self, t: int) -> int:
+        """Not on the node table (Ability.COUNTS)."""
+        raise Unsupported("free_procs_at: the count planner's (Ability.COUNTS)")
 
-    def windows(self, mask: int | None = None, min_duration: int = 0) -> list[Window]:
-        """Free backfill windows from now, widest first, as showbf lists them.
+    def freed_until(self, stamp: int) -> int | None:
+        """Not on the node table (Ability.REPLAN)."""
+        raise Unsupported("freed_until: the count planner's (Ability.REPLAN)")
 
-        For each node with free processors now: how many, and until when that many stay
-        free. Window k holds every node free for longer than window k-1's duration; its
-        duration is the shortest among them. O(N log N) over the nodes considered.
-        """
-        m = self.usable if mask is None else mask & self.usable
-        avail = []
-        for i in members(m):
-            free, until = self.free_span(i)
-            if free > 0:
-                avail.append((until - self.origin if until < FOREVER else FOREVER, free))
-        out: list[Window] = []
-        prev = 0
-        avail.sort()
-        while avail:
-            dur = avail[0][0]
-            if dur > prev:
-                procs = sum(f for _, f in avail)
-                if dur >= min_duration:
-                    out.append(Window(procs, len(avail), dur))
-                prev = dur
-            avail = [a for a in avail if a[0] > dur]
-        return out
+    def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
+               all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:
+        """Not on the node table (Ability.REPLAN)."""
+        raise Unsupported("replan: the count planner's (Ability.REPLAN)")
 
-    def free_span(self, i: int) -> tuple[int, int]:
-        """(processors free on node i now, the instant from which fewer are free: FOREVER
-        if never). O(change points of node i)."""
-        T, U = self._T[i], self._U[i]
-        u0 = U[0][0]
-        for k in range(1, len(T)):
-            if U[k][0] > u0:
-                return self.cap[i][0] - u0, T[k]
-        return self.cap[i][0] - u0, FOREVER
 
     def dump(self) -> str:
         """A readable listing of holds and per-node usage, for diagnostics. O(N h + H)."""
@@ -1723,152 +578,20 @@ class ReservationTable:
             lines.append(f"node {nd.name} cap {self.resources(self.cap[i])} {steps}")
         return "\n".join(lines)
 
-    def _check_credits_within(self, h: TableHold, credits: list[TableHold], what: str) -> None:
-        """Assert that at every instant and on every node the credits add up to at most what
-        hold `h` has there (credit holds carry negative vectors)."""
-        per_node: dict[int, list] = {}
-        for c in credits:
-            assert c.kind == "credit" and h.start <= c.start and c.end <= h.end, c.owner
-            for i, v in c.alloc:
-                assert i in h.vec, f"credit {c.owner} on a node {h.owner} does not hold"
-                per_node.setdefault(i, []).append((c.start, c.end, tuple(-x for x in v), c.owner))
-        for i, cs in per_node.items():
-            _T, U = self._steps_from(cs)
-            for u in U:
-                assert all(0 <= x <= y for x, y in zip(u, h.vec[i])), (
-                    f"credits {what} on {self.nodes[i].name}: {u} > {h.vec[i]}")
+
+    def check(self) -> None:
+        """Assert every invariant (tests, the simulator's table check): see _check."""
+        self._check()
 
     def _check(self) -> None:
-        """Assert every invariant of the table. O(N h log h + P)."""
-        n = len(self.nodes)
-        per_node: dict[int, list] = {}
-        for owner, h in self.holds.items():
-            assert h.end > self.origin and h.end > h.start, f"expired hold {owner}"
-            assert h.mask == mask_of([i for i, _ in h.alloc]) and h.vec == dict(h.alloc), owner
-            for i, v in h.alloc:
-                per_node.setdefault(i, []).append((h.start, h.end, v, owner))
-        for i in range(n):
-            T, U = self._steps_from(per_node.get(i, ()))
-            assert (T, U) == (self._T[i], self._U[i]), f"node {i}: stale step function"
-            assert T[0] == NEVER and all(a < b for a, b in zip(T, T[1:])), f"node {i}"
-            assert len(T) == 1 or T[1] > self.origin, f"node {i}: change point before origin"
-            assert all(U[k] != U[k + 1] for k in range(len(U) - 1)), f"node {i}: equal steps"
-            if i not in self.overcommitted:
-                for u in U:
-                    assert all(0 <= x <= c for x, c in zip(u, self.cap[i])), (
-                        f"node {self.nodes[i].name} over-allocated: {u} > {self.cap[i]}")
-        endheap.check(self._ends, self.holds)
-        for (d, excl), flat in self._flat_fits.items():
-            for i, (T, f) in flat.items():
-                if T is self._T[i]:
-                    pm = self._prefix_max(T, self._U[i])
-                    assert pm[-1] == pm[0] and f == _fit_on(d, excl, self.cap[i], pm[0],
-                                                            self.zero), "stale flat fit"
-        for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
-            assert len(pm) == len(U) == len(T), "stale prefix maxima"
-            for key, f in fits.items():
-                if len(key) == 4:       # _fit_now's, from the origin
-                    m, cap, d, excl = key
-                    assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
-                else:                   # _fit_between's, over segments k..m-1
-                    k, m, cap, d, excl = key
-                    assert 0 <= k < m <= len(U), "fit over segments the step function lacks"
-                    assert f == _fit_on(d, excl, cap, tuple(map(max, *U[k:m])) if m - k > 1
-                                        else U[k], self.zero), "stale fit"
-            assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
-                       for k in range(len(U))), "wrong prefix maxima"
-        for r_owner, credits in self.credits_against.items():
-            assert r_owner in self.holds and credits, f"stale credits against {r_owner}"
-            for c in credits:
-                assert self.holds[c].kind == "credit" and owners.parse_credit(c).reservation == r_owner, c
-            # credits against a reservation never take back more than it holds, where it
-            # holds it (else outsiders would see less in use than the members hold)
-            r = self.holds[r_owner]
-            self._check_credits_within(r, [self.holds[c] for c in credits], f"against {r_owner}")
-        for r_owner, ms in self.members_of.items():
-            assert r_owner in self.holds and ms, f"stale members of {r_owner}"
-            for m in ms:
-                assert m in self.holds and r_owner in self.holds[m].inside, (m, r_owner)
-        for owner, h in self.holds.items():
-            if h.kind == "credit":
-                assert len(h.inside) == 1 and owner in self.credits_against.get(h.inside[0], ())
-                continue
-            for r_owner in h.inside:
-                assert owner in self.members_of.get(r_owner, ()), (owner, r_owner)
-            mine = [self.holds[c] for c in h.credits if c in self.holds]
-            if mine:   # nor more than the member itself holds
-                self._check_credits_within(h, mine, f"taken by {owner}")
-        expect: dict[int, list[int]] = {}
-        idle0 = full0 = 0
-        for i in range(n):
-            c0 = self._cat(i, self._U[i][0])
-            idle0 |= (c0 == 0) << i
-            full0 |= (c0 == 2) << i
-            U = self._U[i]
-            for k, t in enumerate(self._T[i][1:], 1):
-                p = expect.setdefault(t, [0, 0, 0, 0])
-                c = self._cat(i, U[k])
-                p[0] |= 1 << i
-                p[1] |= (c == 0) << i
-                p[2] |= (c == 2) << i
-                p[3] |= any(b < a for a, b in zip(U[k - 1], U[k])) << i
-        assert (idle0, full0) == (self.idle0, self.full0), "origin sets out of step"
-        assert self.later == mask_of([i for i in range(n) if len(self._T[i]) > 1], n), (
-            "nodes with change points out of step")
-        assert self.fills == mask_of([i for i in range(n) if any(
-            self._cat(i, u) == 2 for u in self._U[i][1:])], n), "nodes that fill out of step"
-        assert self.free_now == sum(self.cap[i][0] - self._U[i][0][0] for i in range(n)
-                                    if (self.usable >> i) & 1), "free_now out of step"
-        pts = self._pts
-        got = {t: [c, i, f, d] for t, c, i, f, d in zip(pts.times, pts.chg, pts.idle, pts.full,
-                                                        pts.frees)}
-        assert got == expect, "change-point index out of step"
-        gd, gexpect, g0 = self._gdims, {}, 0
-        for i in range(n):
-            U, cap = self._U[i], self.cap[i]
-            if gd and _gres_full(U[0], cap, gd):
-                g0 |= 1 << i
-            for t, f in (_gres_marks(cap, gd, self._T[i], U, NEVER, FOREVER) if gd else {}).items():
-                p = gexpect.setdefault(t, [0, 0])
-                p[0] |= 1 << i
-                p[1] |= f << i
-        assert g0 == self.gfull0, "gres origin set out of step"
-        gpts = self._gpts
-        assert {t: [c, f] for t, c, f in zip(gpts.times, gpts.chg, gpts.full)} == gexpect, (
-            "gres index out of step")
-        assert not any(gpts.idle) and not any(gpts.frees)
-        assert set(gpts.times) <= set(pts.times), "a gres change point the index lacks"
-        gpts.check()
-        assert pts.times == sorted(pts.times)
-        pts.check()
-        for x in list(pts.times[:3]) + [pts.times[-1] + 1] if pts.times else []:
-            a = b = 0
-            for t, c, f in zip(pts.times, pts.chg, pts.full):
-                if t < x:
-                    a |= c
-                    b |= f
-            assert pts.or_before(x) == (a, b), "stale coarse index"
-        idle, full = self.idle0, self.full0
-        for k, (c, ia, fa) in enumerate(zip(pts.chg, pts.idle, pts.full)):
-            if k % 7 == 0 or k > len(pts.times) - 3:
-                assert pts.sets_before(k, idle, full) == (idle, full), "stale bucket sets"
-            idle = (idle ^ (idle & c)) | ia
-            full = (full ^ (full & c)) | fa
-        assert pts.sets_before(len(pts.times), self.idle0, self.full0) == (idle, full)
+        """Assert every invariant of the table, each part checking its own: the step
+        functions against the holds and the fit caches against the step functions
+        (timeline, compiling), the credits (credits), the change-point indexes (timeline)
+        and the kept floors (scan). O(N h log h + P)."""
+        self._check_steps()
+        self._check_fit_caches()
+        self._check_credits()
+        self._check_index()
         self._check_floors()
 
-    def _check_floors(self) -> None:
-        """Assert that every kept floor (see _floor) still holds: a scan from the origin,
-        with no floors, finds no start before it."""
-        if self._floors_at != (self.freed, self.origin):
-            return
-        kept, self._floors_at = self._floors, None
-        try:
-            for shape, got in kept.items():
-                assert len(got) <= FLOORS, shape
-                for _n, w, t, cr in got:
-                    assert t >= self.origin, "floor before the origin"
-                    found = self.scan(cr, w)
-                    assert found is None or found[0] >= t, f"floor {t} above a start {found[0]}"
-        finally:
-            self._floors, self._floors_at = kept, (self.freed, self.origin)
+

@@ -16,7 +16,8 @@ from typing import Callable, Sequence
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
 from ..planning import maui33
-from ..planning.counts import CountTable
+from ..planning.api import Ability
+from ..planning.memo import ShrinkMemo
 from ..predict.predictors import accuracy
 from .limits import HARD, SOFT
 
@@ -157,11 +158,10 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None
         if least[i + 1] < least[i]:
             least[i] = least[i + 1]
     limited = c.limits.any_active
-    gated = 0 < len(c.state.reservations) <= MAX_GATES and isinstance(table, CountTable)
+    gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
     span = c.span
-    dead: dict[int, int] = {}           # see _dead_after
-    dead_at = table.freed
+    dead = ShrinkMemo()                 # see _dead_after
     shared = bool(c.access)             # ignore() may differ between jobs of one request
     for i, e in enumerate(cands):
         free = table.free_now + slack
@@ -188,9 +188,8 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
         if not shared:
-            fw = dead.get(id(cr))
-            if fw is not None and table.freed == dead_at and span(job) >= fw:
-                continue
+            if id(cr) in dead.failed and dead.fails(table.freed, id(cr), 0, span(job)):
+                continue                # (span asked only when cr failed before)
         p = c.fits_now(job, cr)
         if p:
             c.start(job, p, StartKind.BACKFILL, k)
@@ -199,13 +198,10 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None
                     if w > g[0]:
                         g[1] -= n
         elif not shared:
-            if table.freed != dead_at:
-                dead.clear()
-                dead_at = table.freed
-            _dead_after(dead, cr, span(job))
+            _dead_after(dead, table.freed, cr, span(job))
 
 
-def _dead_after(dead: dict[int, int], cr, w: int) -> None:
+def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:
     """Note that compiled request `cr` failed to fit now for `w` seconds. Within a pass
     that only starts jobs, resources only shrink until something is released (table.freed
     moves), so while it stays the same `cr` fails again for w or longer: the pass skips
@@ -213,9 +209,7 @@ def _dead_after(dead: dict[int, int], cr, w: int) -> None:
     cost of a call per candidate; a pass's tail, where nothing fits the last free
     resources, asks it for thousands). Keyed by id(cr): the candidates keep the requests
     alive for the pass. O(1)."""
-    fw = dead.get(id(cr))
-    if fw is None or w < fw:
-        dead[id(cr)] = w
+    dead.note(epoch, id(cr), 0, w)
 
 
 MAX_GATES = 4

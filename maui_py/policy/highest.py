@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..model import StartKind
 from ..planning import owners
-from ..planning.counts import CountTable
+from ..planning.api import Ability
 from . import deferral
 from .limits import SOFT
 
@@ -39,7 +39,7 @@ def _hold_kept(c, jid: str, kr, cr, ign: tuple[str, ...]) -> bool:
     table = c.table
     if own in table.holds:
         return True
-    if not kr.allocation and not isinstance(table, CountTable):
+    if not kr.allocation and Ability.COUNTS not in table.abilities:
         return False                    # made by the count planner: it names no nodes
     try:
         table.reserve(own, kr.start, kr.end, kr.allocation, kind="priority", force=True,

@@ -9,9 +9,8 @@ from operator import attrgetter
 
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
-from ..planning.counts import CountTable
 from ..planning import owners
-from ..planning.table import Placement
+from ..planning.api import Ability, Placement
 from . import highest
 from .limits import SOFT
 
@@ -53,13 +52,13 @@ def _unmoved(c, order) -> set[str]:
     """The reservations of the first jobs in order, made in that same order (the
     dictionary keeps it), placed as a cycle with no memory would place them: as they are
     when nothing came free since they were made, else re-made in order on the count
-    table (CountTable.replan). Each was made at its earliest start around the ones before
+    table (Planner.replan, Ability.REPLAN). Each was made at its earliest start around the ones before
     it and what held processors then; what came since was placed around all of them. One
     whose earliest start is now is left out, to be re-made (its hold already released): it
     fits now around the ones after it, which were placed around that start.
     O(reservations) plus the table's re-plan."""
     st, now, table = c.state, c.now, c.table
-    if not isinstance(table, CountTable):
+    if Ability.REPLAN not in table.abilities:
         return set()
     res = st.reservations
     freed = table.freed

@@ -10,9 +10,8 @@ from __future__ import annotations
 from ..cfg.choices import BackfillOrder, ReservationPolicy
 from ..core.records import KeptReservation
 from ..model import Job, StartKind
-from ..planning.counts import CountTable
 from ..planning import owners
-from ..planning.table import Compiled, NoPlacement, Placement
+from ..planning.api import Ability, Compiled, NoPlacement, Placement
 from . import deferral
 from .limits import SOFT
 
@@ -124,29 +123,24 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
                      ) -> tuple[Placement | NoPlacement, Placement | None]:
     """_fits_now, and under the count planner, when the job would reserve next, its
     earliest start found by the same scan (the pass would ask again). A start now from
-    the unbounded question is the one the bounded question gives."""
-    if (not isinstance(c.table, CountTable) or job.procs > c.table.free_now
+    the unbounded question is the one the bounded question gives. Failures are kept in
+    the cycle's ShrinkMemo, as fits_now keeps them."""
+    if (Ability.COUNTS not in c.table.abilities or job.procs > c.table.free_now
             or c.access):
         return c.fits_now(job, cr), None
     group, always = can_reserve(c, job)
     g = group if group is not None else -1
     if group is None and not always or not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
         return c.fits_now(job, cr), None
-    if c.table.freed != c.fail_stamp:
-        c.fail_stamp = c.table.freed
-        c.failures = {}
+    epoch = c.table.freed
     shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
     w, n = c.span(job), cr.tasks
-    for fn, fw in c.failures.get(shape) or ():
-        if n >= fn and w >= fw:
-            return NO_ROOM, None
+    if c.shrink.fails(epoch, shape, n, w):
+        return NO_ROOM, None
     p = c.table.earliest_start(cr, w, c.now, policy=c.settings.nap)
     if p and p.start <= c.now:
         return p, None
-    seen = c.failures.get(shape)
-    kept = [(fn, fw) for fn, fw in (seen or ()) if not (fn >= n and fw >= w)]
-    kept.append((n, w))
-    c.failures[shape] = kept
+    c.shrink.note(epoch, shape, n, w)
     return NO_ROOM, (p if p else None)
 
 

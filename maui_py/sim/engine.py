@@ -32,7 +32,7 @@ from ..core.changes import arrivals_wait, ends_wait
 from ..cfg import SchedulerConfig
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
-from ..planning.counts import CountTable
+from ..planning.api import Ability, has
 from ..predict.correctors import CorrectionPolicy, corrected_span, corrections_needed
 from ..model import Defer, Node, Reserve, Start
 from .rm import ScheduleCheck, SimRecord, SimulatedRM
@@ -144,16 +144,16 @@ class Simulation:
             with pause:                     # collected between cycles, as mauid does
                 result = run_cycle(snapshot(), config, state, explain=explain,
                                    reserves=listed or state is None
-                                   or not isinstance(state.caches.plan.table, CountTable))
+                                   or not has(state.caches.plan.table, Ability.COUNTS))
             state = result.state
             cycles += 1
             if check_table:
-                state.caches.plan.table._check()
+                state.caches.plan.table.check()
             acts = result.actions()
             failures = apply(acts)
             if failures:
                 state.note_failures(failures)
-            wake_at_reservations = not isinstance(state.caches.plan.table, CountTable)
+            wake_at_reservations = not has(state.caches.plan.table, Ability.COUNTS)
             predictions = state.predictions
             for d in result.decisions if wake_at_reservations else acts:
                 if isinstance(d, Start):
