@@ -47,8 +47,9 @@ class StoreError(RuntimeError):
 
 
 class StoreDamaged(StoreError):
-    """The store's file is damaged (SQLite finds it malformed, or a row cannot be read):
-    the message is one line naming the file and what is wrong. Nothing more is written
+    """The store's file is damaged (SQLite finds it malformed, or a value that is not one
+    job's, node's or reservation's row cannot be read: the last cycle's record, the queue
+    policy): the message is one line naming the file and what is wrong. Nothing more is written
     to it; mauid stops (exit 2) rather than run on it."""
 
 
@@ -287,13 +288,13 @@ class StoreReader:
     def _skip(self, table: str, key: Any, e: BaseException, text: Any = None) -> None:
         """Name a row that cannot be read (once) and go on without it; `text`, the row's
         data, is quoted (its start, escaped) so that the operator sees what is lost."""
-        k = (table, str(key)[:QUOTE])
+        k = (table, str(key))          # whole: mauid keeps unreadable admin rows by their name
         if k not in self.unreadable:
             why = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
             if text is not None:
                 why += f"; it held {str(text)[:QUOTE]!r}" + ("..." if len(str(text)) > QUOTE else "")
             self.unreadable[k] = why
-            log.warning("%s: %s row %r cannot be read (%s): skipped", self.path, table, k[1], why)
+            log.warning("%s: %s row %r cannot be read (%s): skipped", self.path, table, k[1][:QUOTE], why)
 
     def _decoded(self, table: str, rows: Iterable[tuple], make: Callable[[tuple], Any],
                  quote: int | None = None) -> Iterator[Any]:
@@ -306,8 +307,9 @@ class StoreReader:
                 self._skip(table, row[0], e, None if quote is None else row[quote])
 
     def skipped(self) -> list[dict[str, str]]:
-        """The rows reads so far skipped, as {table, key, why}, in table and key order."""
-        return [{"table": t, "key": k, "why": why} for (t, k), why in sorted(self.unreadable.items())]
+        """The rows reads so far skipped, as {table, key, why}, in table and key order (keys
+        shortened to QUOTE characters: they are shown)."""
+        return [{"table": t, "key": k[:QUOTE], "why": why} for (t, k), why in sorted(self.unreadable.items())]
 
     def unreadable_names(self, table: str) -> set[str]:
         """Keys of the rows of `table` that reads so far skipped."""

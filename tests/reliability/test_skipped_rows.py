@@ -179,3 +179,47 @@ def test_job_record_refuses_what_is_not_one_jobs_state():
     with pytest.raises(ValueError):
         job_record(5, {"bypass": 2})
     json.dumps(job_record("5", {}))                   # an empty row is a job with nothing kept
+
+
+def test_a_skipped_node_in_use_has_a_stand_in_and_showbf_plans_as_before(sim_store, tmp_path, capsys):
+    """node017 (1 processor) runs job 2: without its row, a stand-in holds what job 2 uses there
+    (state Unknown: nothing new goes on it), in its place; the backfill window is unchanged."""
+    path = tmp_path / "node.db"
+    shutil.copy(sim_store, path)
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE view_node SET data = 'null' WHERE name = 'node017'")
+    conn.commit()
+    conn.close()
+    with StoreReader.open(sim_store) as r:
+        good = r.last_cycle()
+    with StoreReader.open(path) as r:
+        last = r.last_cycle()
+        assert r.unreadable_names("view_node") == {"node017"}
+    job2 = dict(good.snapshot.job("2").allocation)
+    at = [n.name for n in good.snapshot.nodes].index("node017")
+    stand_in = last.snapshot.nodes[at]
+    assert (stand_in.name, stand_in.resources, stand_in.state) == ("node017", job2["node017"], NodeState.UNKNOWN)
+    assert last.snapshot.nodes[:at] + last.snapshot.nodes[at + 1:] == \
+        good.snapshot.nodes[:at] + good.snapshot.nodes[at + 1:]
+    outs = []
+    for db in (sim_store, path):
+        assert cli.showbf_main(["--store", str(db)]) == 0
+        outs.append(capsys.readouterr())
+    assert outs[1].out == outs[0].out
+    assert f"showbf: warning: {path}: view_node row 'node017' cannot be read" in outs[1].err
+
+
+def test_a_long_key_is_kept_whole_and_shown_short(sim_store, tmp_path, caplog):
+    path = tmp_path / "key.db"
+    shutil.copy(sim_store, path)
+    key = "k" * 100_000
+    conn = sqlite3.connect(path)
+    conn.execute("INSERT INTO job_state VALUES (?, ?)", (key, "x" * 100_000))
+    conn.commit()
+    conn.close()
+    with StoreReader.open(path) as r:
+        r.load_state()
+        assert r.unreadable_names("job_state") == {key}
+        assert len(r.skipped()[0]["key"]) < 200 and len(r.skipped()[0]["why"]) < 500
+    (message,) = [m for m in caplog.messages if "cannot be read" in m]
+    assert len(message) < 800
