@@ -251,10 +251,12 @@ class StoreReader:
         self.conn, self.path = conn, Path(path)
         self.unreadable: dict[tuple[str, str], str] = {}
         """(table, key) -> why, of the rows a read skipped because they cannot be decoded
-        (SKIPPABLE: an older mauid stored an admin's `"name": 7`, a row edited or damaged
-        in place): each is named once, as a warning on the `maui_py.store` logger, and
-        everything else is read as usual. What is not one row of those tables (the kv
-        values: the cycle, the queue policy) cannot be skipped: that is damage (StoreDamaged)."""
+        (an older mauid stored an admin's `"name": 7`, a row edited or damaged in place):
+        rows of one job, node or reservation (job_state, reservations, view_job, view_node,
+        view_reservation, admin_reservation). Each is named once, as a warning on the
+        `maui_py.store` logger, and everything else is read as usual. What is not one such
+        row (the kv values: the cycle, the queue policy) cannot be skipped: that is damage
+        (StoreDamaged)."""
 
     @classmethod
     def open(cls, path: str | Path) -> "StoreReader":
