@@ -6,6 +6,9 @@
   page (the 3.3.1 source of that report is not in the spec; the admin guide's sample is
   followed), then indented Flags, ACL, CL, Task Resources and HostExp lines.
 
+Every mode ends with the store's rows that could not be read and were skipped (each is
+also a warning on stderr), so that the operator sees what the page leaves out.
+
 The client prints the server's buffer and a newline (MCDiagnose); so does this command.
 """
 
@@ -35,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    def collect(view: View, _reader) -> dict[str, Any]:
+    def collect(view: View, reader) -> dict[str, Any]:
         from . import diag_fairshare, diag_priority
         if args.resid and args.mode != "reservations":
             raise CommandError("a reservation id goes with -r only", 2)
@@ -47,7 +50,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         else:
             user = invoking_user()
             data = collect_reservations(view, user, sees_all(view.cfg, user), args.resid)
-        return {"command": "diagnose", "mode": args.mode, "now": view.now, **data}
+        return {"command": "diagnose", "mode": args.mode, "now": view.now, **data,
+                "skipped_rows": reader.skipped()}
     return run_view("diagnose", args, out, err, collect, render)
 
 
@@ -71,7 +75,15 @@ def render(d: Mapping[str, Any]) -> str:
         body = diag_fairshare.render(d)
     else:
         body = render_reservations(d)
-    return body + "\n"
+    return body + "\n" + render_skipped(d.get("skipped_rows") or [])
+
+
+def render_skipped(rows: list[Mapping[str, str]]) -> str:
+    """The store rows skipped because they cannot be read: one line each (table, key, why)."""
+    if not rows:
+        return ""
+    return "".join([f"\nStore rows skipped (cannot be read): {len(rows)}\n"] +
+                   [f"  {r['table']} {r['key']!r}: {r['why']}\n" for r in rows])
 
 
 def _acl(acl: Mapping[str, list[str]]) -> str:

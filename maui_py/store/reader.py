@@ -26,12 +26,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..core.result import JobReport
 from ..core.state import SchedulerState
-from ..model import ClusterSnapshot, Job, Node, Reservation, ReservationKind
+from ..model import ClusterSnapshot, Job, Node, NodeState, Reservation, ReservationKind, Resources
 from ..priority.engine import Breakdown
 from . import schema
 from .codec import decode
 from .journal import JournalEntry
-from .state_rows import build_state
+from .state_rows import job_record, kept_reservation, state_from
 
 log = logging.getLogger("maui_py.store")
 
@@ -47,8 +47,9 @@ class StoreError(RuntimeError):
 
 
 class StoreDamaged(StoreError):
-    """The store's file is damaged (SQLite finds it malformed, or a row cannot be read):
-    the message is one line naming the file and what is wrong. Nothing more is written
+    """The store's file is damaged (SQLite finds it malformed, or a value that is not one
+    job's, node's or reservation's row cannot be read: the last cycle's record, the queue
+    policy): the message is one line naming the file and what is wrong. Nothing more is written
     to it; mauid stops (exit 2) rather than run on it."""
 
 
@@ -66,6 +67,8 @@ def damaged(path: str | Path, e: BaseException) -> StoreDamaged:
 ROW_ERRORS = (ValueError, TypeError, KeyError, IndexError, OverflowError, RecursionError)
 """What decoding one row that cannot be read raises: bad JSON, values the codec refuses
 (a name that is not a string), missing fields."""
+QUOTE = 120
+"""Characters of a skipped row's key and of its data (job_state, reservations) a warning quotes."""
 CORRUPT = (sqlite3.Error, *ROW_ERRORS)
 """What reading a damaged store raises: SQLite's own errors (not a database, malformed image,
 missing table), and from the rows."""
@@ -247,11 +250,13 @@ class StoreReader:
     def __init__(self, conn: sqlite3.Connection, path: str | Path):
         self.conn, self.path = conn, Path(path)
         self.unreadable: dict[tuple[str, str], str] = {}
-        """(table, key) -> why, of the reservation rows (admin_reservation, view_reservation)
-        a read skipped because they cannot be decoded (an older mauid stored an admin's
-        `"name": 7`): each is named once, as a warning on the `maui_py.store` logger, and
-        everything else is read as usual. Other rows hold what mauid itself made of the
-        resource manager's view; one of those that cannot be read is damage (StoreDamaged)."""
+        """(table, key) -> why, of the rows a read skipped because they cannot be decoded
+        (an older mauid stored an admin's `"name": 7`, a row edited or damaged in place):
+        rows of one job, node or reservation (job_state, reservations, view_job, view_node,
+        view_reservation, admin_reservation). Each is named once, as a warning on the
+        `maui_py.store` logger, and everything else is read as usual. What is not one such
+        row (the kv values: the cycle, the queue policy) cannot be skipped: that is damage
+        (StoreDamaged)."""
 
     @classmethod
     def open(cls, path: str | Path) -> "StoreReader":
@@ -282,22 +287,31 @@ class StoreReader:
     def close(self) -> None:
         self.conn.close()
 
-    def _skip(self, table: str, key: Any, e: BaseException) -> None:
-        """Name a row that cannot be read (once) and go on without it."""
-        k = (table, str(key))
+    def _skip(self, table: str, key: Any, e: BaseException, text: Any = None) -> None:
+        """Name a row that cannot be read (once) and go on without it; `text`, the row's
+        data, is quoted (its start, escaped) so that the operator sees what is lost."""
+        k = (table, str(key))          # whole: mauid keeps unreadable admin rows by their name
         if k not in self.unreadable:
             why = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:200]}"
+            if text is not None:
+                why += f"; it held {str(text)[:QUOTE]!r}" + ("..." if len(str(text)) > QUOTE else "")
             self.unreadable[k] = why
-            log.warning("%s: %s row %r cannot be read (%s): skipped", self.path, table, str(key), why)
+            log.warning("%s: %s row %r cannot be read (%s): skipped", self.path, table, k[1][:QUOTE], why)
 
-    def _decoded(self, table: str, rows: Iterable[tuple], make: Callable[[tuple], Any]) -> Iterator[Any]:
-        """make(row) for each row; a row it cannot decode (ROW_ERRORS) is named and skipped.
-        The first column is the row's key."""
+    def _decoded(self, table: str, rows: Iterable[tuple], make: Callable[[tuple], Any],
+                 quote: int | None = None) -> Iterator[Any]:
+        """make(row) for each row; a row it cannot decode (ROW_ERRORS) is named and skipped,
+        its column `quote` quoted. The first column is the row's key."""
         for row in rows:
             try:
                 yield make(row)
             except ROW_ERRORS as e:
-                self._skip(table, row[0], e)
+                self._skip(table, row[0], e, None if quote is None else row[quote])
+
+    def skipped(self) -> list[dict[str, str]]:
+        """The rows reads so far skipped, as {table, key, why}, in table and key order (keys
+        shortened to QUOTE characters: they are shown)."""
+        return [{"table": t, "key": k[:QUOTE], "why": why} for (t, k), why in sorted(self.unreadable.items())]
 
     def unreadable_names(self, table: str) -> set[str]:
         """Keys of the rows of `table` that reads so far skipped."""
@@ -328,11 +342,16 @@ class StoreReader:
 
     @_clean_errors
     def load_state(self) -> SchedulerState:
-        """The SchedulerState saved by the last committed cycle (caches empty)."""
+        """The SchedulerState saved by the last committed cycle (caches empty). A job_state
+        or reservations row that cannot be read is named and skipped: that job then has no
+        saved state, and mauid's next cycle takes it as a new job from what the resource
+        manager reports (its holds, its submit time; priority and reservation made again)."""
         with self.consistent():
-            jobs = {jid: json.loads(d) for jid, d in self.conn.execute("SELECT job_id, data FROM job_state")}
-            res = {jid: json.loads(d) for jid, d in self.conn.execute("SELECT job_id, data FROM reservations")}
-            return build_state(jobs, res, self.kv())
+            jobs = dict(self._decoded("job_state", self.conn.execute("SELECT job_id, data FROM job_state"),
+                                      lambda row: (row[0], job_record(row[0], json.loads(row[1]))), 1))
+            res = dict(self._decoded("reservations", self.conn.execute("SELECT job_id, data FROM reservations"),
+                                     lambda row: (row[0], kept_reservation(row[0], json.loads(row[1]))), 1))
+            return state_from(jobs, res, self.kv())
 
     @_clean_errors
     def admin_reservations(self) -> dict[str, tuple[Reservation, str, float]]:
@@ -360,42 +379,79 @@ class StoreReader:
 
     @_clean_errors
     def last_cycle(self) -> LastCycle | None:
-        """The last cycle's view, or None before the first cycle. O(jobs + nodes)."""
+        """The last cycle's view, or None before the first cycle. O(jobs + nodes). A node,
+        job or reservation row that cannot be read is named and skipped (the view is what
+        the commands show; mauid never schedules from it); a job's report or priority that
+        cannot be read is named and left out, the job kept."""
         with self.consistent():
             info = self.cycle_info()
             if info is None:
                 return None
-            nodes = tuple(decode(Node, json.loads(d)) for (d,) in
-                          self.conn.execute("SELECT data FROM view_node ORDER BY pos"))
+            nodes = self._view_nodes()
             jobs, reports, prios, queue = [], {}, {}, []
-            for jid, qpos, d, rep, pri in self.conn.execute(
-                    "SELECT job_id, queue_pos, data, report, priority FROM view_job ORDER BY pos"):
-                jobs.append(decode(Job, json.loads(d)))
+            for row in self.conn.execute("SELECT job_id, data, report, priority, queue_pos FROM view_job "
+                                         "ORDER BY pos"):
+                one = self._view_job(row)
+                if one is None:
+                    continue
+                job, rep, pri, qpos = one
+                jobs.append(job)
                 if rep is not None:
-                    reports[jid] = decode(JobReport, json.loads(rep))
+                    reports[job.id] = rep
                 if pri is not None:
-                    prios[jid] = decode(Breakdown, json.loads(pri))
+                    prios[job.id] = pri
                 if qpos is not None:
-                    queue.append((qpos, jid))
+                    queue.append((qpos, job.id))
             reservations: dict[str, list[Reservation]] = {PRIORITY: [], RM: [], ADMIN: []}
             for src, r in self._decoded("view_reservation", self.conn.execute(
                     "SELECT name, source, data FROM view_reservation ORDER BY source, name"),
                     lambda row: (row[1], decode(Reservation, json.loads(row[2])))):
                 reservations.setdefault(src, []).append(r)
+        nodes = _stand_ins(nodes, jobs, [r for rs in reservations.values() for r in rs])
         snap = ClusterSnapshot(info.now, nodes, tuple(jobs),
                                tuple(reservations[RM] + reservations[ADMIN]), seq=info.iteration)
         return LastCycle(info, snap, reports, prios, [j for _q, j in sorted(queue)], reservations)
 
+    def _view_nodes(self) -> list[Node | str]:
+        """The view's nodes in order; in the place of a row that cannot be read (named and
+        skipped), its name (a str) for _stand_ins."""
+        nodes: list[Node | str] = []
+        for name, data in self.conn.execute("SELECT name, data FROM view_node ORDER BY pos"):
+            try:
+                nodes.append(_node(name, data))
+            except ROW_ERRORS as e:
+                self._skip("view_node", name, e)
+                if isinstance(name, str):
+                    nodes.append(name)
+        return nodes
+
     @_clean_errors
     def job_view(self, job_id: str) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
         """(job, report, priority breakdown, place in the queue order) of one job."""
-        row = self.conn.execute("SELECT data, report, priority, queue_pos FROM view_job WHERE job_id = ?",
-                                (job_id,)).fetchone()
-        if row is None:
+        row = self.conn.execute("SELECT job_id, data, report, priority, queue_pos FROM view_job "
+                                "WHERE job_id = ?", (job_id,)).fetchone()
+        return None if row is None else self._view_job(row)
+
+    def _view_job(self, row: tuple) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
+        """(job, report, priority, queue place) of a view_job row (job_id, data, report,
+        priority, queue_pos); None, named, when the job cannot be read; a report or priority
+        that cannot be read is named and given as None."""
+        jid, d, rep, pri, qpos = row
+        try:
+            job = decode(Job, json.loads(d))
+            if job.id != jid or not (qpos is None or type(qpos) is int):
+                raise ValueError(f"job {job.id!r} in the row of {jid!r}, queue place {qpos!r}")
+        except ROW_ERRORS as e:
+            self._skip("view_job", jid, e)
             return None
-        d, rep, pri, qpos = row
-        return (decode(Job, json.loads(d)), None if rep is None else decode(JobReport, json.loads(rep)),
-                None if pri is None else decode(Breakdown, json.loads(pri)), qpos)
+        parts: list[Any] = []
+        for column, tp, text in (("report", JobReport, rep), ("priority", Breakdown, pri)):
+            try:
+                parts.append(None if text is None else decode(tp, json.loads(text)))
+            except ROW_ERRORS as e:
+                self._skip("view_job", jid, ValueError(f"its {column}: {type(e).__name__}: {e}"))
+                parts.append(None)
+        return job, parts[0], parts[1], qpos
 
     # ----------------------------------------------------------------- journal
     @_clean_errors
@@ -431,6 +487,32 @@ class StoreReader:
                                  (status,) if status else ()).fetchall()
         return [AdminRequest(i, k, json.loads(a), who, sub, st, res, done, cyc)
                 for i, k, a, who, sub, st, res, done, cyc in rows]
+
+
+def _node(name: Any, data: str) -> Node:
+    """A view_node row's node; ValueError when it is not the node the row names."""
+    node = decode(Node, json.loads(data))
+    if node.name != name:
+        raise ValueError(f"node {node.name!r} in the row of {name!r}")
+    return node
+
+
+def _stand_ins(nodes: list[Node | str], jobs: list[Job], reservations: list[Reservation]) -> tuple[Node, ...]:
+    """The nodes, each skipped one (a name) that running jobs or reservations use replaced by
+    a stand-in: state Unknown (no new work planned on it), resources what they hold on it.
+    So that the commands still place those jobs and reservations (showbf, showstart plan
+    around them) and show them whole; a skipped node nothing uses is left out."""
+    skipped = {n for n in nodes if isinstance(n, str)}
+    if not skipped:
+        return tuple(nodes)        # type: ignore[arg-type]
+    used: dict[str, Resources] = {}
+    holders = [j.allocation for j in jobs if j.state.active] + [r.allocation for r in reservations]
+    for allocation in holders:
+        for name, res in allocation:
+            if name in skipped:
+                used[name] = used.get(name, Resources()) + res
+    return tuple(n if isinstance(n, Node) else Node(n, used[n], NodeState.UNKNOWN)
+                 for n in nodes if isinstance(n, Node) or n in used)
 
 
 def reservation_of(kept, user: str = "") -> Reservation:

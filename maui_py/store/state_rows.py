@@ -1,7 +1,8 @@
 """SchedulerState <-> the rows of the store: what must last between cycles, nothing else.
 
     rows = state_rows(state)         # StateRows: per-job rows, reservation rows, kv values
-    state = build_state(rows)        # a SchedulerState with empty caches
+    state = build_state(jobs, reservations, kv)      # a SchedulerState with empty caches
+    record = job_record(jid, data)   # one row decoded (ValueError when it cannot be read)
 
 Per job (table job_state): queue_time, bypass, start_count, deferred, batch_hold,
 pending, failed, system_priority (setspri), predictions (PREDICTIONPOLICY) and run_now
@@ -77,18 +78,58 @@ def state_rows(state: SchedulerState) -> StateRows:
     return rows
 
 
+def job_record(jid: str, data: Any) -> dict[str, Any]:
+    """What one job_state row keeps about job `jid`, decoded: {field: value}. ValueError
+    (or TypeError, KeyError) when the row cannot be read (not an object, a value of the
+    wrong type, a field this version does not write, a pending start of another job): the
+    reader then skips the row whole."""
+    if not isinstance(jid, str) or not isinstance(data, dict):
+        raise ValueError(f"job {jid!r}: expected an object, got {type(data).__name__}")
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in _TYPES:
+            out[name] = decode(_TYPES[name], value)
+        elif name == "run_now":
+            if not isinstance(value, bool):
+                raise ValueError(f"run_now: expected true or false, got {value!r}")
+            out[name] = value
+        else:
+            raise ValueError(f"unknown field {str(name)[:40]!r}")
+    pending = out.get("pending")
+    if pending is not None and pending.job_id != jid:
+        raise ValueError(f"pending start of job {pending.job_id!r} in the row of job {jid!r}")
+    return out
+
+
+def kept_reservation(jid: str, data: Any) -> KeptReservation:
+    """One reservations row (a kept priority reservation of job `jid`), decoded; ValueError
+    (or TypeError, KeyError) when it cannot be read or is another job's."""
+    kr = decode(KeptReservation, data)
+    if not isinstance(jid, str) or kr.job_id != jid:
+        raise ValueError(f"reservation of job {kr.job_id!r} in the row of job {jid!r}")
+    return kr
+
+
 def build_state(jobs: dict[str, Any], reservations: dict[str, Any], kv: dict[str, Any]) -> SchedulerState:
     """A SchedulerState from decoded JSON: {job: {field: value}}, {job: KeptReservation data},
     {key: value}."""
+    return state_from({jid: job_record(jid, d) for jid, d in jobs.items()},
+                      {jid: kept_reservation(jid, d) for jid, d in reservations.items()}, kv)
+
+
+def state_from(jobs: dict[str, dict[str, Any]], reservations: dict[str, KeptReservation],
+               kv: dict[str, Any]) -> SchedulerState:
+    """A SchedulerState from rows already decoded (job_record, kept_reservation) and the kv
+    values: the reader decodes row by row, so that one row it cannot read is skipped alone."""
     state = SchedulerState(iteration=int(kv.get("iteration") or 0), last_now=kv.get("last_now"))
-    for jid, d in jobs.items():
-        for name, value in d.items():
-            if name in _TYPES:
-                getattr(state, name)[jid] = decode(_TYPES[name], value)
-            elif name == "run_now" and value:
-                state.run_now.add(jid)
-    for jid, data in reservations.items():
-        state.reservations[jid] = decode(KeptReservation, data)
+    for jid, record in jobs.items():
+        for name, value in record.items():
+            if name == "run_now":
+                if value:
+                    state.run_now.add(jid)
+            else:
+                getattr(state, name)[jid] = value
+    state.reservations.update(reservations)
     for user, pairs in (kv.get("runtime_history") or {}).items():
         state.history[str(user)] = tuple((int(r), int(q)) for r, q in pairs)
     policy = kv.get("queue_policy")

@@ -283,9 +283,10 @@ class Store(StoreReader):
             raise
         for name, cache in new_caches.items():
             self._tables[name].cache = cache
-        if admin_reservations is not None:        # unreadable rows not kept were released
-            self.unreadable = {k: v for k, v in self.unreadable.items()
-                               if k[0] != "admin_reservation" or k[1] in wanted["admin_reservation"]}
+        # the rows of the tables written are this cycle's now (an unreadable one was replaced
+        # or deleted); the unreadable admin rows not kept were released
+        self.unreadable = {k: v for k, v in self.unreadable.items() if k[0] not in wanted
+                           or (k[0] == "admin_reservation" and k[1] in wanted["admin_reservation"])}
         self._last_iteration = result.iteration
         self.last_request_id = last_request_id
         seconds = time.perf_counter() - t0

@@ -143,7 +143,9 @@ def test_the_intact_trace_still_replays(trace, capsys):
 
 # ------------------------------------------------------------------------ stores
 def _damaged_stores(good: Path, where: Path) -> dict[str, Path]:
-    """Every kind of bad store file: not SQLite, damaged SQLite, another schema, bad rows."""
+    """Every kind of bad store file: not SQLite, damaged SQLite, another schema, bad values
+    that are not one job's or node's row (the last cycle's record), a missing table. (Rows of
+    one job or node that cannot be read are skipped: ROW_DAMAGE.)"""
     data = good.read_bytes()
     made: dict[str, Path] = {}
 
@@ -167,7 +169,6 @@ def _damaged_stores(good: Path, where: Path) -> dict[str, Path]:
         conn.executescript(sql)
         conn.close()
     for name, sql in (("broken_json", "UPDATE kv SET value = '[1,2' WHERE key = 'cycle'"),
-                      ("wrong_rows", "UPDATE view_node SET data = 'null'"),
                       ("future_date", "UPDATE kv SET value = '{\"iteration\": 1, \"now\": 1e30, \"wall\": 1}' "
                                       "WHERE key = 'cycle'"),
                       ("dropped_table", "DROP TABLE view_job")):
@@ -194,6 +195,66 @@ def test_every_command_on_every_damaged_store_says_one_line_and_exits_1(good_sto
     assert runs == len(stores) * len(STORE_COMMANDS) >= 150
 
 
+ROW_DAMAGE = {
+    "job_state_rows": "UPDATE job_state SET data = '[1,2'",
+    "job_state_row": "UPDATE job_state SET data = '{\"bypass\": \"x\"}' WHERE rowid = (SELECT min(rowid) FROM job_state)",
+    "kept_reservations": "UPDATE reservations SET data = 'null'",
+    "node_in_use": "UPDATE view_node SET data = 'null' WHERE name = 'node017'",
+    "idle_node": "UPDATE view_node SET data = '{\"name\": 5}' WHERE name = 'node128'",
+    "view_job": "UPDATE view_job SET data = '{\"id\": []}' WHERE job_id = '2'",
+    "every_node": "UPDATE view_node SET data = 'null'",
+    "every_row": "UPDATE job_state SET data = 'null'; UPDATE reservations SET data = '7'; "
+                 "UPDATE view_node SET data = '[]' WHERE pos % 2 = 0; UPDATE view_job SET priority = '{}'",
+}
+"""Rows of one job or node that cannot be decoded: each is named (file, table, key) and skipped."""
+SAME_OUTPUT = ("job_state_rows", "job_state_row", "kept_reservations")
+"""Damage to mauid's own saved state only: the last cycle's view, all the commands show, is whole."""
+
+
+def _damaged_rows(good: Path, path: Path, sql: str) -> set[tuple[str, str]]:
+    """Copy `good` to `path`, run `sql`; the (table, key) of the rows it changed."""
+    tables = {"job_state": "job_id", "reservations": "job_id", "view_node": "name", "view_job": "job_id"}
+    shutil.copy(good, path)
+    conn = sqlite3.connect(path)
+    before = {(t, k, d) for t, key in tables.items() for k, d in conn.execute(f"SELECT {key}, data FROM {t}")}
+    priorities = dict(conn.execute("SELECT job_id, priority FROM view_job"))
+    conn.executescript(sql)
+    after = {(t, k, d) for t, key in tables.items() for k, d in conn.execute(f"SELECT {key}, data FROM {t}")}
+    changed = {(t, k) for t, k, _d in before - after}
+    changed |= {("view_job", k) for k, p in conn.execute("SELECT job_id, priority FROM view_job")
+                if p != priorities[k]}
+    conn.close()
+    return changed
+
+
+@pytest.mark.parametrize("kind", sorted(ROW_DAMAGE))
+def test_rows_that_cannot_be_read_are_named_once_and_every_command_still_answers(kind, good_store, tmp_path,
+                                                                                   capsys):
+    path = tmp_path / f"{kind}.db"
+    damaged_rows = _damaged_rows(good_store, path, ROW_DAMAGE[kind])
+    assert damaged_rows
+    for command in STORE_COMMANDS:
+        prog = command[0]
+        good_status, good_out, _ = call(f"{prog}_main", [*command[1:], "--store", str(good_store)], capsys)
+        status, out, err = call(f"{prog}_main", [*command[1:], "--store", str(path)], capsys)
+        assert "Traceback" not in err, (kind, command, err)
+        if kind == "every_node" and status != good_status:     # no node left to plan on: the answer says so
+            assert status == 1 and "(no node is up)" in err, (command, err)
+        else:
+            assert status == good_status, (kind, command, err)
+        warnings = [w for w in err.splitlines() if w.startswith(f"{prog}: warning: ")]
+        named = {(t, k) for t, k in damaged_rows
+                 if any(f"{path}: {t} row '{k}' cannot be read" in w for w in warnings)}
+        assert named == damaged_rows and len(warnings) == len(damaged_rows), (kind, command, err)
+        assert len(err.splitlines()) == len(warnings) + 1, err     # and the age line, or the answer's error
+        if kind in SAME_OUTPUT:
+            shown = out.split("\nStore rows skipped (cannot be read)")[0]     # diagnose adds the list
+            assert shown.replace(path.name, "") == good_out.replace(good_store.name, ""), (kind, command)
+        if prog == "diagnose" and status == 0:           # it lists them on its page too
+            assert f"Store rows skipped (cannot be read): {len(damaged_rows)}" in out
+            assert all(f"  {t} '{k}': " in out for t, k in damaged_rows)
+
+
 def test_the_good_store_still_reads(good_store, capsys):
     for command in STORE_COMMANDS:
         status, out, err = call(f"{command[0]}_main", [*command[1:], "--store", str(good_store)], capsys)
@@ -218,12 +279,13 @@ def _mutate(value, rng: random.Random):
 
 def test_rows_edited_into_nonsense_give_clean_errors(good_store, tmp_path, capsys):
     """A seeded campaign of JSON edits of the saved rows: each command shows the cycle (0), or says
-    in one line that it cannot (1); nothing escapes as an exception."""
+    in one line that it cannot (1); nothing escapes as an exception. Before that line, a warning
+    names each row of one job or node that cannot be read (and skipped)."""
     rng = random.Random(2024)
     columns = [("view_job", "data", "job_id"), ("view_job", "report", "job_id"), ("view_job", "priority", "job_id"),
                ("view_node", "data", "name"), ("view_reservation", "data", "name"),
                ("job_state", "data", "job_id"), ("reservations", "data", "job_id"), ("kv", "value", "key")]
-    refused = 0
+    refused = skipped = 0
     for case in range(40):
         path = tmp_path / f"m{case}.db"
         shutil.copy(good_store, path)
@@ -238,10 +300,14 @@ def test_rows_edited_into_nonsense_give_clean_errors(good_store, tmp_path, capsy
         for command in STORE_COMMANDS:
             status, out, err = call(f"{command[0]}_main", [*command[1:], "--store", str(path)], capsys)
             assert status in (0, 1) and "Traceback" not in err, (table, column, command, err)
-            if status == 1 and "cannot locate" not in err and "cannot determine" not in err:
-                assert_one_line(err, str(path))
+            warned = [w for w in err.splitlines() if w.startswith(f"{command[0]}: warning: {path}: ")]
+            assert all(" row " in w and "cannot be read" in w for w in warned), err
+            skipped += bool(warned)
+            rest = "".join(f"{line}\n" for line in err.splitlines() if line not in warned)
+            if status == 1 and "cannot locate" not in rest and "cannot determine" not in rest:
+                assert_one_line(rest, str(path))
                 refused += 1
-    assert refused > 0
+    assert refused > 0 and skipped > 0
 
 
 # ------------------------------------------------------------------ terminal
