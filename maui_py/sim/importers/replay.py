@@ -14,7 +14,8 @@ from ...model import Node
 from ..swf import SimJob
 from . import load_workload
 from .nodes import read_cluster
-from .workload import ImportLineWarning, Workload, WorkloadJob, fits, replayable, to_sim_jobs
+from .fit import NodeClasses
+from .workload import ImportLineWarning, Workload, WorkloadJob, replayable, to_sim_jobs
 
 UNFIT = "fits no set of nodes of the cluster (size, memory, gres or features)"
 
@@ -40,7 +41,8 @@ def replay_input(workload: Workload, eligible_arrival: bool = True) -> ReplayInp
     (workload.replayable), and fitting some set of the cluster's nodes."""
     jobs, left_out = replayable(workload)
     sims = to_sim_jobs(jobs, eligible_arrival)
-    unfit = {s.job.id for s in sims if not fits(s.job, workload.nodes)}
+    classes = NodeClasses(workload.nodes)
+    unfit = {s.job.id for s in sims if not classes.fits(s.job)}
     if unfit:
         left_out[UNFIT] = len(unfit)
         jobs = [j for j in jobs if j.id not in unfit]
