@@ -31,6 +31,7 @@ class Cluster:
         for i, n in enumerate(nodes):
             for p in n["parts"]:
                 self.parts.setdefault(p, []).append(i)
+        self.open = {p: list(ix) for p, ix in self.parts.items()}   # nodes with a free core
 
     def holds(self, i, j, cores, mem, gpus):
         return (cores[i] >= j["cpn"] and mem[i] >= j["mpn"] and gpus[i] >= j["gpn"]
@@ -40,7 +41,7 @@ class Cluster:
         """The first NNodes nodes holding the job's share now (and within `extra` on the
         reserved nodes, when given), or None."""
         out = []
-        for i in self.parts.get(j["part"], ()):
+        for i in self.open.get(j["part"], ()):
             if self.holds(i, j, self.cores, self.mem, self.gpus):
                 if extra is not None and i in extra and not (
                         extra[i][0] >= j["cpn"] and extra[i][1] >= j["mpn"] and extra[i][2] >= j["gpn"]):
@@ -52,9 +53,16 @@ class Cluster:
 
     def take(self, j, nodes, sign):
         for i in nodes:
+            was = self.cores[i]
             self.cores[i] -= sign * j["cpn"]
             self.mem[i] -= sign * j["mpn"]
             self.gpus[i] -= sign * j["gpn"]
+            if (was > 0) != (self.cores[i] > 0):
+                for p in self.nodes[i]["parts"]:
+                    if was > 0:
+                        self.open[p].remove(i)
+                    else:
+                        insort(self.open[p], i)
 
 
 def reservation(cl, head, running):
@@ -81,8 +89,9 @@ def reservation(cl, head, running):
             {i: [cores[i] - head["cpn"], mem[i] - head["mpn"], gpus[i] - head["gpn"]] for i in reserved})
 
 
-def simulate(nodes, jobs):
-    """{id: (start, end, nodes)} and the number of scheduling passes."""
+def simulate(nodes, jobs, on_pass=None):
+    """{id: (start, end, nodes)} and the number of scheduling passes; on_pass(now), if
+    given, is called before each pass (the benchmark times stretches with it)."""
     cl = Cluster(nodes)
     out, queue, heap, running, passes, seq = {}, [], [], {}, 0, 0
     k = 0
@@ -97,6 +106,8 @@ def simulate(nodes, jobs):
             queue.append(jobs[k])
             k += 1
         passes += 1
+        if on_pass:
+            on_pass(now)
         waiting, shadow, extra, failed = [], None, None, set()
         for j in queue:
             long_ = shadow is not None and now + j["wall"] > shadow
