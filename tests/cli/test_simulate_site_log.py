@@ -90,3 +90,20 @@ def test_jobs_csv_partition_is_empty_for_a_synthetic_workload(tmp_path):
     assert maui_sim_main(["--synthetic", "20", "--out", str(tmp_path), "-q"]) == 0
     rows = list(csv.DictReader(open(tmp_path / "jobs.csv")))
     assert len(rows) == 20 and all("partition" in r and r["partition"] == "" for r in rows)
+
+
+def test_a_malformed_line_is_named_and_the_rest_replayed(site, tmp_path, capsys):
+    cluster, log = site
+    lines = log.read_text().split("\n")
+    lines.insert(3, lines[2].replace("|std|", "|std|extra|", 1).replace("2026-10", "20X6-10", 1))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines))
+    rc = maui_sim_main([str(bad), "--format", "sacct", "--cluster", str(cluster), "--out",
+                        str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert rc == 0 and f"{bad}:4: skipped malformed sacct line" in err
+    good = list(csv.DictReader(open(tmp_path / "out" / "jobs.csv")))
+    assert len(good) > 30
+    missing = tmp_path / "no-such-cluster.txt"
+    assert maui_sim_main([str(log), "--format", "sacct", "--cluster", str(missing), "-q"]) == 2
+    assert str(missing) in capsys.readouterr().err
