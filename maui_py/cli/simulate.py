@@ -5,6 +5,8 @@ configuration on the same workload and prints one table.
 Without a trace, a workload is generated from the Lublin-Feitelson model (seeded), with its
 arrivals compressed to an offered load of --load (the model alone loads a machine to ~0.35).
 The cluster comes from --nodes, else from the trace header (one processor per node).
+`maui-sim LOG --format sacct|jobcomp|torque --cluster FILE` replays a site's own log once
+(cli/sitelog.py: the importers and the cut `maui-sim whatif` uses).
 Exit status: 0, or 1 when the simulated resource manager found a schedule violation.
 """
 
@@ -45,7 +47,7 @@ from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
 from ..store import Store, StoreError, StoreReader
 
-HELP = "replay a workload (an SWF trace or a generated one) through the scheduling cycle"
+HELP = "replay a workload (an SWF trace, a site's log or a generated one) through the scheduling cycle"
 SUBCOMMANDS = {"whatif": "maui_py.cli.whatif", "convert": "maui_py.cli.whatif"}
 """`maui-sim NAME ...`: a module whose main(argv) parses its own options (argv[0] is NAME)."""
 
