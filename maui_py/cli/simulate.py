@@ -5,6 +5,8 @@ configuration on the same workload and prints one table.
 Without a trace, a workload is generated from the Lublin-Feitelson model (seeded), with its
 arrivals compressed to an offered load of --load (the model alone loads a machine to ~0.35).
 The cluster comes from --nodes, else from the trace header (one processor per node).
+`maui-sim LOG --format sacct|jobcomp|torque --cluster FILE` replays a site's own log once
+(cli/sitelog.py: the importers and the cut `maui-sim whatif` uses).
 Exit status: 0, or 1 when the simulated resource manager found a schedule violation.
 """
 
@@ -31,6 +33,7 @@ from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_head
 from ..sim.engine import SimOptions, Simulation
 from .. import __version__
 from .common import at_least
+from . import sitelog
 from .warnlines import print_warnings
 from ..sim.lookslike import describe
 from ..sim.metrics import summarize
@@ -44,7 +47,7 @@ from ..daemon.lock import lock_path
 from ..daemon.paths import socket_path
 from ..store import Store, StoreError, StoreReader
 
-HELP = "replay a workload (an SWF trace or a generated one) through the scheduling cycle"
+HELP = "replay a workload (an SWF trace, a site's log or a generated one) through the scheduling cycle"
 SUBCOMMANDS = {"whatif": "maui_py.cli.whatif", "convert": "maui_py.cli.whatif"}
 """`maui-sim NAME ...`: a module whose main(argv) parses its own options (argv[0] is NAME)."""
 
@@ -57,12 +60,14 @@ EPILOG = ("Also: 'maui-sim whatif LOG -c current.cfg -c proposed.cfg' replays a 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = EPILOG
     p.add_argument("words", nargs="*", metavar="[compare] TRACE",
-                   help="an SWF trace (.swf or .swf.gz); 'compare TRACE' to compare configs")
+                   help="an SWF trace (.swf or .swf.gz), or a site's log with --format; "
+                        "'compare TRACE' to compare configs")
     p.add_argument("-c", "--config", action="append", default=[], metavar="FILE",
                    help="maui.cfg (repeat with compare); default: Maui's defaults")
     p.add_argument("--nodes", metavar="SPEC",
                    help="cluster: '128x8', '16x64:mem=256000:gpu=4:features=fast' (groups "
                         "joined by '+') or a file of such lines; default: the trace header")
+    sitelog.add_arguments(p)
     p.add_argument("--jobs", type=at_least(1), metavar="N", help="replay only the first N jobs")
     p.add_argument("--synthetic", type=at_least(1), default=2000, metavar="N",
                    help="jobs to generate when no trace is given (default 2000)")
@@ -240,6 +245,9 @@ def load_workload(args: argparse.Namespace, trace: str | None) -> Workload:
     dates come from its header (UnixStartTime, TimeZoneString); a generated workload's
     times are relative."""
     clock, warning, source = TraceClock(), None, "generated"
+    if sitelog.wanted(args):
+        title, nodes, jobs, clock, source, notes = sitelog.site_workload(args, trace)
+        return Workload(title, nodes, jobs, clock, None, source, "", f"left out: {notes}")
     if trace:
         header, records = read_trace(trace)
         machine = header.max_procs or header.max_nodes or max((r.procs for r in records), default=1)

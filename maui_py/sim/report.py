@@ -151,9 +151,11 @@ def compare_text(results: Sequence[tuple[str, SimResult]], clock: TraceClock | N
 
 
 CSV_COLUMNS = ("id", "user", "group", "account", "queue", "submit", "start", "end", "procs",
-               "estimate", "runtime", "kind", "class", "qos", "nodes")
+               "estimate", "runtime", "kind", "class", "qos", "nodes", "partition")
 """jobs.csv's columns. queue is the job's class (Maui's name for a queue: a Slurm partition, a
-Torque queue); `class` repeats it for readers of the files earlier versions wrote."""
+Torque queue); `class` repeats it for readers of the files earlier versions wrote. partition:
+the partition the job ran in (its class, when its nodes list it among their partitions, as a
+Slurm cluster's do), else empty (nodes serving every class: an SWF trace's, a Torque queue)."""
 CSV_PROGRESS_ROWS = 100_000
 """Rows between two calls of write_csv's progress callback."""
 
@@ -178,15 +180,17 @@ def write_csv(result: SimResult, path: Path, progress: Note | None = None) -> No
     every CSV_PROGRESS_ROWS rows."""
     records = _in_submit_order(result.records)
     total = len(records)
+    parts = {n.name: n.partitions for n in result.nodes}
     with replacing(path, newline="") as fh:
         w = csv.writer(fh)
         w.writerow(CSV_COLUMNS)
         for k, r in enumerate(records, 1):
-            job = r.job
+            job, nodes = r.job, r.nodes
             w.writerow([job.id, job.user, job.group, job.account, job.class_, job.submit_time,
                         "" if r.start is None else r.start, "" if r.end is None else r.end,
                         job.procs, job.wallclock, r.runtime, r.kind.value if r.kind else "",
-                        job.class_, job.qos, " ".join(r.nodes)])
+                        job.class_, job.qos, " ".join(nodes),
+                        job.class_ if nodes and job.class_ in parts.get(nodes[0], ()) else ""])
             if progress is not None and k % CSV_PROGRESS_ROWS == 0:
                 progress(f"writing {path.name}: {k:,} of {total:,} jobs")
 

@@ -29,8 +29,9 @@ from ..cfg import ConfigError, SchedulerConfig, parse_config
 from .engine import SimOptions, Simulation
 from .metrics import BSLD_THRESHOLD, figures, size_bucket
 from .shake import ShakeSpec, shake
+from .importers.replay import replay_input
 from .importers.workload import (Workload, WorkloadJob, job_from_dict, job_to_dict, node_from_dict,
-                                 node_to_dict, replayable, to_sim_jobs, fits)
+                                 node_to_dict, to_sim_jobs)
 
 KINDS = ("user", "account", "qos", "size")
 METRICS = ("wait", "bsld", "xf", "share")
@@ -113,12 +114,8 @@ def make_plan(workload: Workload, variants: Sequence[ConfigVariant], *, shakes: 
         raise ValueError("no cluster: give --cluster (sinfo / pbsnodes -x output) or --nodes")
     for v in variants:
         parse_variant(v)                       # a config error shows before any run
-    jobs, left_out = replayable(workload)
-    sims = to_sim_jobs(jobs, eligible_arrival)
-    unfit = {s.job.id for s in sims if not fits(s.job, workload.nodes)}
-    if unfit:
-        left_out["fits no set of nodes of the cluster (size, memory, gres or features)"] = len(unfit)
-        jobs = [j for j in jobs if j.id not in unfit]
+    cut = replay_input(workload, eligible_arrival)     # as `maui-sim LOG --format` cuts it
+    jobs, left_out = cut.jobs, cut.left_out
     if not jobs:
         raise ValueError(f"{workload.source}: no job both started and ended: nothing to replay")
     return {"version": 1, "source": workload.source, "dates": workload.dates,

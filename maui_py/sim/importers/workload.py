@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from ...model import Job, JobRequest, Node, NodeState, Resources
 from ..swf import SimJob, SwfRecord
+from .fit import NodeClasses
 
 MAX_WARNINGS = 20
 """Malformed lines warned about one by one per file; the rest are counted in one warning."""
@@ -262,13 +263,10 @@ def from_json(text: str) -> Workload:
                     dict(d.get("skipped", {})), list(d.get("notes", ())), str(d.get("dates", "UTC")))
 
 
-def fits(job: Job, nodes: Iterable[Node]) -> bool:
+def fits(job: Job, nodes: Iterable[Node] | NodeClasses) -> bool:
     """Whether the cluster could ever run the job: enough nodes with its features, each able
     to hold a task (or, without a node count, room for all its tasks). A job that fits no set
-    of nodes would wait for ever in a replay on this cluster."""
-    req = job.request
-    ok = [n for n in nodes if n.state.usable and req.features <= n.features
-          and req.per_task.fits_in(n.resources)]
-    if req.nodes:
-        return len(ok) >= req.nodes
-    return sum(req.per_task.times_fits_in(n.resources) for n in ok) >= req.tasks
+    of nodes would wait for ever in a replay on this cluster. Checked by node class (fit.py):
+    give a NodeClasses built once when checking many jobs against one cluster."""
+    classes = nodes if isinstance(nodes, NodeClasses) else NodeClasses(nodes)
+    return classes.fits(job)
