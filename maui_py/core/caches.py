@@ -17,7 +17,7 @@ from ..planning.plancache import PlanCache
 from ..policy.limits import Limits
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import PriorityEngine
-from .context import Settings
+from .context import Settings, settings_of
 
 
 @dataclass(slots=True)
@@ -84,3 +84,22 @@ class CycleCaches:
     """table.freed at the end of the last cycle: every reservation held then was at its
     earliest start as of that stamp (policy/kept.py); -1 when none is known (a fresh state,
     reservations read from the store)."""
+
+
+def totals_of(nodes) -> tuple[int, int]:
+    """(processors, memory) of all nodes. O(N)."""
+    return sum(n.resources.procs for n in nodes), sum(n.resources.mem for n in nodes)
+
+
+def engine_for(caches: CycleCaches, cfg: SchedulerConfig, nodes) -> tuple[EngineCache, bool]:
+    """The priority engine, limits, reservation groups and settings for `cfg`, made again
+    when the configuration or the nodes' totals change; and whether the configuration is
+    new. O(1) when cached, O(N) when the node set is another with maybe the same totals."""
+    eng = caches.engine
+    new_cfg = eng is None or eng.cfg is not cfg
+    if new_cfg or (eng.nodes is not nodes and eng.totals != totals_of(nodes)):
+        totals = totals_of(nodes)
+        eng = caches.engine = EngineCache(cfg, nodes, totals, PriorityEngine(cfg, *totals),
+                                          Limits(cfg), ReservationGroups(cfg), settings_of(cfg))
+    eng.nodes = nodes
+    return eng, new_cfg

@@ -49,8 +49,8 @@ from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import Arrangement, MauiOrder, PolicyView
 from ..priority.queues import make_queue_policy
 from . import changes, selection
-from .caches import CountingCache, EngineCache, NodecfgCache, StandingCache
-from .context import Settings, settings_of
+from .caches import CountingCache, EngineCache, NodecfgCache, StandingCache, engine_for
+from .context import Settings
 from .passes import run_passes
 from .result import CycleResult, JobReport, nodes_text
 from .state import PendingStart, SchedulerState
@@ -80,34 +80,21 @@ def order_ids(order) -> list[str]:
     return [job.id for job, _cr, _p in order]
 
 
-def _totals(nodes) -> tuple[int, int]:
-    return sum(n.resources.procs for n in nodes), sum(n.resources.mem for n in nodes)
-
-
 def _engine(state: SchedulerState, cfg: SchedulerConfig, nodes) -> EngineCache:
-    """The priority engine, limits, reservation groups and settings for `cfg`, made again
-    when the configuration or the nodes' totals change; the queue policy is made with a new
-    configuration, keeping its usage. O(1) when cached."""
-    caches = state.caches
-    eng = caches.engine
-    if eng is None or eng.cfg is not cfg or (eng.nodes is not nodes
-                                             and eng.totals != _totals(nodes)):
-        totals = _totals(nodes)
-        if eng is None or eng.cfg is not cfg:
-            policy = make_queue_policy(cfg)
-            if state.queue_policy is not None:
-                policy.restore(state.queue_policy.dump())   # usage survives a policy change
-            state.queue_policy = policy
-        eng = caches.engine = EngineCache(cfg, nodes, totals, PriorityEngine(cfg, *totals),
-                                          Limits(cfg), ReservationGroups(cfg), settings_of(cfg))
-    eng.nodes = nodes
+    """The engine cache for `cfg` and `nodes` (core/caches.engine_for); a new configuration
+    also makes a new queue policy, keeping its usage. O(1) when cached."""
+    eng, new_cfg = engine_for(state.caches, cfg, nodes)
+    if new_cfg:
+        policy = make_queue_policy(cfg)
+        if state.queue_policy is not None:
+            policy.restore(state.queue_policy.dump())   # usage survives a policy change
+        state.queue_policy = policy
     return eng
 
 
 class Cycle:
-    """One cycle's working context, which the passes (policy/) read and extend. The
-    scalars it starts from are class attributes, set on the instance when a cycle changes
-    them: a replay makes a Cycle per event."""
+    """One cycle's working context, which the passes (policy/) read and extend: every
+    attribute is declared and typed below (tests/unit/test_cycle_context.py)."""
 
     # what the cycle works on (set in __init__ and run)
     snap: ClusterSnapshot
