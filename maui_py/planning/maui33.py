@@ -37,12 +37,12 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Iterator
 
 from ..cfg.choices import NodeAllocation
+from .api import FOREVER
 from .bitset import members
 
 if TYPE_CHECKING:
     from .timeline import Timeline as ReservationTable
 
-FOREVER = 1 << 62
 
 Maui33Order = StrEnum("Maui33Order", [(m.name, m.value) for m in NodeAllocation], module=__name__)
 Maui33Order.__doc__ = "NODEALLOCATIONPOLICY under MAUICOMPAT 3.3: Maui 3.3's node order (KEYS)."
@@ -72,10 +72,10 @@ def free_steps(table: "ReservationTable", i: int, t: int, ignore: frozenset = fr
         return _steps_without(table, i, t, ignore)
     name = table.nodes[i].name
     out = [(t, table.free_at(name, t).procs)]
-    nxt = table.next_change(i, t)
+    nxt = table.node_next_change(i, t)
     while nxt < FOREVER:
         out.append((nxt, table.free_at(name, nxt).procs))
-        nxt = table.next_change(i, nxt)
+        nxt = table.node_next_change(i, nxt)
     return out
 
 

@@ -6,10 +6,8 @@ cut). The log comes from the site benchmark's generator, on a small site."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import warnings
-from pathlib import Path
 
 import pytest
 
@@ -18,15 +16,12 @@ from maui_py.sim.importers import load_workload
 from maui_py.sim.importers.nodes import read_cluster
 from maui_py.sim.importers.workload import ImportLineWarning
 from maui_py.sim.whatif import ConfigVariant, make_plan
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("site_generate_cli", ROOT / "benchmarks" / "site" / "generate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/site/generate.py", "site_generate_cli")
 
 
 @pytest.fixture(scope="module")

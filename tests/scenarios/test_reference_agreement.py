@@ -13,8 +13,6 @@ changes).
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 import pytest
 
@@ -24,18 +22,15 @@ from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import clean, read_swf, to_sim_jobs, write_swf
 
 from tests.traces import trace_path
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 POLICIES = {"easy": "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n",
             "conservative": "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 100000\nBACKFILLPOLICY FIRSTFIT\n"
                             "RESERVATIONPOLICY HIGHEST\n"}
 
 
 def _reference():
-    spec = importlib.util.spec_from_file_location("reference_sim", ROOT / "benchmarks" / "reference_sim.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/reference_sim.py", "reference_sim")
 
 
 @pytest.mark.trace

@@ -8,22 +8,16 @@ columns, and a rerun over the same cache must replay nothing and print the same 
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
-from pathlib import Path
 
 import pytest
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
-    path = ROOT / "benchmarks" / "compat_evidence.py"
-    spec = importlib.util.spec_from_file_location("compat_evidence_unit", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/compat_evidence.py", "compat_evidence_unit")
 
 
 EV = _script()

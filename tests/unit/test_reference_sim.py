@@ -9,21 +9,15 @@ watches every reservation the oracle holds while it runs.
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _reference():
-    path = ROOT / "benchmarks" / "reference_sim.py"
-    spec = importlib.util.spec_from_file_location("reference_sim_unit", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/reference_sim.py", "reference_sim_unit")
 
 
 REF = _reference()

@@ -4,24 +4,19 @@ whole nodes, GPU jobs in the gpu partition, memory per cpu and per node), on a s
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from pathlib import Path
 
 import pytest
 
 from maui_py.sim.importers import load_workload
 from maui_py.sim.importers.nodes import read_cluster
 from maui_py.sim.importers.workload import ImportLineWarning, fits, replayable, to_sim_jobs
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _module(name: str):
-    spec = importlib.util.spec_from_file_location(f"site_{name}_unit", ROOT / "benchmarks" / "site" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(f"benchmarks/site/{name}.py", f"site_{name}_unit")
 
 
 GEN = _module("generate")
