@@ -227,7 +227,8 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
     now; else None. O(1), plus O(defers) when any."""
     cache = st.caches.changes
     if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
-            or st.caches.plan.external or st.caches.plan.table is not cache.table or cache.table.freed != cache.freed):
+            or st.caches.plan.external or st.caches.plan.table is not cache.table
+            or cache.table.freed != cache.freed):
         return None
     if st.deferred:
         for rec in st.deferred.values():
@@ -283,8 +284,6 @@ def _forget(st, engine, ended) -> None:
                 d.pop(jid, None)
     for jid in ended:
         engine.forget(jid)
-
-
 
 
 def run(c: Cycle) -> CycleResult | None:

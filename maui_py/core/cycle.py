@@ -566,7 +566,8 @@ class Cycle:
         """Why a job can never be placed: name the reservations it may not use when it
         would fit without them."""
         blockers = [o for o in self.access if o not in self.ignore(job)]
-        if blockers and self.table.earliest_start(cr, self.span(job), self.now, policy=self.settings.nap,
+        if blockers and self.table.earliest_start(cr, self.span(job), self.now,
+                                                  policy=self.settings.nap,
                                                   ignore=tuple(self.access)):
             names = ", ".join(sorted(self.held[o][0].name for o in blockers))
             return f"can only run inside reservation(s) {names}, which it may not use"

@@ -3,9 +3,9 @@
 The cycle takes a SchedulerState and hands back the updated one; the caller must use the
 state it gets back and drop the one it passed in (the reservation table inside is updated
 in place rather than copied: copying 10,000 nodes' worth of it every cycle would cost more
-than the cycle). Everything a restart must not lose is plain data here, a named field each (store/state_rows.py
-writes them to SQLite); the table, the priority engine and the other caches live apart in
-`caches` (core/caches.py), typed, rebuilt on demand.
+than the cycle). Everything a restart must not lose is plain data here, a named field each
+(store/state_rows.py writes them to SQLite); the table, the priority engine and the other
+caches live apart in `caches` (core/caches.py), typed, rebuilt on demand.
 """
 
 from __future__ import annotations
