@@ -102,7 +102,8 @@ ACTS_IN: dict[str, str] = {
     "NODECFG": "maui_py.policy.nodecfg", "SRCFG": "maui_py.policy.standing",
     "SYSTEMMAXPROCPERJOB": _LIMITS, "SYSTEMMAXJOBWALLTIME": _LIMITS,
     "DEFERTIME": _DEFERRAL, "DEFERCOUNT": _DEFERRAL, "DEFERSTARTCOUNT": _DEFERRAL,
-    "JOBMAXOVERRUN": "maui_py.planning.sync", "NODEALLOCATIONPOLICY": "maui_py.planning.nodechoice",
+    # the cycle's settings (core/context.py) read these; planning/ is handed the values
+    "JOBMAXOVERRUN": "maui_py.core.context", "NODEALLOCATIONPOLICY": "maui_py.core.context",
     "MAUICOMPAT": "maui_py.core.compat",
     "RMCFG": "maui_py.rm.registry", "RMPOLLINTERVAL": "maui_py.daemon.loop",
     "ADMIN1": "maui_py.daemon.handlers", "ADMIN2": "maui_py.cli.common",
@@ -120,8 +121,10 @@ ACTS_IN: dict[str, str] = {
     **dict.fromkeys(("PREDICTIONPOLICY", "PREDICTIONHISTORY", "PREDICTIONCORRECTION"),
                     "maui_py.policy.prediction"),
 }
-"""Active parameter -> the module that acts on it (shown in docs/config-reference.md; a test
-checks that the module's source names the parameter). A new active row needs an entry."""
+"""Active parameter -> the module that reads it (shown in docs/config-reference.md;
+tests/unit/test_cfg_acts_in.py checks by ast that the module reads the parameter: looks up its
+name, or reads the Settings field or config attribute made from it). A new active row needs an
+entry."""
 
 _CRED_ACTS = {"PRIORITY": _ENGINE, "FSTARGET": "maui_py.priority.fairshare", "XFWEIGHT": _ENGINE,
               "QTWEIGHT": _ENGINE, "QFLAGS": "maui_py.core.context", "MAX.WCLIMIT": _LIMITS,
@@ -132,7 +135,7 @@ ATTR_ACTS_IN: dict[str, dict[str, str]] = {
     "SRCFG": {},
     "RMCFG": {"TYPE": "maui_py.rm.registry", "HOST": "maui_py.adapters.torque.adapter",
               "PORT": "maui_py.adapters.torque.adapter", "CONFIGFILE": "maui_py.adapters.slurm.adapter",
-              "TIMEOUT": "maui_py.daemon.rmcall",
+              "TIMEOUT": "maui_py.daemon.loop",
               **dict.fromkeys(("HOLDALL", "VERIFYTIMEOUT", "MIRRORRESERVATIONS", "READRESERVATIONS"),
                               "maui_py.adapters.slurm.adapter")},
     "QUEUECFG": {"PRIORITYFACTOR": "maui_py.priority.armada", "MAXFRACTION": "maui_py.priority.armada",
