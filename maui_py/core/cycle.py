@@ -227,9 +227,7 @@ class Cycle:
         self.passive_policy = type(self.policy) is MauiOrder
         self.policy.charge(now, running)
         if self.limits.any_active:
-            for j in running:
-                s = j.start_time if j.start_time is not None else now
-                self.usage.add(j, job_amounts(j, s + j.wallclock - now))
+            self.usage = self.limits.active.usage(now, running)
         self._forget_gone(by_id)
         deferral.settle_starts(self)
         deferral.release_defers(self)
