@@ -400,15 +400,23 @@ class Cycle:
         return self.engine.priority(job, self.now, ctx)
 
     def _view(self) -> PolicyView:
+        """The queue policy's view: the usable nodes' totals (kept in the caches while the
+        table and its usable nodes stay), their free resources measured only if asked."""
+        t, cached = self.table, self.state.caches.view_totals
+        if cached is None or cached[0] is not t or cached[1] != t.usable:
+            cached = self.state.caches.view_totals = (t, t.usable, self._sums(False))
+        return PolicyView(self.now, self.running, None, dict(cached[2]), self.cfg,
+                          measure=lambda: self._sums(True))
+
+    def _sums(self, free: bool) -> dict[str, int]:
+        """Free (else total) resources of the usable nodes. O(nodes x dimensions)."""
         t = self.table
-        free: dict[str, int] = {}
-        total: dict[str, int] = {}
+        out: dict[str, int] = {}
         for i in range(len(t.nodes)):
             if (t.usable >> i) & 1:
                 for d, c, u in zip(t.dims, t.cap[i], t._U[i][0]):
-                    total[d] = total.get(d, 0) + c
-                    free[d] = free.get(d, 0) + c - u
-        return PolicyView(self.now, self.running, free, total, self.cfg)
+                    out[d] = out.get(d, 0) + (c - u if free else c)
+        return out
 
     def _arrange(self, order):
         """Let the queue policy reorder the queue and hold jobs back for this cycle."""
