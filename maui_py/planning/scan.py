@@ -35,6 +35,10 @@ class Scanning:
     (earliest starts found since the last release). A part of ReservationTable
     (planning/table.py), which owns the state it reads."""
 
+    use_shapes = True
+    """Answer start-now questions the free-shape index rules out without the walk (False:
+    always walk, the definition the property tests compare against)."""
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
@@ -55,6 +59,11 @@ class Scanning:
         """
         w = max(int(wallclock), 1)
         origin = self.origin
+        if (self.use_shapes and until is not None and until <= origin and not ignore
+                and (after is None or after <= origin)
+                and self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
+                                             cr.nodes_needed, cr.tasks)):
+            return None     # a start-now question the free-shape index answers (freeshape.py)
         (t, sure, shape, ign_mask, ign_list, extra, idle, full, i, j, window, touched, fullin
          ) = self._scan_start(cr, w, after, until, ignore)
         pts = self._pts
