@@ -51,28 +51,37 @@ class FreeShapes:
         self.count: list[dict[int, int]] = []
         self.shapes: list[dict[int, dict[tuple[int, ...], int]]] = []
         self.top: list[dict[int, tuple[int, ...]]] = []
+        self.by_cap: dict[tuple[int, ...], list[int]] = {}
+        """Capacity -> its kinds (move's nodes share one capacity)."""
         for k, (key, ix) in enumerate(kinds.items()):
             for i in ix:
                 self.kind_of[i] = k
             c = key[0]
+            self.by_cap.setdefault(c, []).append(k)
             self.masks.append(mask_of(ix, len(nodes)))
             self.count.append({c[0]: len(ix)})
             self.shapes.append({c[0]: {c: len(ix)}})
             self.top.append({c[0]: c})
 
-    def move(self, nodes: Sequence[int], cap: tuple[int, ...], old: tuple[int, ...],
+    def move(self, nodes: int, cap: tuple[int, ...], old: tuple[int, ...],
              new: tuple[int, ...]) -> None:
-        """`nodes` (of capacity `cap`) used `old` at the origin and use `new` now. O(k)."""
-        per: dict[int, int] = {}
-        kind_of = self.kind_of
-        for i in nodes:
-            k = kind_of[i]
-            per[k] = per.get(k, 0) + 1
+        """The nodes of set `nodes` (all of capacity `cap`) used `old` at the origin and
+        use `new` now. O(kinds of that capacity) big-int operations."""
         was = tuple(map(sub, cap, old))
         now = tuple(map(sub, cap, new))
-        for k, n in per.items():
-            self._take(k, was, n)
-            self._put(k, now, n)
+        masks = self.masks
+        for k in self.by_cap[cap]:
+            n = (nodes & masks[k]).bit_count()
+            if n:
+                self._take(k, was, n)
+                self._put(k, now, n)
+
+    def move_one(self, i: int, cap: tuple[int, ...], old: tuple[int, ...],
+                 new: tuple[int, ...]) -> None:
+        """move() for node i alone. O(dims)."""
+        k = self.kind_of[i]
+        self._take(k, tuple(map(sub, cap, old)), 1)
+        self._put(k, tuple(map(sub, cap, new)), 1)
 
     def _take(self, k: int, free: tuple[int, ...], n: int) -> None:
         c = free[0]
@@ -117,14 +126,12 @@ class FreeShapes:
             if not eligible & m:
                 continue
             top = self.top[k]
-            shapes = self.shapes[k]
             for c, n in self.count[k].items():
                 if c < d0:
                     continue
                 t = top.get(c)
                 if t is None:
-                    t = top[c] = tuple(map(max, *shapes[c])) if len(shapes[c]) > 1 \
-                        else next(iter(shapes[c]))
+                    t = self._top(k, c)
                 f = _times(d, t)
                 if f:
                     tot += n * f
@@ -135,11 +142,41 @@ class FreeShapes:
     def cannot_start(self, eligible: int, d: tuple[int, ...], mode: str, per: int,
                      need: int, tasks: int) -> bool:
         """Is it sure, from the aggregates alone, that a request (Compiled's fields) finds
-        no room at the origin? False means "ask the walk"."""
-        tot, cnt = self.bound(eligible, d, per)
-        if mode == "any":
-            return tot < tasks
-        return cnt < need or (mode == "nodes" and tot < tasks)
+        no room at the origin? False ("ask the walk") as soon as the bound suffices.
+        O(kinds met x buckets)."""
+        want_tot = tasks if mode != "tpn" else 0
+        want_cnt = need if mode != "any" else 0
+        tot = cnt = 0
+        d0 = d[0]
+        nz = [(j, x) for j, x in enumerate(d) if x > 0]
+        for k, m in enumerate(self.masks):
+            if not eligible & m:
+                continue
+            top = self.top[k]
+            for c, n in self.count[k].items():
+                if c < d0:
+                    continue
+                t = top.get(c)
+                if t is None:
+                    t = self._top(k, c)
+                f = 1 << 40
+                for j, x in nz:
+                    q = t[j] // x
+                    if q < f:
+                        f = q
+                if f > 0:
+                    tot += n * f
+                    if f >= per:
+                        cnt += n
+                    if tot >= want_tot and cnt >= want_cnt:
+                        return False
+        return True
+
+    def _top(self, k: int, c: int) -> tuple[int, ...]:
+        """Bucket c of kind k's componentwise maximum, recomputed and kept. O(vectors)."""
+        b = self.shapes[k][c]
+        t = self.top[k][c] = tuple(map(max, *b)) if len(b) > 1 else next(iter(b))
+        return t
 
     def check(self, cap: Sequence[tuple[int, ...]], used0: Sequence[tuple[int, ...]]) -> None:
         """Assert the invariant, recomputed from every node's capacity and usage at the

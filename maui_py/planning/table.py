@@ -346,7 +346,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             c = cap[i]
             u0 = U[0]
             if u0 != zero:
-                shapes.move((i,), c, zero, u0)
+                shapes.move_one(i, c, zero, u0)
                 busy0.append(i)
                 if u0[0] >= c[0]:
                     full0.append(i)
@@ -471,7 +471,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
                 new = trimmed[id(T)] = ([NEVER] + T[j + 1:], U[j:])
             self._T[i], self._U[i] = new
             if U[j] != U[0]:
-                self.shapes.move((i,), self.cap[i], U[0], U[j])
+                self.shapes.move_one(i, self.cap[i], U[0], U[j])
             if len(new[0]) == 1:
                 done |= 1 << i
             if not _fills(self.cap[i], new[1], self.zero):
