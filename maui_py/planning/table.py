@@ -132,9 +132,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         earlier, which lets the cycle keep reservations instead of re-making them."""
         self.free_now = sum(c[0] for i, c in enumerate(self.cap) if (self.usable >> i) & 1)
         """Processors free at the origin on usable nodes: the O(1) test backfill starts from."""
-        self.shapes = FreeShapes(self.nodes, self.cap, self.usable)
-        """Node kinds and what they have free at the origin (planning/freeshape.py): most
-        failing start-now questions are answered from it without a scan."""
+        self.shapes = FreeShapes(self.nodes, self.cap, self.usable)    # kinds: freeshape.py
 
 
     # ---------------------------------------------------------------- holds
