@@ -300,7 +300,7 @@ KNOWN_PRIVATE_READS: set[str] = {
     # planning/ is another helper's this session (issue 33's planner split): its modules share
     # the step-function helpers of planning/steps.py and countplan.py under private names
     *(f"maui_py.planning.{m}: from maui_py.planning.steps import {n}" for m, names in (
-        ("compiling", ("_fit_on", "_times")), ("credits", ("_vadd", "_vsub")),
+        ("compiling", ("_fit_on", "_times")), ("credits", ("_vadd", "_vsub")), ("freeshape", ("_times",)),
         ("table", ("_cat_moves", "_category", "_fills", "_frees", "_gres_full", "_gres_marks", "_vadd")),
         ("timeline", ("_cat_moves", "_fills", "_gres_full", "_gres_marks", "_vadd", "_vsub")))
       for n in names),
