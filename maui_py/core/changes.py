@@ -101,6 +101,11 @@ class ChangeCache:
     ends: bool = True
     """ends_wait may apply: on the node table only when every cycle re-makes the priority
     reservations from scratch (not HIGHEST, which keeps and slides them)."""
+    untouched: bool = False
+    """No job started after the first kept reservation was placed (every start of the
+    cycle stands before it in the order): the table then holds what it held when each
+    reservation was made, and a cycle with no memory re-makes them in place
+    (_placed_again)."""
 
 
 def applies(c: Cycle) -> bool:
@@ -168,11 +173,14 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     fixed = static is not None and not c.settings.predicting.on
     counts = Ability.COUNTS in table.abilities
     remakes = kept.REMAKES[c.settings.res_policy]
+    # the jobs before the first kept one all started; none after it did
+    untouched = bool(res) and len(started) < len(order) and order[len(started)][0].id == ids[0]
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, memo.epoch(table), left,
                        ids, c.pass_end, c.reserve_decisions, static,
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and (c.pass_end[4] or not remakes and counts),
-                       counts=counts, nap=c.settings.nap, ends=counts or not remakes)
+                       counts=counts, nap=c.settings.nap, ends=counts or not remakes,
+                       untouched=untouched)
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
@@ -374,8 +382,10 @@ def run(c: Cycle) -> CycleResult | None:
     order = fresh + added
     if reorder:
         order.sort(key=lambda e: order_key(e[0], e[2]))
-    if quiet and not cache.counts and st.reservations:
+    if quiet and not cache.counts and st.reservations and not cache.untouched:
         quiet = cache.ends and _placed_again(c, order)     # HIGHEST slides them: in full
+    elif quiet and not cache.counts and st.reservations:
+        quiet = cache.ends
     if quiet:
         run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
     else:
@@ -473,7 +483,10 @@ def _placed_again(c: Cycle, order: list) -> bool:
     released: the passes then run in full, and make them again. Each job is first asked
     the start-now question, as the priority pass asks it: the table's node choice may
     read what that question left in its floors (planning/scan.py), and a cycle with no
-    memory asked it. O(reservations) scans."""
+    memory asked it. O(reservations) scans. Not asked when the cache is `untouched`: no
+    hold was added since they were made (quiet: nothing ended, came free or passed a change
+    point, and the origin's move crosses no change point), so each earliest start and
+    node choice is the one made then."""
     st, table, now = c.state, c.table, c.now
     res = st.reservations
     items = list(res.items())
