@@ -139,11 +139,14 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     priority: the last cache's and arrivals checked for it; run() also checked applies()
     for this very cycle, and no retry hold can be active then: the last cache had none, and
     only a failed start makes one, after which run() does not apply). The cache keeps
-    `order` itself when no job started: the caller is done with it. O(queued)."""
+    `order` itself when no job started: the caller is done with it. O(queued). On the node
+    table only for a snapshot with a SnapshotDelta: an adapter that gives none (mauid's)
+    would pay O(queued) a cycle for a cache no cycle reads."""
     st = c.state
     table = c.table
     given = ids
-    if ((ids is None and not applies(c)) or c.held or c.pass_defers
+    if ((ids is None and not applies(c)) or c.held
+            or c.snap.delta is None and Ability.COUNTS not in table.abilities or c.pass_defers
             or c.res_started or st.system_priority or st.run_now or st.caches.plan.external
             or c.pass_end is None):
         return None
