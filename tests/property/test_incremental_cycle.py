@@ -159,9 +159,11 @@ def node_table_scenarios(draw):
         for _ in range(draw(st.integers(0 if nodes else 1, most))):
             nodes.append(Node(f"n{len(nodes)}", kind))
     text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 100]))}\n"
-            f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'CURRENTHIGHEST', 'HIGHEST']))}\n"
+            "RESERVATIONPOLICY "
+            f"{draw(st.sampled_from(['CURRENTHIGHEST', 'CURRENTHIGHEST', 'HIGHEST']))}\n"
             f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT']))}\n"
-            f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['FIRSTAVAILABLE', 'LASTAVAILABLE', 'MINRESOURCE']))}\n"
+            "NODEALLOCATIONPOLICY "
+            f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'LASTAVAILABLE', 'MINRESOURCE']))}\n"
             "QUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\n"
             + draw(st.sampled_from(["", "", "XFACTORWEIGHT 100\n", "BFPRIORITYPOLICY DURATION\n"])))
     steps = []

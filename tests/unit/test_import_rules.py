@@ -314,6 +314,7 @@ def test_the_epoch_check_sees_a_read(tmp_path):
     src.write_text("def f(c):\n    return c.table.freed\n")
     FILES["maui_py.sim.x_probe2"] = src
     try:
-        assert [x.split(" ", 1)[1] for x in freed_reads("maui_py.sim.x_probe2")] == ["c.table.freed"]
+        got = freed_reads("maui_py.sim.x_probe2")
+        assert [x.split(" ", 1)[1] for x in got] == ["c.table.freed"]
     finally:
         del FILES["maui_py.sim.x_probe2"]
