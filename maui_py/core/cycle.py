@@ -37,7 +37,7 @@ from ..model.times import duration
 from ..planning.applies import counting_applies, counts_request
 from ..planning.memo import ShrinkMemo
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning import owners
+from ..planning import memo, owners
 from ..planning.sync import sync_table
 from ..planning.api import FOREVER, Compiled, NoPlacement, Placement, Planner
 from ..policy import deferral, prediction, standing
@@ -490,7 +490,7 @@ class Cycle:
         use reservations: what they hold is free to it."""
         if job.procs > self.table.free_now and not self.ignore(job):
             return NO_ROOM
-        epoch = self.table.freed
+        epoch = memo.epoch(self.table)
         ign = self.ignore(job)
         shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         w, n = self.span(job), cr.tasks

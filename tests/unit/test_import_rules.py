@@ -193,11 +193,9 @@ def test_the_checks_see_a_rule_broken_and_a_circle():
 CONCRETE_PLANNERS = {"maui_py.planning.table", "maui_py.planning.counts"}
 """Modules outside planning/ hold a planning.api.Planner; which one is planning's choice
 (planning/sync.py), so none of them imports these."""
-KNOWN_FULL_CIRCLES: set[frozenset[str]] = {
-    frozenset({"maui_py.core.changes", "maui_py.core.cycle", "maui_py.core.selection"}),
-}
-"""Circles through TYPE_CHECKING blocks or in-function imports not removed yet: the cycle
-module's (the lead's typed cycle context, core/context.py, is meant to take it). An entry
+KNOWN_FULL_CIRCLES: set[frozenset[str]] = set()
+"""Circles through TYPE_CHECKING blocks or in-function imports not removed yet (the cycle
+module's went: core/changes.py and core/selection.py type against core/context.py). An entry
 must still exist, so it goes when its circle does."""
 
 
@@ -379,3 +377,30 @@ def test_the_private_rule_sees_what_it_forbids(tmp_path):
                        "loader.SchedulerConfig._lookup", "owners._k", "v._x"]
     finally:
         del FILES["maui_py.sim.x_probe"]
+
+
+def freed_reads(module: str) -> list[str]:
+    """Where `module` reads an attribute named `freed` (a planner's epoch), by AST."""
+    path = FILES[module]
+    tree = ast.parse(path.read_text())
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return [f"{rel}:{node.lineno} {ast.unparse(node)}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "freed"]
+
+
+def test_the_planner_epoch_is_read_outside_planning_only_through_planning_memo():
+    """issue 33: "what is free only shrinks until `freed` moves" has one home,
+    planning/memo.py (ShrinkMemo and epoch()); the passes and the cycle ask it."""
+    bad = [x for m in _outside_planning() for x in freed_reads(m)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_epoch_check_sees_a_read(tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text("def f(c):\n    return c.table.freed\n")
+    FILES["maui_py.sim.x_probe2"] = src
+    try:
+        got = freed_reads("maui_py.sim.x_probe2")
+        assert [x.split(" ", 1)[1] for x in got] == ["c.table.freed"]
+    finally:
+        del FILES["maui_py.sim.x_probe2"]
