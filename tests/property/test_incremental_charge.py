@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
 from maui_py.policy.limits import ActiveUsage
-from maui_py.priority.fairshare import FairShare
+from maui_py.priority.fairshare import KEEP_WINDOWS, FairShare
 from tests.scenarios.build import job
 
 INTERVAL = 100
@@ -27,7 +27,8 @@ def _keys(j) -> tuple[str, ...]:
 
 class Scratch:
     """Every running job charged rate x (now - max(last, start)) each cycle; a job gone
-    since the last cycle charged up to min(now, start + wallclock) (the module docstring)."""
+    since the last cycle charged up to min(now, start + wallclock) (the module docstring);
+    windows more than KEEP_WINDOWS old dropped (FairShare._roll)."""
 
     def __init__(self, pes: bool):
         self.pes, self.windows, self.last, self.seen, self.totals = pes, {}, None, {}, (1, 0)
@@ -60,6 +61,8 @@ class Scratch:
             if jid not in seen:
                 self.add(keys, r, max(last, s), min(now, s + max(wc, 1)))
         self.seen, self.last = seen, now
+        for k in [k for k in self.windows if k <= now // INTERVAL - KEEP_WINDOWS]:
+            del self.windows[k]                 # windows older than KEEP_WINDOWS are forgotten
 
 
 step = st.tuples(
@@ -83,6 +86,11 @@ def _running(jid, procs, user, acct, back, mem, now, wall):
 @pytest.mark.parametrize("policy", ["DEDICATEDPS", "DEDICATEDPES"])
 @settings(max_examples=150, deadline=None)
 @given(steps=st.lists(step, min_size=1, max_size=25), wall=st.sampled_from((50, 300, 10**6)))
+@example(steps=[(0, [], [], False, (64, 0)), (37, [], [], False, (64, 0)),
+                (52, [(0, 1, "u1", "", None, 0)], [], False, (64, 0))]
+         + [(dt, [], [], False, (64, 0)) for dt in (52, 116, 120, 136, 151, 151, 167, 170, 171,
+                                                   184, 222, 225, 227, 250, 253, 258, 258)],
+         wall=50)           # found by hypothesis: a job running past KEEP_WINDOWS windows
 def test_incremental_fairshare_equals_charging_every_job(policy, steps, wall):
     fs = FairShare(parse_config(f"FSPOLICY {policy}\nFSINTERVAL {INTERVAL}\nFSDEPTH 3\n", "t.cfg"))
     ref = Scratch(policy == "DEDICATEDPES")
