@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from maui_py.cfg.params import ACTIVE, TABLE
+from tests.unit.test_cfg_choices import active_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTEXT = ROOT / "maui_py" / "core" / "context.py"
@@ -111,17 +111,7 @@ def module_path(module: str) -> Path:
     return Path(spec.origin)
 
 
-def _active():
-    for row in TABLE:
-        if row.status != ACTIVE or row.maps_to:
-            continue
-        yield row.name, row.name, row.acts_in
-        for attr in row.attrs.values():
-            if attr.status == ACTIVE:
-                yield f"{row.name} {attr.name}", attr.name, attr.acts_in
-
-
-@pytest.mark.parametrize("label, name, module", list(_active()), ids=lambda v: str(v))
+@pytest.mark.parametrize("label, name, module", list(active_rows()), ids=lambda v: str(v))
 def test_the_module_acts_in_names_reads_the_parameter(label, name, module):
     assert module, f"{label} is active but names no module (acts_in): add it to ACTS_IN in cfg/params.py"
     assert reads(module_path(module), name), (
