@@ -143,7 +143,8 @@ class FreeShapes:
                      need: int, tasks: int) -> bool:
         """Is it sure, from the aggregates alone, that a request (Compiled's fields) finds
         no room at the origin? False ("ask the walk") as soon as the bound suffices.
-        O(kinds met x buckets)."""
+        `bound` inlined, stopping early: the scan asks it on its hot path, and `bound`
+        stays the definition the property tests compare with. O(kinds met x buckets)."""
         want_tot = tasks if mode != "tpn" else 0
         want_cnt = need if mode != "any" else 0
         tot = cnt = 0
