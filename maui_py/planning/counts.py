@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
+from itertools import accumulate
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
@@ -87,7 +88,8 @@ class CountTable(Replanning):
         """{instant: how many priority reservations start or end there}: the instants
         replan's array must have (a search and a subtraction each go bound to bound)."""
         self.version = 0
-        self._compiled: dict[JobRequest, Compiled | NoPlacement] = {}
+        self._compiled: dict[JobRequest, NoPlacement] = {}
+        self._by_tasks: dict[int, Compiled] = {}
         self._res: dict[int, Resources] = {}
 
     # ------------------------------------------------------------------ views
@@ -123,17 +125,16 @@ class CountTable(Replanning):
             self._deltas.insert(i, d)
 
     def _max_used(self, s: int, e: int) -> int:
-        """Most processors held at any instant of [s, e). O(P)."""
+        """Most processors held at any instant of [s, e). O(P), the window's points
+        summed at C speed."""
         times, deltas = self._times, self._deltas
         k = bisect_right(times, s)
         u = self.used0 + sum(deltas[:k])
-        top = u
-        while k < len(times) and times[k] < e:
-            u += deltas[k]
-            if u > top:
-                top = u
-            k += 1
-        return top
+        j = bisect_left(times, e, k)
+        if j > k:
+            top = u + max(accumulate(deltas[k:j]))
+            return top if top > u else u
+        return u
 
     # ------------------------------------------------------------ concrete nodes
     def _take(self, alloc: Iterable[tuple[int, int]]) -> None:
@@ -367,23 +368,33 @@ class CountTable(Replanning):
     # --------------------------------------------------------------- requests
     def compile(self, req: JobRequest, job_class: str = "",
                 exclusive: bool | None = None) -> Compiled | NoPlacement:
-        """The request as a count, or why it can never fit. O(1) after the first time."""
+        """The request as a count, or why it can never fit. O(1) after the first time.
+        A request that fits is answered by its task count alone (counts_request's fields
+        are all a count needs; Compiled.request is read by no one): equal requests are
+        distinct objects, one per job, and hashing a JobRequest costs a field walk."""
+        if exclusive or not counts_request(req):
+            raise ValueError("the count planner answers only one-processor tasks")
+        tasks = req.tasks
+        if tasks <= self.total:
+            got = self._by_tasks.get(tasks)
+            if got is None:
+                got = self._by_tasks[tasks] = Compiled(req, _ONE, tasks, "any", 1, 0, False,
+                                                       self.usable, [])
+            return got
         got = self._compiled.get(req)
         if got is None:
-            if not counts_request(req) or exclusive:
-                raise ValueError("the count planner answers only one-processor tasks")
-            if req.tasks > self.total:
-                got = NoPlacement(f"wider than the cluster: {req.tasks} tasks of {req.per_task} "
-                                  f"asked, the eligible nodes hold at most {self.total}")
-            else:
-                got = Compiled(req, _ONE, req.tasks, "any", 1, 0, False, self.usable, [])
-            self._compiled[req] = got
+            got = self._compiled[req] = NoPlacement(
+                f"wider than the cluster: {tasks} tasks of {req.per_task} asked, the eligible "
+                f"nodes hold at most {self.total}")
         return got
 
     def scan_count(self, need: int, wallclock: int, after: int | None = None,
                    until: int | None = None, skip: CountHold | None = None) -> int | None:
         """Earliest change point t in [after, until] with `need` processors free over the
-        whole of [t, t + wallclock), or None. Each point is passed at most twice: O(P)."""
+        whole of [t, t + wallclock), or None. Each point is passed at most twice: O(P).
+        A window that fits is checked by one running sum at C speed (itertools.accumulate),
+        not a Python step a point: a start-now question in a full first cycle spans about
+        half the profile's points; the Python walk only finds where a failing window fails."""
         w = max(int(wallclock), 1)
         limit = self.total - need
         if limit < 0:
@@ -406,6 +417,9 @@ class CountTable(Replanning):
         while True:
             if u <= limit:
                 e = t + w
+                end = bisect_left(times, e, k)
+                if end == k or u + max(accumulate(deltas[k:end])) <= limit:
+                    return t        # the whole window fits: checked at C speed
                 j, uu = k, u
                 while j < n and times[j] < e:
                     uu += deltas[j]

@@ -1,0 +1,89 @@
+"""Operation counts of the count planner's hot questions (planning/counts.py, issue 33): a
+start-now question whose window spans many change points reads no point one at a time in
+Python, and compiling the requests of a deep queue hashes no JobRequest. Counted, never
+timed; the answers themselves are checked against sums over the holds."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from maui_py.cfg.choices import NodeAllocation
+from maui_py.model import JobRequest, Node, Resources
+from maui_py.planning.counts import CountTable
+
+FIRST = NodeAllocation.FIRSTAVAILABLE
+
+
+class CountingList(list):
+    """A list that counts item reads made from Python (or through the sequence protocol)."""
+
+    reads = 0
+
+    def __getitem__(self, k):
+        CountingList.reads += 1
+        return super().__getitem__(k)
+
+
+class CountedRequest(JobRequest):
+    """A JobRequest that counts its hashes."""
+
+    hashes = 0
+
+    def __hash__(self):
+        CountedRequest.hashes += 1
+        return super().__hash__()
+
+
+def _table(points: int) -> CountTable:
+    """64 nodes of 64 processors; `points` running jobs of 2 processors ending one second
+    apart: `points` change points, the cluster far from full."""
+    table = CountTable(tuple(Node(f"n{i}", Resources.of(64)) for i in range(64)), 0)
+    for k in range(points):
+        table.reserve(f"job:{k}", 0, 100 + k, [(f"n{k % 64}", Resources.of(2))], force=True)
+    return table
+
+
+def test_a_start_now_over_a_thousand_points_reads_few_of_them():
+    table = _table(1000)
+    table._times = CountingList(table._times)
+    CountingList.reads = 0
+    p = table.earliest_start(JobRequest(tasks=100), 5_000, policy=FIRST)
+    assert p and p.start == 0
+    # bisections (log2 1000 = 10 reads each) and one slice: not one read per point
+    assert CountingList.reads < 60
+
+
+def test_the_window_check_answers_as_the_holds_summed():
+    table = _table(300)
+    for need, w in ((100, 5_000), (4096 - 600, 50), (4096 - 599, 50), (4096 - 600 + 2, 250)):
+        p = table.earliest_start(JobRequest(tasks=need), w, policy=FIRST)
+        t = p.start if p else None
+        held = lambda x: sum(h.procs for h in table.holds.values() if h.start <= x < h.end)
+        ok_now = all(held(x) + need <= table.total for x in [0] + [h.end for h in
+                     table.holds.values() if h.end < w])
+        assert (t == 0) == ok_now
+
+
+def test_compiling_equal_requests_hashes_none():
+    table = _table(10)
+    CountedRequest.hashes = 0
+    got = {id(table.compile(CountedRequest(tasks=1 + k % 7))) for k in range(1000)}
+    assert len(got) == 7                  # one Compiled per task count
+    assert CountedRequest.hashes == 0
+    too_wide = table.compile(JobRequest(tasks=64 * 64 + 1))
+    assert not too_wide and "wider than the cluster" in too_wide.reason
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 50), st.integers(1, 60), st.integers(1, 8)),
+                max_size=25),
+       st.integers(0, 60), st.integers(1, 80))
+def test_max_used_is_the_highest_sum_of_holds_over_the_window(holds, s, w):
+    table = CountTable(tuple(Node(f"n{i}", Resources.of(8)) for i in range(4)), 0)
+    for k, (start, length, procs) in enumerate(holds):
+        table.reserve(f"r{k}", start, start + length, (), kind="priority", force=True,
+                      procs=procs)
+    instants = [s] + [x for st_, ln, _p in holds for x in (st_, st_ + ln) if s < x < s + w]
+    want = max(sum(p for st_, ln, p in holds if st_ <= x < st_ + ln) for x in instants)
+    assert table._max_used(s, s + w) == want
