@@ -56,6 +56,9 @@ class CountTable(Replanning):
         self._times: list[int] = []
         self._deltas: list[int] = []
         """Change points after the origin and the change of held processors at each."""
+        self._rises: list[int] = []
+        """Change points whose change is positive: after a window's last rise held
+        processors only fall, so the window needs no look past it."""
         self.free_now = self.total
         """Processors free at the origin: the O(1) test backfill starts from."""
         self.used0 = 0
@@ -114,15 +117,24 @@ class CountTable(Replanning):
         times = self._times
         i = bisect_left(times, t)
         if i < len(times) and times[i] == t:
-            v = self._deltas[i] + d
+            old = self._deltas[i]
+            v = old + d
             if v:
                 self._deltas[i] = v
             else:
                 del times[i]
                 del self._deltas[i]
+            if (old > 0) != (v > 0):
+                rises = self._rises
+                if v > 0:
+                    rises.insert(bisect_left(rises, t), t)
+                else:
+                    del rises[bisect_left(rises, t)]
         else:
             times.insert(i, t)
             self._deltas.insert(i, d)
+            if d > 0:
+                self._rises.insert(bisect_left(self._rises, t), t)
 
     def _max_used(self, s: int, e: int) -> int:
         """Most processors held at any instant of [s, e). O(P), the window's points
@@ -327,6 +339,7 @@ class CountTable(Replanning):
             self.used0 += sum(self._deltas[:k])
             del times[:k]
             del self._deltas[:k]
+            del self._rises[:bisect_right(self._rises, now)]
         self.origin = now
         expired = []
         ends = self._ends
@@ -368,10 +381,9 @@ class CountTable(Replanning):
     # --------------------------------------------------------------- requests
     def compile(self, req: JobRequest, job_class: str = "",
                 exclusive: bool | None = None) -> Compiled | NoPlacement:
-        """The request as a count, or why it can never fit. O(1) after the first time.
-        A request that fits is answered by its task count alone (counts_request's fields
-        are all a count needs; Compiled.request is read by no one): equal requests are
-        distinct objects, one per job, and hashing a JobRequest costs a field walk."""
+        """The request as a count, or why it can never fit. O(1). One that fits is keyed by
+        its task count alone (all a count needs; Compiled.request is read by no one): equal
+        requests are distinct objects, one per job, and a JobRequest's hash walks fields."""
         if exclusive or not counts_request(req):
             raise ValueError("the count planner answers only one-processor tasks")
         tasks = req.tasks
@@ -394,13 +406,15 @@ class CountTable(Replanning):
         whole of [t, t + wallclock), or None. Each point is passed at most twice: O(P).
         A window that fits is checked by one running sum at C speed (itertools.accumulate),
         not a Python step a point: a start-now question in a full first cycle spans about
-        half the profile's points; the Python walk only finds where a failing window fails."""
+        half the profile's points; the Python walk only finds where a failing window fails.
+        Only the points up to the window's last rise are summed: none when it has no rise."""
         w = max(int(wallclock), 1)
         limit = self.total - need
         if limit < 0:
             return None
-        times, deltas = self._times, self._deltas
+        times, deltas, rises = self._times, self._deltas, self._rises
         if skip is not None:
+            rises = None
             merged = dict(zip(times, deltas))
             for t, d in ((skip.start, -skip.procs), (skip.end, skip.procs)):
                 if t > self.origin:
@@ -418,6 +432,9 @@ class CountTable(Replanning):
             if u <= limit:
                 e = t + w
                 end = bisect_left(times, e, k)
+                if rises is not None:   # held processors only fall after the last rise
+                    r = bisect_left(rises, e)
+                    end = bisect_right(times, rises[r - 1], k) if r and rises[r - 1] > t else k
                 if end == k or u + max(accumulate(deltas[k:end])) <= limit:
                     return t        # the whole window fits: checked at C speed
                 j, uu = k, u
@@ -562,6 +579,7 @@ class CountTable(Replanning):
         assert used0 == self.used0, f"held now {self.used0} != {used0}"
         want = sorted((t, d) for t, d in pts.items() if d)
         assert want == list(zip(self._times, self._deltas)), "stale profile"
+        assert self._rises == [t for t, d in want if d > 0], "stale rises"
         assert all(t > self.origin for t in self._times), "change point before origin"
         u = used0
         if not self.overcommitted:

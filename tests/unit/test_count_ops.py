@@ -16,13 +16,15 @@ FIRST = NodeAllocation.FIRSTAVAILABLE
 
 
 class CountingList(list):
-    """A list that counts item reads made from Python (or through the sequence protocol)."""
+    """A list that counts the items read from Python (or through the sequence protocol),
+    a slice counting as many as it holds."""
 
     reads = 0
 
     def __getitem__(self, k):
-        CountingList.reads += 1
-        return super().__getitem__(k)
+        got = super().__getitem__(k)
+        CountingList.reads += len(got) if isinstance(k, slice) else 1
+        return got
 
 
 class CountedRequest(JobRequest):
@@ -50,8 +52,20 @@ def test_a_start_now_over_a_thousand_points_reads_few_of_them():
     CountingList.reads = 0
     p = table.earliest_start(JobRequest(tasks=100), 5_000, policy=FIRST)
     assert p and p.start == 0
-    # bisections (log2 1000 = 10 reads each) and one slice: not one read per point
+    # bisections (log2 1000 = 10 reads each), no window point: not one read per point
     assert CountingList.reads < 60
+
+
+def test_a_start_now_sums_no_point_past_the_windows_last_rise():
+    table = _table(1000)
+    table.reserve("res:a", 150, 400, (), kind="priority", procs=8)    # a rise at 150
+    table._times = CountingList(table._times)
+    table._deltas = CountingList(table._deltas)
+    CountingList.reads = 0
+    p = table.earliest_start(JobRequest(tasks=100), 5_000, policy=FIRST)
+    assert p and p.start == 0
+    assert CountingList.reads < 120         # the 51 points up to the rise, and bisections
+    table._check()
 
 
 def test_the_window_check_answers_as_the_holds_summed():
