@@ -247,7 +247,9 @@ class Cycle:
     def _counting(self, queued: list[Job]) -> bool:
         """Plan with processor counts (planning/counts.py): identical nodes, only job
         reservations, the MAUI queue policy, no GREEDY windows, and every queued request
-        plain one-processor tasks. O(queued) dictionary look-ups."""
+        plain one-processor tasks. O(queued) dictionary look-ups: the cache of answers by
+        request keeps twice the queue (a bound of 10,000 emptied it every 10,000 requests
+        of a 200,000-job queue, each cycle asking every request again)."""
         if not self.settings.count_policy or type(self.state.queue_policy) is not MauiOrder:
             return False
         snap, cache = self.snap, self.state.caches.counting
@@ -264,7 +266,7 @@ class Cycle:
             req = j.request
             ok = known.get(id(req))
             if ok is None or ok[0] is not req:
-                if len(known) > 10_000:
+                if len(known) > 2 * len(queued) + 10_000:
                     known.clear()
                 ok = known[id(req)] = (req, counts_request(req))
             if not ok[1]:

@@ -101,3 +101,26 @@ def test_max_used_is_the_highest_sum_of_holds_over_the_window(holds, s, w):
     instants = [s] + [x for st_, ln, _p in holds for x in (st_, st_ + ln) if s < x < s + w]
     want = max(sum(p for st_, ln, p in holds if st_ <= x < st_ + ln) for x in instants)
     assert table._max_used(s, s + w) == want
+
+
+def test_a_second_cycle_asks_no_request_of_a_deep_queue_again(monkeypatch):
+    """Cycle._counting remembers its answer per request for twice the queue: with 12,000
+    queued requests (more than the 10,000 it once kept) a cycle after the first asks none
+    again."""
+    from maui_py.cfg import parse_config
+    from maui_py.core import cycle as cycle_mod
+    from maui_py.model import ClusterSnapshot, Job
+    nodes = tuple(Node(f"n{i}", Resources.of(4)) for i in range(4))
+    jobs = tuple(Job(f"j{k}", "u", JobRequest(tasks=1 + k % 3), 600, 0) for k in range(12_000))
+    cfg = parse_config("RESERVATIONDEPTH 1\n")
+    asked = []
+    real = cycle_mod.counts_request
+    monkeypatch.setattr(cycle_mod, "counts_request", lambda req: asked.append(1) or real(req))
+    first = cycle_mod.run_cycle(ClusterSnapshot(1000, nodes, jobs), cfg, explain=False)
+    assert len(asked) == 12_000
+    started = {d.job_id for d in first.starts()}
+    assert started                      # the cycle ran on the count planner and started jobs
+    later = tuple(j for j in jobs if j.id not in started)
+    asked.clear()
+    cycle_mod.run_cycle(ClusterSnapshot(1060, nodes, later), cfg, first.state, explain=False)
+    assert asked == []
