@@ -109,6 +109,8 @@ class FairShare:
         self._memo: dict[tuple[str, ...], dict[str, float]] = {}
         """subfactors per credential tuple, valid until the next charge."""
         self._caps: dict[tuple[str, ...], tuple] = {}
+        self._targets: dict[tuple[str, ...], tuple] = {}
+        """_targets_of per credential tuple: fixed for the configuration."""
         """_caps_of per credential tuple, valid until the next charge."""
         self._reset_rates()
 
@@ -312,16 +314,28 @@ class FairShare:
         out: dict[str, float] = {}
         if total <= 0:
             return out
-        for (prefix, _param, _attr, sf), name in zip(KINDS, creds):
-            if not name:
-                continue
-            t = self.target(prefix, name)
-            if t is None:
-                continue
-            v = fs_subfactor(t, 100.0 * self.usage(f"{prefix}:{name}") / total, self.percent)
+        for _prefix, name, sf, key, t in self._targets_of(creds):
+            v = fs_subfactor(t, 100.0 * self.usage(key) / total, self.percent)
             if v:
                 out[sf] = v
         return out
+
+    def _targets_of(self, creds: tuple[str, ...]) -> tuple:
+        """((prefix, name, FS subfactor, usage key, FSTARGET), ...) of the credentials in
+        `creds` (KINDS' order) that have a target: a function of the configuration only,
+        kept per credential set (swept past 100,000 sets). O(KINDS) the first time."""
+        got = self._targets.get(creds)
+        if got is None:
+            out = []
+            for (prefix, _param, _attr, sf), name in zip(KINDS, creds):
+                if name:
+                    t = self.target(prefix, name)
+                    if t is not None:
+                        out.append((prefix, name, sf, f"{prefix}:{name}", t))
+            if len(self._targets) > 100_000:
+                self._targets.clear()
+            got = self._targets[creds] = tuple(out)
+        return got
 
     def cap_violation(self, job: Job) -> str | None:
         """The first FSTARGET cap (^ absolute, % relative) this job's charge would cross.
@@ -349,14 +363,9 @@ class FairShare:
     def _caps_of(self, creds: tuple[str, ...]) -> tuple:
         """((prefix, name, cap target, usage), ...) of the credentials in `creds` (KINDS'
         order) whose FSTARGET is a cap. O(KINDS)."""
-        out = []
-        for (prefix, _param, _attr, _sf), name in zip(KINDS, creds):
-            if not name:
-                continue
-            t = self.target(prefix, name)
-            if t is not None and t.mode in ("capabs", "caprel"):
-                out.append((prefix, name, t, self.usage(f"{prefix}:{name}")))
-        return tuple(out)
+        return tuple((prefix, name, t, self.usage(key))
+                     for prefix, name, _sf, key, t in self._targets_of(creds)
+                     if t.mode in ("capabs", "caprel"))
 
     # ------------------------------------------------------------------ state
     def dump(self) -> dict:
