@@ -370,6 +370,18 @@ class Limits:
         override), ...), leaving out limits unset at both levels (which _first_violation
         passes over). A function of the job and the configuration only, so kept per Job
         object in `plans` (swept when it passes 200,000 entries). O(counters x creds)."""
+        if len(self.plans) > 200_000:
+            self.plans.clear()
+        out = self.plans[job.id] = (job, self._plan(job))
+        return out[1]
+
+    def check_plans(self) -> None:
+        """Raise AssertionError unless every kept plan equals one made from scratch."""
+        for jid, (job, plan) in self.plans.items():
+            assert jid == job.id and plan == self._plan(job), jid
+
+    def _plan(self, job: Job) -> tuple:
+        """active_plan(job) made from scratch, not kept."""
         amounts = job_amounts(job)
         plan = []
         for counter in ACTIVE:
@@ -387,10 +399,7 @@ class Limits:
                 checks.append((kind, name, lim))
             if checks:
                 plan.append((attr, counter, amounts[counter], tuple(checks), override is not None))
-        if len(self.plans) > 200_000:
-            self.plans.clear()
-        out = self.plans[job.id] = (job, tuple(plan))
-        return out[1]
+        return tuple(plan)
 
     def idle_violation(self, job: Job, usage: Usage) -> Violation | None:
         """Would admitting `job` to the eligible queue exceed an idle limit (hard only)?"""

@@ -97,6 +97,7 @@ def test_a_kept_limit_plan_answers_as_the_walk_over_every_limit(jobs, level):
             usage.add(job, job_amounts(job))
     assert all(isinstance(c[2], Limit) for _j, plan in limits.plans.values()
                for _a, _c, _n, checks, _o in plan for c in checks)
+    limits.check_plans()
 
 
 CYCLE_CFG = ("FSPOLICY DEDICATEDPS\nFSDEPTH 3\nFSDECAY 0.5\nFSWEIGHT 1\nFSUSERWEIGHT 10\n"
@@ -183,6 +184,7 @@ def test_cycles_keeping_eligibility_decide_as_cycles_from_scratch(sc):
         assert got.state.queue_policy.dump() == want.state.queue_policy.dump()
         if got.state.caches.fs_tails is not None:
             got.state.caches.fs_tails.check()
+        got.state.caches.engine.limits.check_plans()
         state, bare = got.state, want.state
         for d in got.decisions:
             if isinstance(d, Start):
