@@ -80,6 +80,9 @@ class CycleCaches:
     """What the last cycle leaves for a cycle from what changed (core/changes.ChangeCache)."""
     selection: Any = None
     """The last cycle's eligible jobs in priority order (core/selection.SelectionCache)."""
+    fs_tails: Any = None
+    """The (TARG, FS) priority components per fair-share subfactor set, for one engine and
+    cycle (core/selection.FsTails)."""
     view_totals: tuple | None = None
     """(table, its usable-node mask, their total resources) for the queue policy's view
     (Cycle._view): the totals walk every node, so they are kept while both stay."""

@@ -389,10 +389,8 @@ class Cycle:
     def _priority(self, job: Job) -> float:
         st = self.state
         fs = self.policy.subfactors(job)
-        if not self.explain and not job.system_priority and not fs:
-            if self.engine.serv_only:
-                return self.engine.serv_priority(job, self.now, st.queue_time.get(job.id, job.submit_time),
-                                                 st.bypass.get(job.id, 0))
+        if not self.explain and not job.system_priority and self.engine.serv_only:
+            return selection.fast_priority(self, job, fs)    # the same float, no breakdown
         ctx = JobContext(st.queue_time.get(job.id, job.submit_time), st.bypass.get(job.id, 0),
                          False, fs)
         if self.explain:

@@ -330,6 +330,25 @@ class PriorityEngine:
             total = cap
         return static + self.cw["SERV"] * total
 
+    def fs_tail(self, fairshare: Mapping[str, float]) -> tuple[float, float]:
+        """(TARG, FS) components as breakdown() makes them when serv_only holds (TARG's
+        subfactors are then zero) for the fair-share subfactors `fairshare`: a function of
+        the credentials' usage only, so a cycle works it out once per credential set.
+        O(subfactors)."""
+        zeros = {"TARGETQUEUETIME": 0.0, "TARGETXFACTOR": 0.0}
+        return self._component("TARG", zeros, {}), self._component("FS", dict(fairshare), {})
+
+    def fs_priority(self, job: Job, now: int, eff_queue_time: int, bypass: int,
+                    tail: tuple[float, float]) -> float:
+        """priority() when serv_only holds, no system priority is set and fair-share
+        subfactors are given (`tail` = fs_tail of them): breakdown() sums the components in
+        the order CRED, RES, SERV, TARG, FS, ATTR, USAGE; so does this, without building
+        the dictionaries (the same floats). O(1)."""
+        p = self.serv_priority(job, now, eff_queue_time, bypass) + tail[0]
+        p = p + tail[1]
+        p = p + 0.0
+        return p + 0.0
+
     def _queue_time_only(self, job: Job, now: int, eff_queue_time: int, bypass: int) -> float:
         """serv_priority() when QUEUETIME is SERV's only weighted subfactor (FCFS and most
         sites): the same operations in the same order, so the same float. O(1)."""
