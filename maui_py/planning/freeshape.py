@@ -24,6 +24,7 @@ vectors in it), on the first question after a vector left it).
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from operator import sub
 from typing import Sequence
 
@@ -37,8 +38,9 @@ class FreeShapes:
 
     Invariant (check): for every kind k and free processor count c, count[k][c] nodes of k
     have c processors free at the origin, shapes[k][c] maps each free vector they have to
-    how many have it (no zero counts, no empty buckets), and top[k][c], when present, is
-    the componentwise maximum of shapes[k][c]'s vectors."""
+    how many have it (no zero counts, no empty buckets), top[k][c], when present, is
+    the componentwise maximum of shapes[k][c]'s vectors, and order[k] is count[k]'s keys
+    ascending (cannot_start reads the buckets that can hold a task, from the top)."""
 
     def __init__(self, nodes: Sequence[Node], cap: Sequence[tuple[int, ...]], usable: int):
         """Every node idle (free = capacity). O(N)."""
@@ -51,6 +53,7 @@ class FreeShapes:
         self.count: list[dict[int, int]] = []
         self.shapes: list[dict[int, dict[tuple[int, ...], int]]] = []
         self.top: list[dict[int, tuple[int, ...]]] = []
+        self.order: list[list[int]] = []
         self.by_cap: dict[tuple[int, ...], list[int]] = {}
         """Capacity -> its kinds (move's nodes share one capacity)."""
         for k, (key, ix) in enumerate(kinds.items()):
@@ -62,6 +65,7 @@ class FreeShapes:
             self.count.append({c[0]: len(ix)})
             self.shapes.append({c[0]: {c: len(ix)}})
             self.top.append({c[0]: c})
+            self.order.append([c[0]])
 
     def move(self, nodes: int, cap: tuple[int, ...], old: tuple[int, ...],
              new: tuple[int, ...]) -> None:
@@ -99,12 +103,15 @@ class FreeShapes:
         else:
             del count[c], shapes[c]
             self.top[k].pop(c, None)
+            order = self.order[k]
+            del order[bisect_left(order, c)]
 
     def _put(self, k: int, free: tuple[int, ...], n: int) -> None:
         c = free[0]
         count = self.count[k]
         got = count.get(c)
         if got is None:
+            insort(self.order[k], c)
             count[c] = n
             self.shapes[k][c] = {free: n}
             self.top[k][c] = free
@@ -143,20 +150,25 @@ class FreeShapes:
                      need: int, tasks: int) -> bool:
         """Is it sure, from the aggregates alone, that a request (Compiled's fields) finds
         no room at the origin? False ("ask the walk") as soon as the bound suffices.
-        `bound` inlined, stopping early: the scan asks it on its hot path, and `bound`
-        stays the definition the property tests compare with. O(kinds met x buckets)."""
+        `bound` inlined, stopping early, reading only the buckets with processors free
+        for a task (for `per` of them, tasks-per-node): the scan asks it on its hot path,
+        and `bound` stays the definition the property tests compare with.
+        O(kinds met x buckets read)."""
         want_tot = tasks if mode != "tpn" else 0
         want_cnt = need if mode != "any" else 0
         tot = cnt = 0
         d0 = d[0]
+        lo = d0 * per if mode == "tpn" else d0    # fewer processors free: no task counted
         nz = [(j, x) for j, x in enumerate(d) if x > 0]
         for k, m in enumerate(self.masks):
             if not eligible & m:
                 continue
-            top = self.top[k]
-            for c, n in self.count[k].items():
-                if c < d0:
-                    continue
+            top, count, order = self.top[k], self.count[k], self.order[k]
+            for x in range(len(order) - 1, -1, -1):
+                c = order[x]
+                if c < lo:
+                    break
+                n = count[c]
                 t = top.get(c)
                 if t is None:
                     t = self._top(k, c)
@@ -191,6 +203,7 @@ class FreeShapes:
             b = shapes[k].setdefault(free[0], {})
             b[free] = b.get(free, 0) + 1
         assert count == self.count, "free-shape counts out of step"
+        assert self.order == [sorted(c) for c in count], "free-shape bucket order out of step"
         assert shapes == self.shapes, "free-shape buckets out of step"
         for k, top in enumerate(self.top):
             for c, t in top.items():

@@ -43,3 +43,30 @@ def test_a_one_core_start_now_asks_one_partly_used_node():
     assert (p.start, p.items, p.allocation) == (q.start, q.items, q.allocation) == (
         0, ((0, (1, 10)),), (("n0", Resources.of(1, 10)),))
     table._check()
+
+
+class _Reads(dict):
+    """A bucket count map that counts its reads by key."""
+    reads = 0
+
+    def __getitem__(self, c):
+        _Reads.reads += 1
+        return super().__getitem__(c)
+
+
+def test_a_whole_node_question_reads_only_the_idle_bucket():
+    nodes = [Node(f"n{i}", Resources.of(8, 1000)) for i in range(8)]
+    table = ReservationTable(nodes, origin=0)
+    for i in range(1, 8):                           # n0 idle, n1..n7 use 1..7 processors
+        table.reserve(f"j{i}", 0, 100, [(f"n{i}", Resources.of(i, 10))])
+    shapes = table.shapes
+    k = shapes.kind_of[0]
+    assert shapes.order[k] == list(range(1, 9))
+    shapes.count[k] = _Reads(shapes.count[k])
+    whole = JobRequest(tasks=2, per_task=Resources.of(8, 10), tasks_per_node=1)
+    cr = table.compile(whole)
+    assert shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed,
+                               cr.tasks)
+    assert _Reads.reads == 1                        # bucket 8 alone, not all eight
+    assert not table.earliest_start(whole, 50, until=0, policy="FIRSTAVAILABLE")
+    table._check()
