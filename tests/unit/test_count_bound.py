@@ -70,3 +70,21 @@ def test_a_whole_node_question_reads_only_the_idle_bucket():
     assert _Reads.reads == 1                        # bucket 8 alone, not all eight
     assert not table.earliest_start(whole, 50, until=0, policy="FIRSTAVAILABLE")
     table._check()
+
+
+def test_a_task_no_kind_can_hold_reads_no_bucket():
+    nodes = [Node(f"n{i}", Resources.of(8, 1000)) for i in range(8)]
+    table = ReservationTable(nodes, origin=0)
+    for i in range(8):                              # i processors used, 900 MB on every node
+        table.reserve(f"j{i}", 0, 100, [(f"n{i}", Resources.of(i, 900))])
+    shapes = table.shapes
+    k = shapes.kind_of[0]
+    shapes.count[k] = _Reads(shapes.count[k])
+    _Reads.reads = 0
+    big = JobRequest(tasks=1, per_task=Resources.of(1, 200))    # 100 MB free at most
+    cr = table.compile(big)
+    assert shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed,
+                               cr.tasks)
+    assert _Reads.reads == 0                        # the kind's maximum (8, 100) says no
+    assert not table.earliest_start(big, 50, until=0, policy="FIRSTAVAILABLE")
+    table._check()
