@@ -11,7 +11,7 @@ from operator import attrgetter
 
 from ..model import JobRequest, Resources
 from .api import Compiled, NoPlacement
-from .bitset import mask_of, members
+from .bitset import iter_members, mask_of, members
 from .steps import _fit_on, _times
 
 _REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
@@ -207,6 +207,49 @@ class Compiling:
             if f >= per:
                 cnt += 1
         return tot, cnt
+
+    def _first_fits(self, cr: Compiled, fast: int, others: int, e: int
+                    ) -> list[tuple[int, int]] | None:
+        """The first cr.nodes_needed nodes, in index order, of `fast` (each holds its
+        class's idle fit) and of `others` where _fit_now(cr, i, e) >= cr.per_node, as
+        (node, per_node); None when fewer qualify. _fits_now's loop (and flat fits) that
+        stops at the last node taken (planning/firstnow.py). O(k log h), k nodes walked."""
+        per, need = cr.per_node, cr.nodes_needed
+        if (fast | others).bit_count() < need:
+            return None
+        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
+        d, exclusive = cr.d, cr.exclusive
+        flat = self._flat_fits.get((d, exclusive))
+        if flat is None:
+            if len(self._flat_fits) > 64:
+                self._flat_fits.clear()
+            flat = self._flat_fits[(d, exclusive)] = {}
+        out: list[tuple[int, int]] = []
+        for i in iter_members(fast | others):
+            if not (fast >> i) & 1:
+                T = tt[i]
+                got = flat.get(i)
+                if got is not None and got[0] is T:
+                    f = got[1]
+                else:
+                    hit = pmax.get(id(T))
+                    if hit is None or hit[0] is not T:
+                        hit = self._from_origin(T, uu[i])
+                    m = bisect_left(T, e)
+                    c = cap[i]
+                    key = (m, c, d, exclusive)
+                    f = hit[3].get(key)
+                    if f is None:
+                        f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+                    pm = hit[2]
+                    if pm[-1] == pm[0]:
+                        flat[i] = (T, f)
+                if f < per:
+                    continue
+            out.append((i, per))
+            if len(out) == need:
+                return out
+        return None
 
     def _check_fit_caches(self) -> None:
         """Assert that the cached fits and prefix maxima are those of the current step

@@ -38,6 +38,16 @@ class Scanning:
     use_shapes = True
     """Answer start-now questions the free-shape index rules out without the walk (False:
     always walk, the definition the property tests compare against)."""
+    use_short = True
+    """Pass over change points where fewer eligible nodes than the request needs are
+    anything but full (the count bound, see scan) without evaluating them (False: evaluate
+    every candidate, the definition the property tests compare against)."""
+    skipped = 0
+    """Candidates the count bound passed over, summed over scans (operation count)."""
+    use_first = True
+    """Answer FIRSTAVAILABLE start-now questions of tasks-per-node requests by the walk in
+    index order that stops at the nodes it takes (planning/firstnow.py; False: scan then
+    select, the definition the property tests compare against)."""
 
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
@@ -82,6 +92,8 @@ class Scanning:
         tt, cap = self._T, self.cap
         fit_between = self._fit_between
         exclusive = cr.exclusive
+        short = (self.use_short and procs_bound and not exclusive and not ign_mask
+                 and mode != "any")
         evaluate = True
         while True:
             if evaluate:
@@ -176,6 +188,11 @@ class Scanning:
                 evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
+                if evaluate and short:      # too few nodes not full at t_new: it fails
+                    busy = full ^ (full & idle)
+                    evaluate = (E ^ (E & busy)).bit_count() >= need
+                    if not evaluate:
+                        self.skipped += 1
             if j < i:
                 j = i
             lim = t_new + w

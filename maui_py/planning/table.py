@@ -25,6 +25,7 @@ from .bitset import mask_of, members
 from .compiling import Compiling
 from .credits import Credits
 from .freeshape import FreeShapes
+from .firstnow import first_now, placement
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
@@ -495,6 +496,14 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
                                                                        exclusive)
         if isinstance(cr, NoPlacement):
             return cr
+        w = max(int(wallclock), 1)
+        if (self.use_first and not ignore and cr.mode == "tpn" and until is not None
+                and until <= self.origin and (after is None or after <= self.origin)
+                and type(policy) in (NodeAllocation, str) and policy == "FIRSTAVAILABLE"):
+            chosen = first_now(self, cr, w)         # planning/firstnow.py: same nodes
+            if chosen is None:
+                return NoPlacement("does not fit by the time asked")
+            return placement(self, cr, self.origin, w, chosen)
         found = self.scan(cr, wallclock, after, until, ignore)
         if found is None:
             if until is not None:
@@ -506,24 +515,8 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             h = self.holds.get(o)
             if h is not None and h.kind != "credit":
                 prefer |= h.mask
-        chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy, prefer=prefer)
-        alloc = []
-        items = []
-        nodes, cap, d = self.nodes, self.cap, cr.d
-        per: dict[int, tuple[tuple[int, ...], Resources]] = {}
-        for i, ntasks in chosen:
-            if cr.exclusive:
-                v = cap[i]
-                r = self.resources(v)
-            else:
-                got = per.get(ntasks)
-                if got is None:
-                    v = tuple([x * ntasks for x in d])
-                    got = per[ntasks] = (v, self.resources(v))
-                v, r = got
-            alloc.append((nodes[i].name, r))
-            items.append((i, v))
-        return Placement(t, t + max(int(wallclock), 1), tuple(alloc), tuple(items), self.version)
+        return placement(self, cr, t, w, select(self, cr, t, w, fast, fits, policy,
+                                                prefer=prefer))
 
     def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
         """Would holding exactly `allocation` over [start, end) fit now? O(k log h)."""
