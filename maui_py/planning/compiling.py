@@ -12,7 +12,7 @@ from operator import attrgetter
 from ..model import JobRequest, Resources
 from .api import Compiled, NoPlacement
 from .bitset import iter_members, mask_of, members
-from .steps import _fit_on, _times
+from .steps import fit_on, tasks_in
 
 _REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
                                 and f.name != "per_task"))
@@ -105,7 +105,7 @@ class Compiling:
             m = E & cm
             if not m:
                 continue
-            kc = _times(d, cap) if any(d) else (1 << 30)
+            kc = tasks_in(d, cap) if any(d) else (1 << 30)
             if kc < per:
                 E &= ~cm
                 continue
@@ -129,7 +129,7 @@ class Compiling:
 
     def _fit(self, cr: Compiled, i: int, t: int, e: int, exclude) -> int:
         """Tasks node i holds over [t, e), as the request counts them. O(h) or O(h log h)."""
-        return _fit_on(cr.d, cr.exclusive, self.cap[i], self._used(i, t, e, exclude), self.zero)
+        return fit_on(cr.d, cr.exclusive, self.cap[i], self._used(i, t, e, exclude), self.zero)
 
     def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
         """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
@@ -146,7 +146,7 @@ class Compiling:
         key = (m, cap, cr.d, cr.exclusive)
         f = hit[3].get(key)
         if f is None:
-            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
+            f = hit[3][key] = fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
         return f
 
     def _fit_between(self, cr: Compiled, i: int, s: int, e: int) -> int:
@@ -166,7 +166,7 @@ class Compiling:
         f = hit[3].get(key)
         if f is None:
             U = hit[1]
-            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap,
+            f = hit[3][key] = fit_on(cr.d, cr.exclusive, cap,
                                       U[k] if m - k == 1 else tuple(map(max, *U[k:m])), self.zero)
         return f
 
@@ -197,7 +197,7 @@ class Compiling:
                 key = (m, c, d, exclusive)
                 f = hit[3].get(key)
                 if f is None:
-                    f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+                    f = hit[3][key] = fit_on(d, exclusive, c, hit[2][m - 1], zero)
                 pm = hit[2]
                 if pm[-1] == pm[0]:
                     flat[i] = (T, f)
@@ -240,7 +240,7 @@ class Compiling:
                     key = (m, c, d, exclusive)
                     f = hit[3].get(key)
                     if f is None:
-                        f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
+                        f = hit[3][key] = fit_on(d, exclusive, c, hit[2][m - 1], zero)
                     pm = hit[2]
                     if pm[-1] == pm[0]:
                         flat[i] = (T, f)
@@ -258,18 +258,18 @@ class Compiling:
             for i, (T, f) in flat.items():
                 if T is self._T[i]:
                     pm = self._prefix_max(T, self._U[i])
-                    assert pm[-1] == pm[0] and f == _fit_on(d, excl, self.cap[i], pm[0],
+                    assert pm[-1] == pm[0] and f == fit_on(d, excl, self.cap[i], pm[0],
                                                             self.zero), "stale flat fit"
         for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
             assert len(pm) == len(U) == len(T), "stale prefix maxima"
             for key, f in fits.items():
                 if len(key) == 4:       # _fit_now's, from the origin
                     m, cap, d, excl = key
-                    assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
+                    assert f == fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
                 else:                   # _fit_between's, over segments k..m-1
                     k, m, cap, d, excl = key
                     assert 0 <= k < m <= len(U), "fit over segments the step function lacks"
-                    assert f == _fit_on(d, excl, cap, tuple(map(max, *U[k:m])) if m - k > 1
+                    assert f == fit_on(d, excl, cap, tuple(map(max, *U[k:m])) if m - k > 1
                                         else U[k], self.zero), "stale fit"
             assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
                        for k in range(len(U))), "wrong prefix maxima"

@@ -30,7 +30,7 @@ from ..model import JobRequest, Node, Resources
 from . import endheap
 from .api import FOREVER, Ability, Compiled, NoPlacement, OverAllocation, Placement, Window
 from .applies import counting_applies, counts_request  # noqa: F401 (re-exported)
-from .countplan import CountHold, Replanning, _step
+from .countplan import CountHold, Replanning, add_step
 from .owners import is_priority
 from .table import index_nodes
 
@@ -354,8 +354,8 @@ class CountTable(Replanning):
                 self._give(h.nodes)
             if self._tracking and is_priority(owner):
                 self._n_priority -= 1
-                _step(self._bounds, h.start, -1)
-                _step(self._bounds, h.end, -1)
+                add_step(self._bounds, h.start, -1)
+                add_step(self._bounds, h.end, -1)
             expired.append(owner)
         if len(self._other) + len(self._bounds) > 4 * len(self.holds) + 64:
             self._fold_other()

@@ -10,7 +10,7 @@ free vectors (capacity minus usage at the origin) and, lazily, their componentwi
 
 Why a "no" from it is exact: a node's usage over any window that starts at the origin is at
 least its usage at the origin, so the tasks of per-task vector d it holds there are at most
-_times(d, free now) <= _times(d, its bucket's maximum); an exclusive task fits only an idle
+tasks_in(d, free now) <= tasks_in(d, its bucket's maximum); an exclusive task fits only an idle
 node, whose free vector is its capacity. Summed over the kinds a request meets, this bounds
 what the node walk (ReservationTable.scan) can find at the origin; where the bound falls
 short of the request, the walk's answer is "no" and the scan returns it unwalked. Otherwise
@@ -30,7 +30,7 @@ from typing import Sequence
 
 from ..model import Node
 from .bitset import mask_of
-from .steps import _times
+from .steps import tasks_in
 
 
 class FreeShapes:
@@ -147,7 +147,7 @@ class FreeShapes:
                 t = top.get(c)
                 if t is None:
                     t = self._top(k, c)
-                f = _times(d, t)
+                f = tasks_in(d, t)
                 if f:
                     tot += n * f
                     if f >= per:

@@ -30,8 +30,8 @@ from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
 from .timeline import Timeline
-from .steps import (TableHold, _cat_moves, _category, _fills, _frees, _gres_full, _gres_marks,
-                    _vadd, index_nodes)
+from .steps import (TableHold, point_category, ever_full, usage_falls, gres_full, gres_marks,
+                    vadd, index_nodes)
 
 Hold = tuple[str, int, int, Iterable[tuple[str, Resources]], str]
 """(owner, start, end, allocation, kind), as load() takes them."""
@@ -42,10 +42,10 @@ def _points_of(T: list[int], U: list[tuple[int, ...]], c: tuple[int, ...],
     """What a node of capacity c with step function (T, U) adds to the table's sets:
     (over-allocated, fills, [(point, category, frees)], (gres full at the origin, gres
     marks) when gd, else None)."""
-    return (any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
-            [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
+    return (any(x > y for u in U for x, y in zip(u, c)), ever_full(c, U, zero),
+            [(T[k], point_category(U[k - 1], U[k], zero, c[0]) % 3, usage_falls(U[k - 1], U[k]))
              for k in range(1, len(T))],
-            (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
+            (gres_full(U[0], c, gd), gres_marks(c, gd, T, U, NEVER, FOREVER))
             if gd is not None else None)
 
 
@@ -146,7 +146,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             if i is None:
                 raise KeyError(f"unknown node {name!r}")
             v = self.vector(res)
-            merged[i] = _vadd(merged[i], v) if i in merged else v
+            merged[i] = vadd(merged[i], v) if i in merged else v
         return tuple(merged.items())
 
     def _register(self, owner: str, kind: str, start: int, end: int,
@@ -473,7 +473,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
                 self.shapes.move_one(i, self.cap[i], U[0], U[j])
             if len(new[0]) == 1:
                 done |= 1 << i
-            if not _fills(self.cap[i], new[1], self.zero):
+            if not ever_full(self.cap[i], new[1], self.zero):
                 unfilled |= 1 << i
             if (usable >> i) & 1:
                 self.free_now += U[0][0] - U[j][0]
