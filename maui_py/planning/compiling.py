@@ -175,13 +175,9 @@ class Compiling:
         """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
         (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h);
         O(1) per node with a flat fit (_flat_fits), as most partly used nodes have."""
-        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
+        tt = self._T
         d, exclusive = cr.d, cr.exclusive
-        flat = self._flat_fits.get((d, exclusive))
-        if flat is None:
-            if len(self._flat_fits) > 64:
-                self._flat_fits.clear()
-            flat = self._flat_fits[(d, exclusive)] = {}
+        flat = self._flat_for(d, exclusive)
         tot = cnt = 0
         for i in members(nodes):
             T = tt[i]
@@ -189,24 +185,42 @@ class Compiling:
             if got is not None and got[0] is T:
                 f = got[1]
             else:
-                hit = pmax.get(id(T))
-                if hit is None or hit[0] is not T:
-                    hit = self._from_origin(T, uu[i])
-                m = bisect_left(T, e)
-                c = cap[i]
-                key = (m, c, d, exclusive)
-                f = hit[3].get(key)
-                if f is None:
-                    f = hit[3][key] = fit_on(d, exclusive, c, hit[2][m - 1], zero)
-                pm = hit[2]
-                if pm[-1] == pm[0]:
-                    flat[i] = (T, f)
+                f = self._fit_missed(i, T, e, d, exclusive, flat)
             fits[i] = f
             if count:
                 tot += f
             if f >= per:
                 cnt += 1
         return tot, cnt
+
+    def _flat_for(self, d: tuple[int, ...], exclusive: bool) -> dict:
+        """The flat-fit memo of a per-task vector: node -> (its step function, fit), for
+        nodes whose usage is the same over the whole horizon. At most 64 vectors kept."""
+        flat = self._flat_fits.get((d, exclusive))
+        if flat is None:
+            if len(self._flat_fits) > 64:
+                self._flat_fits.clear()
+            flat = self._flat_fits[(d, exclusive)] = {}
+        return flat
+
+    def _fit_missed(self, i: int, T: list[int], e: int, d: tuple[int, ...], exclusive: bool,
+                    flat: dict) -> int:
+        """Node i's fit over [origin, e) when the flat memo missed: from the node's prefix
+        maxima (built once per step function), memoised per (point, capacity, vector);
+        entered in `flat` when the node's usage never changes. O(log h) plus O(h) once."""
+        hit = self._pmax.get(id(T))
+        if hit is None or hit[0] is not T:
+            hit = self._from_origin(T, self._U[i])
+        m = bisect_left(T, e)
+        c = self.cap[i]
+        key = (m, c, d, exclusive)
+        f = hit[3].get(key)
+        if f is None:
+            f = hit[3][key] = fit_on(d, exclusive, c, hit[2][m - 1], self.zero)
+        pm = hit[2]
+        if pm[-1] == pm[0]:
+            flat[i] = (T, f)
+        return f
 
     def _first_fits(self, cr: Compiled, fast: int, others: int, e: int
                     ) -> list[tuple[int, int]] | None:
@@ -217,13 +231,9 @@ class Compiling:
         per, need = cr.per_node, cr.nodes_needed
         if (fast | others).bit_count() < need:
             return None
-        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
+        tt = self._T
         d, exclusive = cr.d, cr.exclusive
-        flat = self._flat_fits.get((d, exclusive))
-        if flat is None:
-            if len(self._flat_fits) > 64:
-                self._flat_fits.clear()
-            flat = self._flat_fits[(d, exclusive)] = {}
+        flat = self._flat_for(d, exclusive)
         out: list[tuple[int, int]] = []
         for i in iter_members(fast | others):
             if not (fast >> i) & 1:
@@ -232,18 +242,7 @@ class Compiling:
                 if got is not None and got[0] is T:
                     f = got[1]
                 else:
-                    hit = pmax.get(id(T))
-                    if hit is None or hit[0] is not T:
-                        hit = self._from_origin(T, uu[i])
-                    m = bisect_left(T, e)
-                    c = cap[i]
-                    key = (m, c, d, exclusive)
-                    f = hit[3].get(key)
-                    if f is None:
-                        f = hit[3][key] = fit_on(d, exclusive, c, hit[2][m - 1], zero)
-                    pm = hit[2]
-                    if pm[-1] == pm[0]:
-                        flat[i] = (T, f)
+                    f = self._fit_missed(i, T, e, d, exclusive, flat)
                 if f < per:
                     continue
             out.append((i, per))
