@@ -30,6 +30,26 @@ FLOORS = 64
 """Earliest starts kept per request shape for ReservationTable._floor."""
 
 
+
+def _split(E: int, idle: int, touched: int, full: int, fullin: int, ign_mask: int,
+           exclusive: bool, procs_bound: bool) -> tuple[int, int]:
+    """(fast, others) at a scan candidate: `fast` the eligible nodes idle at t, untouched over
+    the window and not ignored (each holds its class's idle fit); `others` those whose fit
+    is evaluated: for an exclusive request the ignored ones only, for one that needs a
+    processor the rest less the nodes full at t or in the window (an ignored node counts
+    as not full), else all the rest. O(1) big-int operations."""
+    moved = touched | ign_mask if ign_mask else touched
+    fast = (E ^ (E & moved)) & idle
+    if exclusive:
+        return fast, E & ign_mask
+    others = E ^ fast                    # fast is a subset of E
+    if procs_bound:
+        busy = full | fullin
+        if ign_mask:
+            busy ^= busy & ign_mask
+        others ^= others & busy
+    return fast, others
+
 class Scanning:
     """The earliest-start scan over the node table's change points, and the floors it keeps
     (earliest starts found since the last release). A part of ReservationTable
@@ -97,18 +117,8 @@ class Scanning:
         evaluate = True
         while True:
             if evaluate:
-                moved = touched | ign_mask if ign_mask else touched
-                fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
-                if exclusive:
-                    others = E & ign_mask
-                elif procs_bound:
-                    busy = full | fullin
-                    if ign_mask:
-                        busy ^= busy & ign_mask
-                    others = E ^ fast                    # fast is a subset of E
-                    others ^= others & busy
-                else:
-                    others = E ^ fast
+                fast, others = _split(E, idle, touched, full, fullin, ign_mask, exclusive,
+                                      procs_bound)
                 if gres_bound:
                     gbusy = gfull | gfullin
                     if ign_mask:
