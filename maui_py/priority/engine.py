@@ -157,6 +157,8 @@ class PriorityEngine:
                                  if self.sw.get(s, 0.0))
         if [s for s, _w, _c in self._serv_terms] == ["QUEUETIME"]:
             self.serv_priority = self._queue_time_only
+            self._qt_terms = (*self._serv_terms[0][1:], self.ccap["SERV"], self.cw["SERV"])
+            """(QUEUETIME weight and cap, SERV cap and weight): read once, not per job."""
 
     # ------------------------------------------------------------------ helpers
     def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
@@ -358,16 +360,15 @@ class PriorityEngine:
         sites): the same operations in the same order, so the same float. O(1)."""
         hit = self._prefix.get(job.id)
         static = hit[1] if hit is not None and hit[0] is job else self._new_static(job)
-        _s, w, cap = self._serv_terms[0]
+        w, cap, scap, cw = self._qt_terms
         qt_s = now - eff_queue_time
         v = (qt_s if qt_s > 0 else 0) / 60.0
         if cap > 0 and v > cap:
             v = cap
         total = 0.0 + w * v
-        scap = self.ccap["SERV"]
         if scap > 0 and total > scap:
             total = scap
-        return static + self.cw["SERV"] * total
+        return static + cw * total
 
     def fixed_priorities(self, entries: list, now: int, static: float) -> list[tuple]:
         """`entries` (job, compiled request, priority) with each priority replaced by
