@@ -315,8 +315,7 @@ class Cycle:
         keys: list[tuple] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
         serv = self.serv()
-        bypass = st.bypass
-        queue_time = st.queue_time
+        bypass, queue_time = st.bypass, st.queue_time     # often empty: no look-ups then
         batch_holds, deferred, compiled = st.batch_holds, st.deferred, st.caches.compiled
         table, cfg, passive = self.table, self.cfg, self.passive_policy
         for job in queued:
@@ -370,7 +369,8 @@ class Cycle:
                 deferral.defer(self, job, f"cannot run: {cr.reason}")
                 continue
             if serv and not job.system_priority:
-                prio = serv(job, now, queue_time.get(jid, job.submit_time), bypass.get(jid, 0))
+                prio = serv(job, now, queue_time.get(jid, job.submit_time) if queue_time
+                            else job.submit_time, bypass.get(jid, 0) if bypass else 0)
             else:
                 prio = self._priority(job)
             out.append((job, cr, prio))
