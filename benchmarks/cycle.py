@@ -11,7 +11,10 @@ handed over, once from a fresh state. Each cycle is timed as mauid and the simul
 with Python's cyclic garbage collector paused (maui_py/core/gcpause.py); it runs between cycles.
 
     python benchmarks/cycle.py [--nodes N] [--running N] [--idle N] [--depth 1 100 1000]
-                               [--policy FIRSTFIT BESTFIT] [--procs-only]
+                               [--policy FIRSTFIT BESTFIT] [--procs-only] [--hash]
+
+`--hash` adds a column: a digest of the first cycle's decisions (starts with their nodes,
+reservations), to compare two checkouts' decisions byte for byte.
 
 The jobs ask for memory, GPUs and features, so the cycle plans on the node table
 (planning/table.py); `--procs-only` drops all but the processor counts (64-processor nodes,
@@ -24,6 +27,7 @@ times the queue).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import resource
 import sys
@@ -54,6 +58,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--procs-only", action="store_true",
                     help="processors only: the count planner's case")
+    ap.add_argument("--hash", action="store_true",
+                    help="print a digest of each first cycle's decisions")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     pool = shapes(args.trace, 128)
@@ -79,7 +85,8 @@ def main() -> int:
     print(f"{len(nodes)} nodes, {cores} cores; {args.running} running, {args.idle} idle jobs "
           f"(trace {args.trace.name}{', processors only' if args.procs_only else ''}); cycles timed with the garbage collector paused, as mauid")
     print(f"{'policy':>9} {'depth':>6} {'cycle s':>8} {'starts':>7} {'backfill':>9} "
-          f"{'reserved':>9} {'next s':>7} {'fresh s':>8} {'peak MB':>8}")
+          f"{'reserved':>9} {'next s':>7} {'fresh s':>8} {'peak MB':>8}"
+          + (f" {'decisions':>16}" if args.hash else ""))
     for policy in args.policy:
         for depth in args.depth:
             cfg = parse_config(f"RESERVATIONDEPTH {depth}\nBACKFILLPOLICY {policy}\n"
@@ -105,9 +112,15 @@ def main() -> int:
                 t3 = time.perf_counter()
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"{policy:>9} {depth:>6} {dt:8.2f} {len(starts):>7} {bf:>9} "
-                  f"{len(r.reservations()):>9} {t2 - t1:7.2f} {t3 - t2b:8.2f} {peak:8.0f}",
-                  flush=True)
+                  f"{len(r.reservations()):>9} {t2 - t1:7.2f} {t3 - t2b:8.2f} {peak:8.0f}"
+                  + (f" {digest(r.decisions):>16}" if args.hash else ""), flush=True)
     return 0
+
+
+def digest(decisions) -> str:
+    """A short digest of a cycle's decisions in order (their reprs: job, kind, nodes and
+    resources, times), equal exactly when the decisions are."""
+    return hashlib.sha256("\n".join(map(repr, decisions)).encode()).hexdigest()[:16]
 
 
 def procs_only(nodes, jobs):
