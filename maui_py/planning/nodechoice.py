@@ -173,18 +173,21 @@ def _key(table: "ReservationTable", policy: NodeAllocation, i: int, fit: int, t:
     return KEYS[policy](table, i, fit, t, w)
 
 
-def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int
-                ) -> list[tuple[tuple, int, int]]:
+def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int,
+                limit: int | None = None) -> list[tuple[tuple, int, int]]:
     """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
     without four calls per node (the cycle's start-now questions rank some 25 partly used
-    nodes each). O(len(fits) log h)."""
+    nodes each). Sorted, and only the `limit` first when given. O(len(fits) log h)."""
     tt, origin = table.node_times, table.origin
     end = t + w
-    if t <= origin:     # a start now: no idle time before it, one comprehension
-        e1 = end - 1
-        return [((0, (T[k] - end if T[k] < FOREVER else FOREVER)
-                  if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i), i, f)
+    if t <= origin:     # a start now: no idle time before it, so (gap, fit, node) ranks
+        e1 = end - 1    # as the key (0, gap, fit, node): flat triples, keys made for the kept
+        flat = [((T[k] - end if T[k] < FOREVER else FOREVER)
+                 if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i)
                 for i, f in fits.items()]
+        flat = heapq.nsmallest(limit, flat) if limit is not None and limit < len(flat) \
+            else sorted(flat)
+        return [((0, g, f, i), i, f) for g, f, i in flat]
     out = []
     for i, f in fits.items():
         T = tt[i]
@@ -196,15 +199,25 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int
         else:
             before = 0
         out.append(((before, nxt - end if nxt < FOREVER else FOREVER, f, i), i, f))
-    return out
+    return _best(out, limit)
+
+
+def _best(keyed: list, limit: int | None) -> list:
+    """`keyed` sorted, only its `limit` first when given (heapq.nsmallest: the same list)."""
+    if limit is not None and limit < len(keyed):
+        return heapq.nsmallest(limit, keyed)
+    keyed.sort()
+    return keyed
 
 
 def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
-               fits: dict[int, int], policy: NodeAllocation, prefer: int = 0
-               ) -> Iterator[tuple[tuple, int, int]]:
+               fits: dict[int, int], policy: NodeAllocation, prefer: int = 0,
+               limit: int | None = None) -> Iterator[tuple[tuple, int, int]]:
     """Feasible nodes as (key, node index, tasks it holds), best first; nodes in `prefer`
     (those of reservations the job may use) before all others. A Maui33Order
-    (MAUICOMPAT 3.3) orders them as Maui 3.3 does (planning/maui33.py)."""
+    (MAUICOMPAT 3.3) orders them as Maui 3.3 does (planning/maui33.py). `limit`: the
+    caller takes at most that many: only the `limit` best of the partly used nodes are
+    ranked (heapq.nsmallest, = sorted()[:limit]), the rest never being reached."""
     if type(policy) is Maui33Order:
         inner = maui33.candidates(table, _fit_lookup(cr), t, fast, fits, policy,
                                    (w, cr.tasks))
@@ -217,9 +230,10 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
         inner = candidates(table, cr, t, w, fast, fits, policy)
         return iter(sorted(((0 if (prefer >> i) & 1 else 1,) + k, i, f) for k, i, f in inner))
     if policy == NodeAllocation.LASTAVAILABLE:
-        others = sorted(_keyed_last(table, fits, t, w))
+        others = _keyed_last(table, fits, t, w, limit)
     else:
-        others = sorted((_key(table, policy, i, f, t, w), i, f) for i, f in fits.items())
+        others = _best([(_key(table, policy, i, f, t, w), i, f) for i, f in fits.items()],
+                       limit)
     if not fast:
         return iter(others)
     if policy == NodeAllocation.FIRSTAVAILABLE:
@@ -237,7 +251,25 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
         fit_of = _fit_lookup(cr)
         lazy = iter(sorted((_key(table, policy, i, fit_of(i), t, w), i, fit_of(i))
                            for i in members(fast)))
-    return heapq.merge(lazy, others)
+    return _merge(lazy, others)
+
+
+def _merge(lazy: Iterator[tuple[tuple, int, int]], others: list[tuple[tuple, int, int]]
+           ) -> Iterator[tuple[tuple, int, int]]:
+    """heapq.merge(lazy, others) for a sorted list `others` whose keys differ from every
+    key of `lazy` (the two hold different nodes and a key ends with its node): the same
+    sequence, without a heap. A start-now question merges some 25 partly used nodes with
+    the idle ones and takes the first few. O(1) per item taken."""
+    j, n = 0, len(others)
+    nxt = others[0] if n else None
+    for x in lazy:
+        while nxt is not None and nxt < x:
+            yield nxt
+            j += 1
+            nxt = others[j] if j < n else None
+        yield x
+    if nxt is not None:
+        yield from others[j:]
 
 
 def _take_by_gap_after(table: "ReservationTable", group: int, end: int, k: int) -> list[int]:
@@ -312,7 +344,12 @@ def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
                 out.append((i, take))
                 left -= take
             return out
-    cand = candidates(table, cr, t, w, fast, fits, policy, prefer if fits else 0)
+    limit = None                # how many candidates the loops below may take, at most
+    if cr.mode == "tpn":
+        limit = cr.nodes_needed
+    elif cr.mode == "any" and (not fits or min(fits.values()) > 0):
+        limit = cr.tasks        # each one taken holds a task or more
+    cand = candidates(table, cr, t, w, fast, fits, policy, prefer if fits else 0, limit)
     if cr.mode == "tpn":
         return [(i, cr.per_node) for _, i, _ in islice(cand, cr.nodes_needed)]
     if cr.mode == "any":

@@ -31,14 +31,14 @@ points do to the sets (_record, _apply); windows and free spans are read from it
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from operator import add
+from operator import add, sub
 from typing import Iterable
 
 from ..model import Resources
 from . import endheap
 from .api import FOREVER, NEVER, Window
 from .bitset import mask_of, members
-from .steps import category_moves, ever_full, gres_full, gres_marks, vadd, vsub
+from .steps import category_moves, ever_full, gres_full, gres_marks, vsub
 
 VECTORS = 4096
 """Resource shapes ReservationTable.vector() keeps by value."""
@@ -107,20 +107,27 @@ class Timeline:
         """The step function (from the origin) of a node holding `holds`. O(h log h)."""
         origin = self.origin
         zero = self.zero
-        ev: dict[int, tuple[int, ...]] = {}
+        ups: dict[int, tuple[int, ...]] = {}      # what starts at t, what ends at t
+        downs: dict[int, tuple[int, ...]] = {}
         for s, e, v, _owner in holds:
             if s < origin:
                 s = origin
             if e <= s:
                 continue
-            ev[s] = vadd(ev[s], v) if s in ev else v
-            neg = tuple(-x for x in v)
-            ev[e] = vadd(ev[e], neg) if e in ev else neg
+            got = ups.get(s)
+            ups[s] = v if got is None else tuple(map(add, got, v))
+            got = downs.get(e)
+            downs[e] = v if got is None else tuple(map(add, got, v))
         T = [NEVER]
         U = [zero]
         cur = zero
-        for t in sorted(ev):
-            cur = vadd(cur, ev[t])
+        for t in sorted(ups.keys() | downs.keys()):
+            got = ups.get(t)
+            if got is not None:
+                cur = tuple(map(add, cur, got))
+            got = downs.get(t)
+            if got is not None:
+                cur = tuple(map(sub, cur, got))
             if t == origin:
                 U[0] = cur
             elif cur != U[-1]:
