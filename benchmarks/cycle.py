@@ -11,7 +11,7 @@ handed over, once from a fresh state. Each cycle is timed as mauid and the simul
 with Python's cyclic garbage collector paused (maui_py/core/gcpause.py); it runs between cycles.
 
     python benchmarks/cycle.py [--nodes N] [--running N] [--idle N] [--depth 1 100 1000]
-                               [--policy FIRSTFIT BESTFIT] [--procs-only] [--hash]
+                               [--policy FIRSTFIT BESTFIT] [--procs-only] [--hash] [--large]
 
 `--hash` adds a column: a digest of the first cycle's decisions (starts with their nodes,
 reservations), to compare two checkouts' decisions byte for byte.
@@ -20,8 +20,9 @@ The jobs ask for memory, GPUs and features, so the cycle plans on the node table
 (planning/table.py); `--procs-only` drops all but the processor counts (64-processor nodes,
 one-processor tasks), the case the count planner (planning/counts.py) answers.
 
-Issue 33's large case: `--nodes 20000 --running 10000 --idle 200000` (twice the cluster, four
-times the queue).
+Issue 33's large case: `--large`, short for `--nodes 20000 --running 10000 --idle 200000
+--depth 1 --policy FIRSTFIT` (twice the cluster, four times the queue; --depth and --policy
+given as well win).
 """
 
 from __future__ import annotations
@@ -50,17 +51,25 @@ from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node,  # 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", type=Path, default=TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
-    ap.add_argument("--nodes", type=int, default=10_000)
-    ap.add_argument("--running", type=int, default=5_000)
-    ap.add_argument("--idle", type=int, default=50_000)
-    ap.add_argument("--depth", type=int, nargs="+", default=[1, 100, 1000])
-    ap.add_argument("--policy", nargs="+", default=["FIRSTFIT", "BESTFIT"])
+    ap.add_argument("--nodes", type=int, default=None, help="default 10,000")
+    ap.add_argument("--running", type=int, default=None, help="default 5,000")
+    ap.add_argument("--idle", type=int, default=None, help="default 50,000")
+    ap.add_argument("--depth", type=int, nargs="+", default=None, help="default 1 100 1000")
+    ap.add_argument("--policy", nargs="+", default=None, help="default FIRSTFIT BESTFIT")
+    ap.add_argument("--large", action="store_true",
+                    help="issue 33's large case: 20,000 nodes, 10,000 running, 200,000 idle, "
+                         "depth 1, FIRSTFIT")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--procs-only", action="store_true",
                     help="processors only: the count planner's case")
     ap.add_argument("--hash", action="store_true",
                     help="print a digest of each first cycle's decisions")
     args = ap.parse_args()
+    sizes = ((20_000, 10_000, 200_000, [1], ["FIRSTFIT"]) if args.large else
+             (10_000, 5_000, 50_000, [1, 100, 1000], ["FIRSTFIT", "BESTFIT"]))
+    for name, value in zip(("nodes", "running", "idle", "depth", "policy"), sizes):
+        if getattr(args, name) is None:
+            setattr(args, name, value)
     rng = random.Random(args.seed)
     pool = shapes(args.trace, 128)
     nodes = tuple(cluster(args.nodes))
