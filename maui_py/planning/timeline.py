@@ -201,7 +201,10 @@ class Timeline:
         if nf or x & m:
             self.fills = (x ^ (x & m)) | (m if nf else 0)
         if oldU[0] != U[0]:
-            self.shapes.move(m, cap, oldU[0], U[0])
+            if len(nodes) == 1:     # a start on one node: its kind, not a pass over kinds
+                self.shapes.move_one(nodes[0], cap, oldU[0], U[0])
+            else:
+                self.shapes.move(m, cap, oldU[0], U[0])
             if oldU[0][0] != U[0][0]:
                 self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
         zero = self.zero
