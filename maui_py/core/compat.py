@@ -14,16 +14,27 @@ from ..planning import maui33
 class CompatRules:
     """What MAUICOMPAT changes: the node order (planning/maui33.py for 3.3), whether the
     count planner may stand in for the node table (it names no nodes, and Maui's rules
-    are about which nodes), and whether backfill goes window by window."""
+    are about which nodes), whether backfill goes window by window, where a kept
+    HIGHEST reservation is re-made (reserve_start) and how many times a cycle re-makes
+    them (walks(now, last cycle's now): None for until none moves)."""
 
     node_order: Any
     counts: bool
     windows: bool
+    reserve_start: Any
+    walks: Any
+
+
+def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
+    """maui-py's start for a kept reservation: the earliest, with the others held."""
+    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
 
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
-    MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
-    MauiCompat("3.3"): CompatRules(maui33.order, False, True),
+    MauiCompat.NONE: CompatRules(lambda nap: nap, True, False, _earliest_start,
+                                   lambda now, last: None),
+    MauiCompat("3.3"): CompatRules(maui33.order, False, True, maui33.reserve_start,
+                                   maui33.walks),
 }
 """MAUICOMPAT -> the rules a cycle plans by."""
 

@@ -57,8 +57,8 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     own = owners.priority(jid)
     ign = c.ignore(job)
     held = own in table.holds
-    p = table.earliest_start(cr, c.span(job), now, policy=c.settings.nap,
-                             ignore=ign + (own,) if held else ign)
+    p = c.settings.compat.reserve_start(table, cr, c.span(job), now, policy=c.settings.nap,
+                                        ignore=ign + (own,) if held else ign)
     if not p:
         deferral.defer(c, job, "insufficient resources to start reserved job: "
                        + c.blocked_by(job, cr, p))
@@ -78,6 +78,20 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     return True
 
 
+def _periodic(orbit: dict, kept, jobs: list[str], w: int, limit: int) -> int:
+    """The walks still to make when the kept reservations went round in a cycle (Maui's
+    walks can: MAUICOMPAT 3.3's start rule may move one later, maui33.reserve_start):
+    walk `w` found them as walk orbit[...] did, so only `limit - w` modulo the cycle's
+    length are left. O(R)."""
+    sig = tuple((j, kept[j].start) for j in jobs if j in kept)
+    seen = orbit.get(sig)
+    orbit[sig] = w
+    if seen is None:
+        return limit
+    orbit.clear()
+    return w + (limit - w) % (w - seen)
+
+
 def slide_forward(c, order, index: dict[str, int], retry) -> None:
     """Every kept reservation, in priority order, re-made at its earliest start with the
     others held, until none moves (see the module docstring). This ends: after the first
@@ -92,7 +106,17 @@ def slide_forward(c, order, index: dict[str, int], retry) -> None:
         job, cr, _prio = order[index[jid]]
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
     first = True
-    for _walk in range(2 + 4 * len(jobs)):  # a guard, not a rule: a cycle never spins
+    limit = c.settings.compat.walks(c.now, st.last_now)
+    orbit: dict | None = None if limit is None else {}
+    if limit is None:
+        limit = 2 + 4 * len(jobs)       # a guard, not a rule: a cycle never spins
+    w = 0
+    while w < limit:
+        if orbit is not None:
+            limit = _periodic(orbit, st.reservations, jobs, w, limit)
+            if w >= limit:
+                return
+        w += 1
         moved = False
         for jid in jobs:
             kr = st.reservations.get(jid)

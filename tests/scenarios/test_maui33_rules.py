@@ -136,3 +136,41 @@ def test_rule3_a_reservation_open_to_all_is_part_of_the_windows():
     # window holds n2, n3 for ever, and J, which may use them, backfills there although no
     # processor outside the reservation is free (Maui 3.3, kth-standing-reservation).
     assert _open_reservation_case("MAUICOMPAT 3.3\n") == {"J": ("n2", "n3")}
+
+
+HIGHEST = ("RESERVATIONPOLICY HIGHEST\nRESERVATIONDEPTH 10\nBACKFILLPOLICY FIRSTFIT\n"
+           "QUEUETIMEWEIGHT 1\nNODEALLOCATIONPOLICY LASTAVAILABLE\n")
+
+
+def _kept_starts(compat: str, times: tuple[int, ...]) -> dict[str, int]:
+    """Three one-processor nodes: r0 holds n0 until 110, r1 holds n1, n2 until 50; A and B
+    (three processors, 100 s each) are reserved back to back at 110 and 210 by the cycle
+    at 10, then kept under HIGHEST by the cycles at `times`. The kept starts after them."""
+    jobs = [job("r0", 1, 110, 0, start=0, nodes=("n0",)),
+            job("r1", 2, 50, 0, start=0, nodes=("n1", "n2")),
+            job("A", 3, 100, 1), job("B", 3, 100, 2)]
+    cfg = config(HIGHEST + compat)
+    state, res = None, None
+    for now in (10, *times):
+        res = run_cycle(ClusterSnapshot(now, tuple(cluster(3)), tuple(jobs)), cfg, state)
+        state = res.state
+    return {r.job_id: r.start for r in res.reservations()}
+
+
+def test_rule4_a_kept_reservation_is_remade_where_mjobgetestarttime_finds_a_start():
+    # A re-made at 11: n1, n2 offer starts in [50, 110], n0 only at 110 (its place is as
+    # long as A). MRLMerge closes the ranges ending at 110 before it opens those starting
+    # there, so no merged range holds 3 tasks at 110: A goes behind B (310) and B takes
+    # 110. maui-py's own rule keeps A at its earliest start, 110, never later.
+    assert _kept_starts("MAUICOMPAT 3.3\n", (11,)) == {"A": 310, "B": 110}
+    assert _kept_starts("", (11,)) == {"A": 110, "B": 210}
+
+
+def test_rule5_kept_reservations_are_remade_once_a_second_since_the_last_cycle():
+    # Maui re-makes them every iteration (a second): at 12 two walks have gone by, the
+    # second moves A to 210 (free behind B) and then B behind it (the same merge), so the
+    # order goes round every three seconds; one walk (or walking until none moves) would
+    # leave A at 310 and B at 110.
+    assert _kept_starts("MAUICOMPAT 3.3\n", (12,)) == {"A": 210, "B": 310}
+    assert _kept_starts("MAUICOMPAT 3.3\n", (13,)) == {"A": 110, "B": 210}
+    assert _kept_starts("MAUICOMPAT 3.3\n", (11, 12, 13)) == {"A": 110, "B": 210}
