@@ -25,6 +25,14 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
    [ALL], which every reservation with a user, group, account or class list admits:
    bf_window_admits). GREEDY starts nothing (policy/backfill.by_windows).
 
+4. A kept HIGHEST reservation is re-made where MJobGetEStartTime (src/MJob.c) finds a
+   start (reserve_start): every node's start ranges (MJobGetSNRange, MRLSFromA) merged in
+   node order by MRLMerge (merge, src/MRes.c, literal), whose ranges ending at t close
+   before those starting at t open, so a job whose own place is exactly its length can
+   go behind the others (Maui's "reservation completion ... delayed").
+5. Maui re-makes them every iteration (MQueueScheduleRJobs): one walk per second since
+   the last cycle (walks), so the order can go round (policy/highest._periodic).
+
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
 lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use.

@@ -31,15 +31,18 @@ def _loader():
 
 
 LOAD = _loader()
-_HIGHEST = ("Maui's earliest-start search (MJobGetEStartTime over MJobGetRange's ranges, "
-            "src/MJob.c) re-makes a HIGHEST reservation later than its own free place (its log: "
-            "\"reservation completion for job '150' delayed from 3:29:42 to 12:29:42\"), and the "
-            "jobs behind it take that place; maui-py keeps the documented intent, never later. "
-            "The node windows of that search now follow MJobGetSNRange (planning/maui33."
-            "available_window) for a start now only; MJobGetRange's ranges for later starts "
-            "and MJobGetEStartTime's walk over them are not reproduced. First differing job: ")
+_HIGHEST = ("MAUICOMPAT 3.3 now re-makes a kept HIGHEST reservation where Maui's "
+            "MJobGetEStartTime (src/MJob.c) finds a start, MRLMerge's quirks included, once a "
+            "second since the last cycle (planning/maui33.reserve_start, walks): reservations "
+            "whose own place is exactly their length go behind the others and the order goes "
+            "round every iteration (Maui's log: \"reservation completion for job '150' delayed "
+            "from 2:36:58 to 19:36:58\"). Maui then starts a job at the iteration the rotation "
+            "brings it to the front, a few seconds after the event that freed its nodes, and "
+            "maui-py cycles at events only, walking the seconds before the event on the table "
+            "after it (kth-cons-highest: job 166 ends at 682591, Maui's iterations 82801-82804 "
+            "rotate 150, 151, 153 and start 159 at 682594). First differing job: ")
 NOT_YET = {
-    "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 708100)",
+    "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 682591; before: 708100)",
     "kth-depth4-highest": _HIGHEST + "11111 (Maui 12348612, maui-py 12383442)",
     "sdsc-cons-highest-minresource": _HIGHEST + "11203 (Maui 10175835, maui-py 10210945)",
 }
