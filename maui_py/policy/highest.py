@@ -108,13 +108,14 @@ def slide_forward(c, order, index: dict[str, int], retry) -> None:
     first = True
     limit = c.settings.compat.walks(c.now, st.last_now)
     orbit: dict | None = None if limit is None else {}
+    guard = 2 + 4 * len(jobs)           # a guard, not a rule: a cycle never spins
     if limit is None:
-        limit = 2 + 4 * len(jobs)       # a guard, not a rule: a cycle never spins
+        limit = guard
     w = 0
     while w < limit:
         if orbit is not None:
             limit = _periodic(orbit, st.reservations, jobs, w, limit)
-            if w >= limit:
+            if w >= limit or w >= 2 * guard:    # a round is found within the guard
                 return
         w += 1
         moved = False
