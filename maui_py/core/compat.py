@@ -10,6 +10,16 @@ from ..cfg.choices import MauiCompat
 from ..planning import maui33
 
 
+def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
+    """maui-py's start for a kept reservation: the earliest, with the others held."""
+    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+
+
+def _until_settled(now: int, last: int | None) -> None:
+    """maui-py's walks over the kept reservations: until none moves (policy/highest.py)."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class CompatRules:
     """What MAUICOMPAT changes: the node order (planning/maui33.py for 3.3), whether the
@@ -21,18 +31,12 @@ class CompatRules:
     node_order: Any
     counts: bool
     windows: bool
-    reserve_start: Any
-    walks: Any
-
-
-def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
-    """maui-py's start for a kept reservation: the earliest, with the others held."""
-    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+    reserve_start: Any = _earliest_start
+    walks: Any = _until_settled
 
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
-    MauiCompat.NONE: CompatRules(lambda nap: nap, True, False, _earliest_start,
-                                   lambda now, last: None),
+    MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
     MauiCompat("3.3"): CompatRules(maui33.order, False, True, maui33.reserve_start,
                                    maui33.walks),
 }
