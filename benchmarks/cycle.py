@@ -10,7 +10,11 @@ jobs running, is what a cycle costs in steady state: once with the state the fir
 handed over, once from a fresh state. Each cycle is timed as mauid and the simulator run it:
 with Python's cyclic garbage collector paused (maui_py/core/gcpause.py); it runs between cycles.
 
-    python benchmarks/cycle.py [--idle N] [--depth 1 100 1000] [--policy FIRSTFIT BESTFIT]
+    python benchmarks/cycle.py [--nodes N] [--running N] [--idle N] [--depth 1 100 1000]
+                               [--policy FIRSTFIT BESTFIT]
+
+Issue 33's large case: `--nodes 20000 --running 10000 --idle 200000` (twice the cluster, four
+times the queue).
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from maui_py.model import ClusterSnapshot, Job, JobState, StartKind  # noqa: E40
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", type=Path, default=TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
+    ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--running", type=int, default=5_000)
     ap.add_argument("--idle", type=int, default=50_000)
     ap.add_argument("--depth", type=int, nargs="+", default=[1, 100, 1000])
@@ -45,7 +50,7 @@ def main() -> int:
     args = ap.parse_args()
     rng = random.Random(args.seed)
     pool = shapes(args.trace, 128)
-    nodes = tuple(cluster())
+    nodes = tuple(cluster(args.nodes))
     cores = sum(n.resources.procs for n in nodes)
     sample = [rng.choice(pool) for _ in range(args.running)]
     scale = 0.9 * cores / sum(p for p, _ in sample)

@@ -8,11 +8,11 @@ maui_py/policy/prediction.py the cycle's pass that makes and corrects prediction
 from __future__ import annotations
 
 from .choices import CorrectionPolicy, PredictionPolicy
-from .rows import OWN, _group
+from .rows import OWN, group
 from .values import Choice, Integer
 
 
-ROWS: list = _group(
+ROWS: list = group(
     "Runtime prediction",
     OWN("PREDICTIONPOLICY", Choice.of(PredictionPolicy), PredictionPolicy.NONE,
         "what plans a job's end (reservations, backfill windows, showstart): NONE: its wallclock request, as Maui; USERAVERAGE: the mean of its user's "

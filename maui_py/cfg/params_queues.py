@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from .choices import QueueCredential, QueuePolicyName
-from .rows import ACTIVE, BOOL, INT, OBJ, OWN, TIME, Attr, _group
+from .rows import ACTIVE, BOOL, INT, OBJ, OWN, TIME, Attr, group
 from .values import MAX_DOUBLE, Choice, Double, Integer
 
 
@@ -52,7 +52,7 @@ QUEUE_ATTRS = {a.name: a for a in (
 )}
 
 
-ROWS: list = _group(
+ROWS: list = group(
     "Queue policies",
     OWN("QUEUEPOLICY", Choice.of(QueuePolicyName), "MAUI", "how the priority-ordered queue is arranged "
         "before reservations and backfill: MAUI (as is), ARMADA (queue slices), FBSNG (queue and section "

@@ -8,11 +8,11 @@ directory of the configuration file. See docs/operations.md.
 
 from __future__ import annotations
 
-from .rows import OWN, STRING, TIME, _group
+from .rows import OWN, STRING, TIME, group
 from .values import Integer
 
 
-ROWS: list = _group(
+ROWS: list = group(
     "State store and daemon",
     OWN("STOREFILE", STRING, "maui-py.db", "the state store (SQLite, WAL): what lasts between cycles (fair "
         "share, kept reservations, defers, holds), the decision journal and the last cycle's view read by "

@@ -102,7 +102,7 @@ def _typed_default(vtype: ValueType | None, default: Any) -> Any:
     return vtype.check(default) if isinstance(vtype, Choice) and isinstance(default, str) else default
 
 
-def _a(name: str, vtype: ValueType, doc: str, default: Any = None, *, active: bool = False,
+def A(name: str, vtype: ValueType, doc: str, default: Any = None, *, active: bool = False,
        multidim: bool = False, src: str = "same", other: str = "", acts: str = "") -> Attr:
     return Attr(name, vtype, _typed_default(vtype, default), doc, src, ACTIVE if active else ACCEPTED, multidim,
                 other, acts)
@@ -131,5 +131,5 @@ def OBJ(name: str, attrs: Mapping[str, Attr], doc: str, *, active: bool = False,
                  attrs=attrs, attr_aliases=dict(attr_aliases or {}), acts_in=acts)
 
 
-def _group(title: str, *rows: Param) -> list[Param]:
+def group(title: str, *rows: Param) -> list[Param]:
     return [replace(row, group=title) for row in rows]

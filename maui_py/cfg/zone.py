@@ -15,7 +15,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .errors import BadValue
-from .values import String, Warn, _ignore, unquote
+from .values import String, Warn, ignore, unquote
 
 LOCALTIME = "/etc/localtime"
 
@@ -25,7 +25,7 @@ class Zone(String):
 
     form = "<ZONE>"
 
-    def parse(self, text: str, warn: Warn = _ignore) -> ZoneInfo:
+    def parse(self, text: str, warn: Warn = ignore) -> ZoneInfo:
         name = unquote(text).strip()
         try:
             return ZoneInfo(name)

@@ -80,6 +80,9 @@ class CycleCaches:
     """What the last cycle leaves for a cycle from what changed (core/changes.ChangeCache)."""
     selection: Any = None
     """The last cycle's eligible jobs in priority order (core/selection.SelectionCache)."""
+    view_totals: tuple | None = None
+    """(table, its usable-node mask, their total resources) for the queue policy's view
+    (Cycle._view): the totals walk every node, so they are kept while both stay."""
     reserved_stamp: int = -1
     """table.freed at the end of the last cycle: every reservation held then was at its
     earliest start as of that stamp (policy/kept.py); -1 when none is known (a fresh state,

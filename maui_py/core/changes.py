@@ -17,11 +17,20 @@ the new jobs can start, reserve, or be deferred, and the last cycle's priority p
 resumed where it ended. The result is the decisions a full cycle would make, checked by
 tests/property/test_incremental_cycle.py against cycles built from scratch.
 
-Applies under the count planner with QUEUEPOLICY MAUI, no fair share, no throttling limits,
-no non-job reservations and service-only priorities (queue time, expansion factor, bypass),
-with explain off. Cost: O(new jobs x P) for the planner questions plus O(queued) for
-re-checking the order with one O(1) priority per job, against the full cycle's several walks
-of the queue with eligibility, limits and sorting.
+On the node table the same argument holds (what is free only shrinks until `freed` moves,
+on every node and in every dimension), with one more step: a cycle with no memory re-makes
+the priority reservations (policy/kept.py drops them there), and the node choice may differ
+once backfill has taken nodes since. The arrival cycle re-makes them in order as that cycle
+would and resumes only when each lands where it was (start, end and nodes); else the passes
+run in full over the kept order. The table stays the node table as long as the nodes or a
+job still queued rule the count planner out (_stays).
+
+Applies with QUEUEPOLICY MAUI, no fair share, no throttling limits, no non-job reservations
+and service-only priorities (queue time, expansion factor, bypass), with explain off, on
+either planner. Cost: O(new jobs x P) for the planner questions (plus one earliest start per
+kept reservation on the node table) and O(queued) for re-checking the order with one O(1)
+priority per job, against the full cycle's several walks of the queue with eligibility,
+limits and sorting.
 """
 
 from __future__ import annotations
@@ -31,18 +40,19 @@ from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model import JobState, Reserve
-from ..planning import owners
-from ..planning.api import Ability, Planner
+from ..planning import memo, owners
+from ..planning.api import Ability, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, kept, prediction
+from .records import KeptReservation
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
 from .passes import Resume, run_passes
 from .result import CycleResult
 
 if TYPE_CHECKING:
-    from .cycle import Cycle
+    from .context import CycleContext as Cycle
 
 _IDLE = JobState.IDLE
 _MIXED = object()
@@ -61,7 +71,8 @@ class ChangeCache:
     cfg: Any
     nodes: tuple
     table: Planner
-    freed: int
+    epoch: int
+    """The table's epoch (planning/memo.epoch) when the cycle ended."""
     order: list
     """The cycle's priority order without the jobs it started: (job, compiled, priority)."""
     ids: list[str]
@@ -79,9 +90,22 @@ class ChangeCache:
     """A new job that cannot start now would change nothing a later cycle would not make
     the same (arrivals_wait): the priority pass ended for good (it looks at no job after the
     last), or it may still reserve but each cycle places every reservation where a cycle
-    with no memory would make it, in order (RESERVATIONPOLICY CURRENTHIGHEST)."""
+    with no memory would make it, in order (RESERVATIONPOLICY CURRENTHIGHEST; on the count
+    planner only: on the node table the pass must have ended for good)."""
     least: int = -1
     """The fewest processors a job in `order` asks (-1: not counted yet; ends_wait)."""
+    counts: bool = True
+    """The table is the count planner (Ability.COUNTS); else the node table."""
+    nap: Any = None
+    """NODEALLOCATIONPOLICY as the cycle passed it (the node table's start-now question)."""
+    ends: bool = True
+    """ends_wait may apply: on the node table only when every cycle re-makes the priority
+    reservations from scratch (not HIGHEST, which keeps and slides them)."""
+    untouched: bool = False
+    """No job started after the first kept reservation was placed (every start of the
+    cycle stands before it in the order): the table then holds what it held when each
+    reservation was made, and a cycle with no memory re-makes them in place
+    (_placed_again)."""
 
 
 def applies(c: Cycle) -> bool:
@@ -93,21 +117,36 @@ def applies(c: Cycle) -> bool:
             and c.settings.bf_depth == 0 and c.settings.bf_pass.resumable)
 
 
+def _stays(c: Cycle, entries) -> bool:
+    """Would a full cycle whose queue holds `entries` (and more) plan on the planner it has?
+    The count planner: yes (run() checks each arrival is a count request). The node table:
+    when the nodes rule the count planner out (Cycle._counting's cache), or a job of
+    `entries` asks what it cannot plan. O(1), or O(entries) until such a job."""
+    if Ability.COUNTS in c.table.abilities:
+        return True
+    cc = c.state.caches.counting
+    if cc is None or cc.nodes is not c.snap.nodes:
+        return False
+    return not cc.applies or not all(counts_request(e[0].request) for e in entries)
+
+
 def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
              ) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
-    another planner, reservations that are not the first jobs of the order, a retry hold, a
-    job deferred or started at its reservation during the passes. `ids`: the ids of
-    `order`, given by run() (whose jobs are known to have no system priority: the last
-    cache's and arrivals checked for it; run() also checked applies() for this very cycle,
-    and no retry hold can be active then: the last cache had none, and only a failed start
-    makes one, after which run() does not apply). The cache keeps `order` itself when no
-    job started: the caller is done with it. O(queued)."""
+    a planner the next cycle may not keep, reservations that are not the first jobs of the
+    order, a retry hold, a job deferred or started at its reservation during the passes.
+    `ids`: the ids of `order`, given by run() (whose jobs are known to have no system
+    priority: the last cache's and arrivals checked for it; run() also checked applies()
+    for this very cycle, and no retry hold can be active then: the last cache had none, and
+    only a failed start makes one, after which run() does not apply). The cache keeps
+    `order` itself when no job started: the caller is done with it. O(queued). On the node
+    table only for a snapshot with a SnapshotDelta: an adapter that gives none (mauid's)
+    would pay O(queued) a cycle for a cache no cycle reads."""
     st = c.state
     table = c.table
     given = ids
-    if ((ids is None and not applies(c)) or Ability.COUNTS not in table.abilities or c.held
-            or c.pass_defers
+    if ((ids is None and not applies(c)) or c.held
+            or c.snap.delta is None and Ability.COUNTS not in table.abilities or c.pass_defers
             or c.res_started or st.system_priority or st.run_now or st.caches.plan.external
             or c.pass_end is None):
         return None
@@ -116,7 +155,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     left = (order if not started else [e for e in order if e[0].id not in started]
             if places is None else _drop(order, places))
     res = st.reservations
-    if len(res) > len(left):
+    if len(res) > len(left) or not _stays(c, left):
         return None
     if ids is None:
         for job, _cr, _p in left:
@@ -135,61 +174,81 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
     static = (static if static is not _MIXED else _common_static(c.engine, left)
               if c.engine.order_fixed and not st.queue_time else None)
     fixed = static is not None and not c.settings.predicting.on
-    return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, table.freed, left,
-                        ids, c.pass_end, c.reserve_decisions, static,
-                        c.engine if fixed else None, c.limits if fixed else None,
-                        fixed and (c.pass_end[4] or not kept.REMAKES[c.settings.res_policy]))
+    counts = Ability.COUNTS in table.abilities
+    remakes = kept.REMAKES[c.settings.res_policy]
+    # the jobs before the first kept one all started; none after it did
+    untouched = bool(res) and len(started) < len(order) and order[len(started)][0].id == ids[0]
+    return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, memo.epoch(table), left,
+                       ids, c.pass_end, c.reserve_decisions, static,
+                       c.engine if fixed else None, c.limits if fixed else None,
+                       fixed and (c.pass_end[4] or not remakes and counts),
+                       counts=counts, nap=c.settings.nap, ends=counts or not remakes,
+                       untouched=untouched)
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
     """Would a cycle at `now`, whose snapshot adds only `jobs` (just arrived) to the last
     one, start nothing and change nothing that the next cycle would not make the same? So
     when the last cycle left a cache whose `waits` holds (its priority pass ended for good;
-    or a job may still reserve, but under CURRENTHIGHEST the next cycle places the
-    reservation where this one would have, nothing having changed since, as a cycle with no
-    memory would; under HIGHEST one made here is kept and its job would start RESERVED, not
-    IMMEDIATE), the order is fixed (each job goes last), nothing frees or is planned to
-    change by now, no defer runs out, and each job is plain (idle, no hold, dependency,
-    system priority or system limit, one-processor tasks) and cannot start: wider than
-    what is free now, or it would run past a reservation's start with more processors
-    than are free there (backfill's gates, with at most MAX_GATES reservations), or, with
-    more reservations, it does not fit now for its wallclock (the planner's start-now
-    question). A replay may leave that cycle out: the next one takes the jobs among its
-    arrivals, in the same place of the order, and decides what the two would have
+    or, on the count planner, a job may still reserve, but under CURRENTHIGHEST the next
+    cycle places the reservation where this one would have, nothing having changed since,
+    as a cycle with no memory would; under HIGHEST one made here is kept and its job would
+    start RESERVED, not IMMEDIATE), the order is fixed (each job goes last), nothing frees
+    or is planned to change by now, no defer runs out, and each job is plain (idle, no
+    hold, dependency, system priority or system limit; on the count planner one-processor
+    tasks, on the node table a request the nodes can hold) and cannot start (_cannot_start).
+    A replay may leave that cycle out: the next one takes the jobs among its arrivals, in
+    the same place of the order, and decides what the two would have
     (tests/property/test_idle_arrivals.py). O(len(jobs)), plus O(P) per reservation for
-    the gates or O(P) per job for the start-now question, and O(defers) when any."""
+    the gates or one start-now question per job, and O(defers) when any."""
     cache = _left_as_was(st, now)
     if cache is None or not cache.waits:
         return False
     table = cache.table
     if table.next_change() <= now:
         return False
-    free, total, static = table.free_now, table.total, cache.static
+    free, static = table.free_now, cache.static
     static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
-    gates = _UNSET          # made for the first job narrow enough; None: ask the planner
+    gates = [_UNSET]        # made for the first job narrow enough; None: ask the planner
     for job in jobs:
-        n = job.procs
-        if n <= free:
-            if gates is _UNSET:
-                res = st.reservations
-                gates = (backfill.reservation_gates(res, table, now)
-                         if len(res) <= backfill.MAX_GATES else None)
-            w = job.wallclock
-            if gates is None:
-                if table.scan_count(n, w, now, now) is not None:
-                    return False
-            else:
-                for room, cap in gates:
-                    if n > cap and w > room:
-                        break
-                else:
-                    return False
         if (job.state is not _IDLE or job.holds or job.system_priority
-                or not job.depends_satisfied or not counts_request(job.request)
-                or job.request.tasks > total or static_sum(job) != static
+                or not job.depends_satisfied or static_sum(job) != static
                 or system_violation(job)):
             return False
+        cr = _compiled(cache, table, job)
+        if cr is None or job.procs <= free and not _cannot_start(cache, st, job, cr, now,
+                                                                  gates):
+            return False
     return True
+
+
+def _compiled(cache: ChangeCache, table, job):
+    """The job's request as the planner plans it, when a cycle would keep the job queued
+    without a decision: on the count planner a count request the nodes can hold (its
+    tasks), on the node table one the nodes can hold (NoPlacement is deferred); else None.
+    O(1) with the table's compile cache."""
+    req = job.request
+    if cache.counts:
+        return req.tasks if counts_request(req) and req.tasks <= table.total else None
+    cr = table.compile(req, job.class_)
+    return None if isinstance(cr, NoPlacement) else cr
+
+
+def _cannot_start(cache: ChangeCache, st, job, cr, now: int, gates: list) -> bool:
+    """The job, narrow enough for what is free, still cannot start now: it would run past
+    a reservation's start with more processors than are free there (backfill's gates, on
+    the count planner with at most MAX_GATES reservations), or it does not fit now for its
+    wallclock (the planner's start-now question). `gates`: [gates], made on first use."""
+    table, n, w = cache.table, job.procs, job.wallclock
+    if not cache.counts:
+        return not table.earliest_start(cr, w, now, policy=cache.nap, until=now)
+    if gates[0] is _UNSET:
+        res = st.reservations
+        gates[0] = (backfill.reservation_gates(res, table, now)
+                    if len(res) <= backfill.MAX_GATES else None)
+    if gates[0] is None:
+        return table.scan_count(n, w, now, now) is None
+    return any(n > cap and w > room for room, cap in gates[0])
 
 
 def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
@@ -200,17 +259,19 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     no defer runs out, no hold but the ended jobs' ends by now, and fewer processors are
     free than any queued job asks: nothing starts, and the reservations, placed as a cycle
     with no memory places them, are where the next cycle puts them (whatever is planned
-    before that cycle is planned where only an end at it, or a start, could change it).
+    before that cycle is planned where only an end at it, or a start, could change it; on
+    the node table every cycle re-makes them from scratch, so not under HIGHEST).
     A replay may leave the cycle out (tests/property/test_idle_arrivals.py). O(queued) in
     C the first time for one cache, then O(ended + ending by now)."""
     cache = _left_as_was(st, now)
-    if cache is None:
+    if cache is None or not cache.ends:
         return False
     table = cache.table
     q = cache.least
     if q < 0:
         order = cache.order
-        q = cache.least = min(map(_TASKS, map(_COMPILED, order))) if order else 1 << 62
+        q = cache.least = (1 << 62 if not order else min(map(_TASKS, map(_COMPILED, order)))
+                           if cache.counts else min(e[0].procs for e in order))
     return table.free_now + freed < min(q, least) and _ends_only(table, now, set(ended))
 
 
@@ -228,7 +289,7 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
     cache = st.caches.changes
     if (cache is None or cache.engine is None or st.failed or st.run_now or st.system_priority
             or st.caches.plan.external or st.caches.plan.table is not cache.table
-            or cache.table.freed != cache.freed):
+            or memo.epoch(cache.table) != cache.epoch):
         return None
     if st.deferred:
         for rec in st.deferred.values():
@@ -293,17 +354,66 @@ def run(c: Cycle) -> CycleResult | None:
     st = c.state
     cache: ChangeCache | None = st.caches.changes
     st.caches.changes = None
-    snap = c.snap
+    found = _usable(c, cache)
+    if found is None:
+        return None
+    quiet, new = found
+    now, table, d = c.now, cache.table, c.snap.delta
+    kept_order = _order_now(c, cache, new, quiet)
+    if kept_order is None:
+        return None
+    fresh, static, reorder, quiet = kept_order
+    jobs = d.jobs
+    c.by_id = jobs
+    c.running = []
+    c.table = sync_table(st.caches.plan, c.snap, (), jobs, c.settings.overrun, cache.counts,
+                         **({"span": prediction.planned_span(c.cfg, st.predictions)}
+                            if c.settings.predicting.on else {}))
+    if c.table is not table or (quiet and memo.epoch(table) != cache.epoch):
+        return None
+    st.iteration += 1
+    c.held, c.access, c._ign_cache = {}, {}, {}
+    c.policy = st.queue_policy
+    c.passive_policy = True
+    if c.settings.predicting.on:
+        prediction.observe(c, now, d.ended, [jobs[j] for j in sorted(d.started) if j in jobs],
+                           new)
+    if d.ended:
+        _forget(st, c.engine, d.ended)
+    deferral.settle_starts(c)
+    added = c.select(new)
+    order = fresh + added
+    if reorder:
+        order.sort(key=lambda e: order_key(e[0], e[2]))
+    if quiet and not cache.counts and st.reservations and not cache.untouched:
+        quiet = cache.ends and _placed_again(c, order)     # HIGHEST slides them: in full
+    elif quiet and not cache.counts and st.reservations:
+        quiet = cache.ends
+    if quiet:
+        run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
+    else:
+        c.kept_head = not reorder and not c.settings.predicting.on
+        run_passes(c, order, [], known=cache.reserves)
+    st.last_now = now
+    ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
+    st.caches.changes = remember(c, order, static, ids)
+    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
+                       len(c.reserve_decisions))
+
+
+def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
+    """(quiet, the arrived jobs) when `cache` is the last cycle's and the snapshot only adds
+    jobs, ends some and confirms the last starts; else None. Quiet: nothing ended or came
+    free and no change point passed. Reads, changes nothing. O(arrived + pending + defers)."""
+    st, snap = c.state, c.snap
     d = snap.delta
     if (cache is None or d is None or d.prev_seq != cache.seq or d.changed
             or d.nodes_changed or snap.nodes is not cache.nodes or c.cfg is not cache.cfg
             or st.caches.plan.table is not cache.table or snap.reservations or st.failed
             or st.system_priority or st.run_now or st.caches.plan.external or not applies(c)):
         return None
-    now = c.now
-    table = cache.table
-    ended = d.ended
-    quiet = not ended and table.freed == cache.freed and table.next_change() > now
+    now, table, ended = c.now, cache.table, d.ended
+    quiet = not ended and memo.epoch(table) == cache.epoch and table.next_change() > now
     if not quiet and not _ends_only(table, now, ended):
         return None
     jobs = d.jobs
@@ -320,73 +430,79 @@ def run(c: Cycle) -> CycleResult | None:
     for jid in d.arrived:
         job = jobs.get(jid)
         if job is None or job.state is not _IDLE or job.system_priority \
-                or not counts_request(job.request):
+                or cache.counts and not counts_request(job.request):
             return None
         new.append(job)
+    return quiet, new
+
+
+def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | None:
+    """(the kept jobs' entries now, the common static part, whether the order changed,
+    quiet) or None (run in full). With one slope that never falls (order_fixed), one static
+    part and queue time from submission, priority falls with the submit time at every
+    instant: the order is (submit, id) and never changes, and each new job must go last.
+    Else each priority is recomputed in O(1); when the order changed it is sorted again, as
+    the full cycle sorts it, and the passes run in full. O(new), or O(queued)."""
+    st, now = c.state, c.now
     eng = c.engine
-    serv = eng.serv_priority
-    qt, bp = st.queue_time, st.bypass
+    serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
     static = _common_static(eng, [(j,) for j in new], cache.static) if new else cache.static
-    reorder = False
     if eng.order_fixed and not qt and static is not None:
-        # one slope that never falls (order_fixed), one static part, queue time from
-        # submission: priority falls with the submit time at every instant, so the order
-        # is (submit, id) and never changes
         fresh = cache.order
         last = fresh[-1][0] if fresh else None
         for job in new:
             if last is not None and not ((last.submit_time, len(last.id), last.id)
                                          < (job.submit_time, len(job.id), job.id)):
                 return None
-    else:
-        # priorities move apart (XFACTOR, bypass): each recomputed in O(1); when the order
-        # changed it is sorted again, as the full cycle sorts it, and the passes run in full
-        static = None
-        fresh = []
-        prev = None
-        for job, cr, _p in cache.order:
-            jid = job.id
-            p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
-            key = order_key(job, p)
-            if reorder is False and prev is not None and not prev < key:
-                reorder = True
-            prev = key
-            fresh.append((job, cr, p))
-        for job in new:
-            key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
-            if prev is not None and not prev < key:
-                reorder = True
-        if reorder and quiet:
-            quiet = False
-            if not _ends_only(table, now, ended):
-                return None
-    c.by_id = jobs
-    c.running = []
-    c.table = sync_table(st.caches.plan, snap, (), jobs, c.settings.overrun, True,
-                         **({"span": prediction.planned_span(c.cfg, st.predictions)}
-                            if c.settings.predicting.on else {}))
-    if c.table is not table or (quiet and table.freed != cache.freed):
-        return None
-    st.iteration += 1
-    c.held, c.access, c._ign_cache = {}, {}, {}
-    c.policy = st.queue_policy
-    c.passive_policy = True
-    if c.settings.predicting.on:
-        prediction.observe(c, now, ended, [jobs[j] for j in sorted(d.started) if j in jobs], new)
-    if ended:
-        _forget(st, c.engine, ended)
-    deferral.settle_starts(c)
-    added = c.select(new)
-    order = fresh + added
-    if reorder:
-        order.sort(key=lambda e: order_key(e[0], e[2]))
-    if quiet:
-        run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
-    else:
-        c.kept_head = not reorder and not c.settings.predicting.on
-        run_passes(c, order, [], known=cache.reserves)
-    st.last_now = now
-    ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.caches.changes = remember(c, order, static, ids)
-    return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
-                       len(c.reserve_decisions))
+        return fresh, static, False, quiet
+    reorder = False
+    fresh = []
+    prev = None
+    for job, cr, _p in cache.order:
+        jid = job.id
+        p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
+        key = order_key(job, p)
+        if reorder is False and prev is not None and not prev < key:
+            reorder = True
+        prev = key
+        fresh.append((job, cr, p))
+    for job in new:
+        key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
+        if prev is not None and not prev < key:
+            reorder = True
+    if reorder and quiet:
+        quiet = False
+        if not _ends_only(cache.table, now, c.snap.delta.ended):
+            return None
+    return fresh, None, reorder, quiet
+
+
+def _placed_again(c: Cycle, order: list) -> bool:
+    """On the node table: re-make the priority reservations (the first jobs of `order`, in
+    order) at their earliest start, as a cycle with no memory does (policy/kept.py drops
+    them there and the priority pass makes them again: the jobs did not fit now before and
+    only less is free). True when each lands where it was (start, end, nodes): the last
+    pass may then be resumed. Else False, the ones re-made so far held and the rest
+    released: the passes then run in full, and make them again. Each job is first asked
+    the start-now question, as the priority pass asks it: the table's node choice may
+    read what that question left in its floors (planning/scan.py), and a cycle with no
+    memory asked it. O(reservations) scans. Not asked when the cache is `untouched`: no
+    hold was added since they were made (quiet: nothing ended, came free or passed a change
+    point, and the origin's move crosses no change point), so each earliest start and
+    node choice is the one made then."""
+    st, table, now = c.state, c.table, c.now
+    res = st.reservations
+    items = list(res.items())
+    for jid, _kr in items:
+        table.release(owners.priority(jid))
+    res.clear()
+    for (jid, kr), (job, cr, _p) in zip(items, order):
+        if job.id != jid or c.fits_now(job, cr):
+            return False            # (asked as the priority pass asks it: see the docstring)
+        p = table.earliest_start(cr, c.span(job), now, policy=c.settings.nap)
+        if not (p and now < p.start == kr.start and p.end == kr.end
+                and p.allocation == kr.allocation):
+            return False
+        table.reserve_placement(owners.priority(jid), p, kind="priority")
+        res[jid] = KeptReservation(jid, p.start, p.end, p.allocation, kr.group, now)
+    return True

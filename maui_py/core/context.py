@@ -1,15 +1,18 @@
-"""The settings a scheduling cycle reads, typed and in one place.
+"""The settings a scheduling cycle reads, typed and in one place, and the cycle context's
+protocol.
 
 Every parameter the cycle and its passes (policy/) look up is read here, once per
 configuration, into a frozen `Settings`; a pass reads `c.settings.<name>`, never the
 configuration. What a cycle works on besides (the snapshot, the state, the table, what it has
-decided so far) is declared, typed, on core.cycle.Cycle, the context every pass is given.
+decided so far) is declared, typed, on core.cycle.Cycle, the context every pass is given;
+`CycleContext` is the part of it the modules core.cycle itself imports (changes, selection)
+read, so that they type against it without importing core.cycle back.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
 from ..cfg import SchedulerConfig
 from ..cfg.choices import (AccrualPolicy, BackfillMetric, BackfillOrder, BackfillPolicy,
@@ -111,3 +114,42 @@ def settings_of(cfg: SchedulerConfig) -> Settings:
         count_policy=(not has_standing and not nodecfg and compat.counts
                       and backfill.PASSES[bf_policy].countable),
     )
+
+
+class CycleContext(Protocol):
+    """What core/changes.py and core/selection.py read and write of the cycle
+    (core.cycle.Cycle implements it; its docstrings say what each attribute is)."""
+
+    snap: Any
+    cfg: SchedulerConfig
+    settings: Settings
+    state: Any
+    explain: bool
+    now: int
+    span: Callable[[Any], int]
+    engine: Any
+    limits: Any
+    table: Any
+    by_id: dict[str, Any]
+    running: list
+    held: dict
+    access: dict
+    _ign_cache: dict
+    policy: Any
+    passive_policy: bool
+    decisions: list
+    reports: dict
+    started: set[str]
+    positions: list[int]
+    priorities: dict
+    reserve_decisions: list
+    pass_defers: bool
+    res_started: bool
+    pass_end: tuple | None
+    kept_head: bool
+
+    def select(self, queued: list) -> list: ...
+
+    def serv(self) -> Any: ...
+
+    def _priority(self, job: Any) -> float: ...

@@ -37,7 +37,7 @@ from ..model.times import duration
 from ..planning.applies import counting_applies, counts_request
 from ..planning.memo import ShrinkMemo
 from ..planning.reservations import as_reservations, sync_reservations
-from ..planning import owners
+from ..planning import memo, owners
 from ..planning.sync import sync_table
 from ..planning.api import FOREVER, Compiled, NoPlacement, Placement, Planner
 from ..policy import deferral, prediction, standing
@@ -227,9 +227,7 @@ class Cycle:
         self.passive_policy = type(self.policy) is MauiOrder
         self.policy.charge(now, running)
         if self.limits.any_active:
-            for j in running:
-                s = j.start_time if j.start_time is not None else now
-                self.usage.add(j, job_amounts(j, s + j.wallclock - now))
+            self.usage = self.limits.active.usage(now, running)
         self._forget_gone(by_id)
         deferral.settle_starts(self)
         deferral.release_defers(self)
@@ -402,15 +400,23 @@ class Cycle:
         return self.engine.priority(job, self.now, ctx)
 
     def _view(self) -> PolicyView:
+        """The queue policy's view: the usable nodes' totals (kept in the caches while the
+        table and its usable nodes stay), their free resources measured only if asked."""
+        t, cached = self.table, self.state.caches.view_totals
+        if cached is None or cached[0] is not t or cached[1] != t.usable:
+            cached = self.state.caches.view_totals = (t, t.usable, self._sums(False))
+        return PolicyView(self.now, self.running, None, dict(cached[2]), self.cfg,
+                          measure=lambda: self._sums(True))
+
+    def _sums(self, free: bool) -> dict[str, int]:
+        """Free (else total) resources of the usable nodes. O(nodes x dimensions)."""
         t = self.table
-        free: dict[str, int] = {}
-        total: dict[str, int] = {}
+        out: dict[str, int] = {}
         for i in range(len(t.nodes)):
             if (t.usable >> i) & 1:
                 for d, c, u in zip(t.dims, t.cap[i], t._U[i][0]):
-                    total[d] = total.get(d, 0) + c
-                    free[d] = free.get(d, 0) + c - u
-        return PolicyView(self.now, self.running, free, total, self.cfg)
+                    out[d] = out.get(d, 0) + (c - u if free else c)
+        return out
 
     def _arrange(self, order):
         """Let the queue policy reorder the queue and hold jobs back for this cycle."""
@@ -484,7 +490,7 @@ class Cycle:
         use reservations: what they hold is free to it."""
         if job.procs > self.table.free_now and not self.ignore(job):
             return NO_ROOM
-        epoch = self.table.freed
+        epoch = memo.epoch(self.table)
         ign = self.ignore(job)
         shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         w, n = self.span(job), cr.tasks

@@ -8,6 +8,7 @@ from itertools import islice
 from ..model import Job, Reserve
 from ..model.report import ReportStatus
 from ..model.times import duration
+from ..planning import memo
 from ..policy import deferral
 from ..policy.limits import HARD
 from .result import nodes_text
@@ -96,7 +97,7 @@ def finish(c, order, running: list[Job], reuse: list[Reserve] | None = None,
                 why.append(f"no backfill window of {duration(c.span(job))} x {job.procs} procs")
             status = ReportStatus.BLOCKED if jid in c.blocked_soft else ReportStatus.WAITING
             c.report(jid, status, "; ".join(why), priority=prio)
-    st.caches.reserved_stamp = c.table.freed
+    st.caches.reserved_stamp = memo.epoch(c.table)
     if c.list_reserves:
         made = c.reserve_decisions = list(reuse) if reuse else []
         made.extend(reserve_decisions(islice(st.reservations.items(), len(made), None),

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..priority.engine import order_key
 
 if TYPE_CHECKING:
-    from .cycle import Cycle
+    from .context import CycleContext as Cycle
 
 _SYSTEM_PRIORITY = attrgetter("system_priority")
 _JOB = itemgetter(0)

@@ -35,6 +35,10 @@ class Scanning:
     (earliest starts found since the last release). A part of ReservationTable
     (planning/table.py), which owns the state it reads."""
 
+    use_shapes = True
+    """Answer start-now questions the free-shape index rules out without the walk (False:
+    always walk, the definition the property tests compare against)."""
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
@@ -55,6 +59,8 @@ class Scanning:
         """
         w = max(int(wallclock), 1)
         origin = self.origin
+        if until is not None and until <= origin and self._ruled_out(cr, after, ignore):
+            return None
         (t, sure, shape, ign_mask, ign_list, extra, idle, full, i, j, window, touched, fullin
          ) = self._scan_start(cr, w, after, until, ignore)
         pts = self._pts
@@ -182,6 +188,13 @@ class Scanning:
                 gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gfullin,
                                                          gwindow, evaluate)
             t = t_new
+
+    def _ruled_out(self, cr: Compiled, after: int | None, ignore: Iterable[str]) -> bool:
+        """Is a start-now question (scan with until at the origin) answered "no" by the
+        free-shape index (planning/freeshape.py: exact, no node walked)? O(kinds x buckets)."""
+        return (self.use_shapes and not ignore and (after is None or after <= self.origin)
+                and self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
+                                             cr.nodes_needed, cr.tasks))
 
     def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int, gfullin: int,
                    gwindow: SlidingOr, evaluate: bool) -> tuple[int, int, int, int]:

@@ -24,6 +24,7 @@ from .api import (FOREVER, NEVER, Ability, Compiled, NoPlacement, OverAllocation
 from .bitset import mask_of, members
 from .compiling import Compiling
 from .credits import Credits
+from .freeshape import FreeShapes
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
@@ -131,6 +132,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         earlier, which lets the cycle keep reservations instead of re-making them."""
         self.free_now = sum(c[0] for i, c in enumerate(self.cap) if (self.usable >> i) & 1)
         """Processors free at the origin on usable nodes: the O(1) test backfill starts from."""
+        self.shapes = FreeShapes(self.nodes, self.cap, self.usable)    # kinds: freeshape.py
 
 
     # ---------------------------------------------------------------- holds
@@ -151,7 +153,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         self.holds[owner] = TableHold(owner, kind, start, end, items,
                                  mask_of([i for i, _ in items], len(self.nodes)), dict(items))
         heappush(self._ends, (end, owner))
-
 
     def reserve(self, owner: str, start: int, end: int,
                 allocation: Iterable[tuple[str, Resources]], kind: str = "job",
@@ -221,7 +222,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         if inside:
             self._take_credits(owner, inside)
         self.version += 1
-
 
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
@@ -322,7 +322,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         glists: dict[int, tuple[list[int], list[int]]] = {}
         later, fills, busy0, full0, over, gfull0 = [], [], [], [], [], []
         gd, gs, gz = self._gdims, self._gstart, self._gzero
-        tt, uu, cap, usable = self._T, self._U, self.cap, self.usable
+        tt, uu, cap, usable, shapes = self._T, self._U, self.cap, self.usable, self.shapes
         used_now = 0
         for i, held in per_node.items():
             if len(held) == 1 and held[0][2] != zero:
@@ -344,6 +344,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             c = cap[i]
             u0 = U[0]
             if u0 != zero:
+                shapes.move_one(i, c, zero, u0)
                 busy0.append(i)
                 if u0[0] >= c[0]:
                     full0.append(i)
@@ -425,7 +426,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             self._retake_credits(m)
         return True
 
-
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then.
 
@@ -468,6 +468,8 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             if new is None:
                 new = trimmed[id(T)] = ([NEVER] + T[j + 1:], U[j:])
             self._T[i], self._U[i] = new
+            if U[j] != U[0]:
+                self.shapes.move_one(i, self.cap[i], U[0], U[j])
             if len(new[0]) == 1:
                 done |= 1 << i
             if not _fills(self.cap[i], new[1], self.zero):
@@ -477,7 +479,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         self.later ^= self.later & done
         self.fills ^= self.fills & unfilled
         return expired
-
 
     def earliest_start(self, request: JobRequest | Compiled, wallclock: int, after: int | None = None,
                        *, policy: NodeAllocation, until: int | None = None, ignore: Iterable[str] = (),
@@ -536,7 +537,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
                 return False
         return True
 
-
     def next_change(self) -> float:
         """The first time after the origin at which usage changes or a hold ends (inf
         when none). O(1) amortised."""
@@ -564,7 +564,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
         """Not on the node table (Ability.REPLAN)."""
         raise Unsupported("replan: the count planner's (Ability.REPLAN)")
 
-
     def dump(self) -> str:
         """A readable listing of holds and per-node usage, for diagnostics. O(N h + H)."""
         lines = [f"origin {self.origin}  nodes {len(self.nodes)}  holds {len(self.holds)}  "
@@ -578,7 +577,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             lines.append(f"node {nd.name} cap {self.resources(self.cap[i])} {steps}")
         return "\n".join(lines)
 
-
     def check(self) -> None:
         """Assert every invariant (tests, the simulator's table check): see _check."""
         self._check()
@@ -586,12 +584,13 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
     def _check(self) -> None:
         """Assert every invariant of the table, each part checking its own: the step
         functions against the holds and the fit caches against the step functions
-        (timeline, compiling), the credits (credits), the change-point indexes (timeline)
-        and the kept floors (scan). O(N h log h + P)."""
+        (timeline, compiling), the credits (credits), the change-point indexes (timeline),
+        the kept floors (scan) and the free-shape index (freeshape). O(N h log h + P)."""
         self._check_steps()
         self._check_fit_caches()
         self._check_credits()
         self._check_index()
         self._check_floors()
+        self.shapes.check(self.cap, [U[0] for U in self._U])
 
 

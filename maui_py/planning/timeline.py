@@ -193,8 +193,10 @@ class Timeline:
         x = self.fills
         if nf or x & m:
             self.fills = (x ^ (x & m)) | (m if nf else 0)
-        if oldU[0][0] != U[0][0]:
-            self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
+        if oldU[0] != U[0]:
+            self.shapes.move(m, cap, oldU[0], U[0])
+            if oldU[0][0] != U[0][0]:
+                self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
         zero = self.zero
         oc = 0 if oldU[0] == zero else (2 if oldU[0][0] >= cap[0] else 1)
         nc = 0 if U[0] == zero else (2 if U[0][0] >= cap[0] else 1)

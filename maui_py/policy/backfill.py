@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
-from ..planning import maui33
+from ..planning import maui33, memo
 from ..planning.api import Ability
 from ..planning.memo import ShrinkMemo
 from ..predict.predictors import accuracy
@@ -188,7 +188,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None
         if limited and c.limits.active_violation(job, c.usage, level):
             continue
         if not shared:
-            if id(cr) in dead.failed and dead.fails(table.freed, id(cr), 0, span(job)):
+            if id(cr) in dead.failed and dead.fails(memo.epoch(table), id(cr), 0, span(job)):
                 continue                # (span asked only when cr failed before)
         p = c.fits_now(job, cr)
         if p:
@@ -198,7 +198,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None
                     if w > g[0]:
                         g[1] -= n
         elif not shared:
-            _dead_after(dead, table.freed, cr, span(job))
+            _dead_after(dead, memo.epoch(table), cr, span(job))
 
 
 def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:

@@ -9,7 +9,7 @@ from operator import attrgetter
 
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
-from ..planning import owners
+from ..planning import memo, owners
 from ..planning.api import Ability, Placement
 from . import highest
 from .limits import SOFT
@@ -61,7 +61,7 @@ def _unmoved(c, order) -> set[str]:
     if Ability.REPLAN not in table.abilities:
         return set()
     res = st.reservations
-    freed = table.freed
+    freed = memo.epoch(table)
     stamp = st.caches.reserved_stamp
     request = not c.settings.predicting.on
     span = c.span

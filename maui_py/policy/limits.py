@@ -10,6 +10,7 @@ cycle); it grows as the cycle starts jobs, so a limit reached mid-cycle blocks t
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Iterable
@@ -80,6 +81,117 @@ class Usage:
         return t[counter] if t else 0
 
 
+class ActiveUsage:
+    """The usage of the running jobs as of a cycle's `now`, kept per job start and end
+    instead of re-added every cycle.
+
+    Per credential: JOB, PROC, NODE and MEM are sums that change only when a job starts or
+    ends; PS and WC count each job's remaining time `max(start + wallclock - now, 0)`
+    (the whole wallclock when its start is unknown), so the jobs not yet past their end
+    are kept as sums of procs x end, procs, end and their number, and a heap of ends moves
+    a job out of them once `now` passes its end. Integers: exactly what adding every
+    running job's job_amounts from scratch gives. O(credentials + jobs started, ended or
+    past their end) per cycle, plus an identity check per running job; a clock that goes
+    back rebuilds from scratch."""
+
+    __slots__ = ("_jobs", "_sums", "_heap", "_now", "_seq")
+
+    def __init__(self):
+        self._jobs: dict[str, list] = {}
+        """jid -> [job, credential keys, procs, end or None (unknown start), seq, live]."""
+        self._sums: dict[tuple[str, str], list[int]] = {}
+        """(kind, name) -> [JOB, PROC, NODE, MEM, PS and WC of unknown starts,
+        procs x end, procs, end and count of the live jobs]."""
+        self._heap: list[tuple[int, int, str]] = []
+        self._now: int | None = None
+        self._seq = 0
+
+    def usage(self, now: int, running: Iterable[Job]) -> Usage:
+        """A fresh Usage of `running` at `now` (the cycle adds its own starts to it)."""
+        if self._now is not None and now < self._now:
+            self.__init__()
+        self._now = now
+        cur = {job.id: job for job in running}
+        jobs = self._jobs
+        if not cur.keys() >= jobs.keys():
+            for jid in [j for j in jobs if j not in cur]:
+                self._remove(jobs.pop(jid))
+        for jid, job in cur.items():
+            rec = jobs.get(jid)
+            if rec is not None:
+                if rec[0] is job:
+                    continue
+                self._remove(rec)
+            self._insert(job, now)
+        heap = self._heap
+        while heap and heap[0][0] <= now:
+            _end, seq, jid = heapq.heappop(heap)
+            rec = jobs.get(jid)
+            if rec is not None and rec[4] == seq and rec[5]:
+                rec[5] = False
+                self._live(rec, -1)
+        totals = {}
+        for key, (n, procs, nodes, mem, ps0, wc0, pe, p, e, live) in self._sums.items():
+            totals[key] = {"JOB": n, "PROC": procs, "NODE": nodes, "PS": ps0 + pe - now * p,
+                           "MEM": mem, "WC": wc0 + e - now * live}
+        return Usage(totals)
+
+    def _insert(self, job: Job, now: int) -> None:
+        procs, wallclock = job.procs, job.wallclock
+        keys = tuple((kind, name) for _param, kind in CREDS if (name := cred_name(job, kind)))
+        end = None if job.start_time is None else job.start_time + wallclock
+        self._seq += 1
+        rec = [job, keys, procs, end, self._seq, end is not None and end > now]
+        self._jobs[job.id] = rec
+        nodes = len(job.allocation) or job.request.nodes or 1
+        mem = job.request.total.mem
+        ps0, wc0 = (procs * max(wallclock, 0), max(wallclock, 0)) if end is None else (0, 0)
+        sums = self._sums
+        for key in keys:
+            t = sums.get(key)
+            if t is None:
+                t = sums[key] = [0] * 10
+            t[0] += 1
+            t[1] += procs
+            t[2] += nodes
+            t[3] += mem
+            t[4] += ps0
+            t[5] += wc0
+        if rec[5]:
+            self._live(rec, 1)
+            heapq.heappush(self._heap, (end, self._seq, job.id))
+
+    def _remove(self, rec: list) -> None:
+        if rec[5]:
+            self._live(rec, -1)
+        job, keys, procs, end = rec[0], rec[1], rec[2], rec[3]
+        nodes = len(job.allocation) or job.request.nodes or 1
+        mem = job.request.total.mem
+        ps0, wc0 = (procs * max(job.wallclock, 0), max(job.wallclock, 0)) if end is None else (0, 0)
+        sums = self._sums
+        for key in keys:
+            t = sums[key]
+            if t[0] == 1:
+                del sums[key]
+                continue
+            t[0] -= 1
+            t[1] -= procs
+            t[2] -= nodes
+            t[3] -= mem
+            t[4] -= ps0
+            t[5] -= wc0
+
+    def _live(self, rec: list, sign: int) -> None:
+        """Add (1) or take out (-1) a job's end from its credentials' live sums."""
+        procs, end = rec[2], rec[3]
+        for key in rec[1]:
+            t = self._sums[key]
+            t[6] += sign * procs * end
+            t[7] += sign * procs
+            t[8] += sign * end
+            t[9] += sign
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     limit: str       # e.g. "MAXJOB"
@@ -112,6 +224,9 @@ class Limits:
         self.sys_wallclock = wall if isinstance(wall, int) and wall > 0 else None
         self.sys_procs = procs if isinstance(procs, int) and procs > 0 else None
         self.class_wallclock: dict[str, tuple[int, str] | None] = {}
+        self.active = ActiveUsage()
+        """The running jobs' usage, kept from cycle to cycle (a Limits lives as long as its
+        state's engine cache)."""
 
     def class_max_wallclock(self, job_class: str) -> tuple[int, str] | None:
         """(CLASSCFG[class] MAX.WCLIMIT, "class"), else CLASSCFG[DEFAULT]'s with "DEFAULT";

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..cfg.choices import BackfillOrder, ReservationPolicy
 from ..core.records import KeptReservation
 from ..model import Job, StartKind
-from ..planning import owners
+from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, NoPlacement, Placement
 from . import deferral
 from .limits import SOFT
@@ -132,7 +132,7 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
     g = group if group is not None else -1
     if group is None and not always or not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
         return c.fits_now(job, cr), None
-    epoch = c.table.freed
+    epoch = memo.epoch(c.table)
     shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
     w, n = c.span(job), cr.tasks
     if c.shrink.fails(epoch, shape, n, w):

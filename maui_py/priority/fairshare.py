@@ -18,7 +18,10 @@ Where maui-py differs from Maui 3.3.1, so that a simulation charges exactly what
 that started and ended between two cycles, or ended since the last one, is charged up to now
 (at most its wallclock limit) instead of losing that tail (docs/compatibility.md).
 
-Costs: charge O(running jobs + windows crossed); the decayed sum of older windows is cached
+Charging is incremental: each running job's rate sits in per-key sums from its first charge
+to its end, so a cycle charges each key once (see charge). Costs: charge O(keys charged x
+windows crossed + jobs started, changed or ended) plus an identity check per running job;
+the decayed sum of older windows is cached
 and recomputed once per window roll, O(credentials x FSDEPTH); subfactors and cap checks O(1)
 per credential kind.
 """
@@ -105,6 +108,7 @@ class FairShare:
         self._factor: dict[str, float] = {}
         self._memo: dict[tuple[str, ...], dict[str, float]] = {}
         """subfactors per credential tuple, valid until the next charge."""
+        self._reset_rates()
 
     # ------------------------------------------------------------------ charging
     def keys(self, job: Job) -> tuple[str, ...]:
@@ -130,21 +134,49 @@ class FairShare:
 
     def charge(self, now: int, running: Iterable[Job]) -> None:
         """Charge the running jobs (and those gone since the last cycle) up to `now`.
-        O(running + windows crossed)."""
+
+        Incremental: the jobs charged since the last cycle at an unchanged rate sit in
+        per-key rate sums (`_rates`, added at a job's first charge or note_started, taken
+        out at its end), charged in one step per key; only new, changed and gone jobs are
+        charged one by one. The same numbers as charging every job from scratch: rates
+        are whole processors (exact float sums) except with processor-equivalents
+        (DEDICATEDPES), equal there within float rounding. O(credentials charged x
+        windows crossed + jobs that started, changed or ended), plus an identity check
+        per running job."""
         if not self.enabled:
             return
         last = self.last if self.last is not None else now
-        seen: dict[str, tuple[int, float, int, tuple[str, ...]]] = {}
-        for job in running:
-            known = self.seen.get(job.id)
+        if self.pes and self.totals != self._rated_totals:
+            self._reset_rates()             # a processor-equivalent depends on the totals
+        cur = {job.id: job for job in running}
+        seen, objs, bulk = self.seen, self._objs, self._bulk
+        for jid in [j for j in seen if j not in cur] if not cur.keys() >= seen.keys() else ():
+            start, rate, wallclock, keys = rec = seen.pop(jid)
+            objs.pop(jid, None)
+            if bulk.pop(jid, None) is not None:
+                self._unrate(rec)
+            self._add(keys, rate, max(last, start), min(now, start + max(wallclock, 1)))
+        fresh = []
+        for jid, job in cur.items():
+            if objs.get(jid) is job and jid in bulk:
+                continue                    # unchanged since it joined the rate sums
+            known = seen.get(jid)
             start = job.start_time if job.start_time is not None else (known[0] if known else now)
             rec = (start, self.rate(job), job.wallclock, self.keys(job))
-            seen[job.id] = rec
+            objs[jid] = job
+            seen[jid] = rec
+            old = bulk.get(jid)
+            if old is not None:
+                if old == rec:
+                    continue
+                del bulk[jid]
+                self._unrate(old)
             self._add(rec[3], rec[1], max(last, start), now)
-        for jid, (start, rate, wallclock, keys) in self.seen.items():
-            if jid not in seen:
-                self._add(keys, rate, max(last, start), min(now, start + max(wallclock, 1)))
-        self.seen = seen
+            fresh.append((jid, rec))
+        self._add_rates(last, now)
+        for jid, rec in fresh:
+            if rec[0] <= now:
+                self._rate(jid, rec)
         self.last = now
         self._memo.clear()
         self._roll(now // self.interval)
@@ -154,7 +186,61 @@ class FairShare:
         cycle sees them running."""
         if self.enabled:
             for job in jobs:
-                self.seen[job.id] = (now, self.rate(job), job.wallclock, self.keys(job))
+                rec = self.seen[job.id] = (now, self.rate(job), job.wallclock, self.keys(job))
+                self._objs.pop(job.id, None)
+                old = self._bulk.pop(job.id, None)
+                if old is not None:
+                    self._unrate(old)
+                if self.last is not None and now <= self.last:
+                    self._rate(job.id, rec)
+
+    # ------------------------------------------------------------------ rate sums
+    def _reset_rates(self) -> None:
+        """Forget the rate sums: the next charge re-adds every running job one by one."""
+        self._rates: dict[str, list] = {}
+        self._bulk: dict[str, tuple[int, float, int, tuple[str, ...]]] = {}
+        self._objs: dict[str, Job] = {}
+        self._rated_totals = self.totals
+
+    def _rate(self, jid: str, rec) -> None:
+        """Put a job charged up to the last charge into the rate sums."""
+        self._bulk[jid] = rec
+        rates, rate = self._rates, rec[1]
+        for key in rec[3]:
+            r = rates.get(key)
+            if r is None:
+                rates[key] = [rate, 1]
+            else:
+                r[0] += rate
+                r[1] += 1
+
+    def _unrate(self, rec) -> None:
+        """Take a job out of the rate sums (a key with no job left is dropped: no residue)."""
+        rates, rate = self._rates, rec[1]
+        for key in rec[3]:
+            r = rates[key]
+            if r[1] == 1:
+                del rates[key]
+            else:
+                r[0] -= rate
+                r[1] -= 1
+
+    def _add_rates(self, a: int, b: int) -> None:
+        """Charge every key its summed rate x (b - a), split over the windows crossed."""
+        if b <= a or not self._rates:
+            return
+        step = self.interval
+        k = a // step
+        while a < b:
+            end = min(b, (k + 1) * step)
+            span = end - a
+            w = self.windows.setdefault(k, {})
+            for key, (rate, _n) in self._rates.items():
+                if rate > 0:
+                    w[key] = w.get(key, 0.0) + rate * span
+            if k != self._cur:
+                self._cur = None
+            a, k = end, k + 1
 
     def _add(self, keys: Sequence[str], rate: float, a: int, b: int) -> None:
         """Add rate x (b - a) to `keys`, split over the windows [a, b) crosses."""
@@ -280,5 +366,6 @@ class FairShare:
         self.totals = (int(totals[0]), int(totals[1]))
         self.seen = {jid: (int(s), float(r), int(wc), tuple(keys))
                      for jid, (s, r, wc, keys) in (data.get("seen") or {}).items()}
+        self._reset_rates()
         self._cur = None
         self._memo.clear()

@@ -27,7 +27,7 @@ that wrote it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from ..cfg.choices import QueueCredential
 from ..cfg.params import PARAMS
@@ -42,16 +42,27 @@ CRED_ATTR: dict[QueueCredential, str] = {
 """QUEUECREDENTIAL -> the Job attribute that names a job's queue."""
 
 
-@dataclass(frozen=True, slots=True)
 class PolicyView:
     """What a queue policy may look at: the clock, the running jobs, the free and total
-    resources of the usable nodes (procs, mem MB, gres) and the configuration."""
+    resources of the usable nodes (procs, mem MB, gres) and the configuration. `free` may be
+    given, or measured on first use by `measure()`: the cycle's measure walks every node,
+    which a policy that never looks at it (fair share, MAUI) need not pay for. O(1) to make."""
 
-    now: int
-    running: Sequence[Job]
-    free: dict[str, int]
-    total: dict[str, int]
-    cfg: Any
+    __slots__ = ("now", "running", "total", "cfg", "_free", "_measure")
+
+    def __init__(self, now: int, running: Sequence[Job], free: dict[str, int] | None,
+                 total: dict[str, int], cfg: Any = None, *,
+                 measure: Callable[[], dict[str, int]] | None = None):
+        if free is None and measure is None:
+            raise ValueError("PolicyView needs free, or measure")
+        self.now, self.running, self.total, self.cfg = now, running, total, cfg
+        self._free, self._measure = free, measure
+
+    @property
+    def free(self) -> dict[str, int]:
+        if self._free is None:
+            self._free = self._measure()
+        return self._free
 
 
 @dataclass

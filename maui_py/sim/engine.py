@@ -108,184 +108,227 @@ class Simulation:
 
     def run(self) -> SimResult:
         t0 = _time.perf_counter()
-        opt = self.opt
-        rm = SimulatedRM(self.nodes, lambda: self.now)
-        heap: list[tuple[int, int, int, str]] = []
-        wakes: set[int] = set()
-        seq = 0
-        state = opt.state if opt.state is not None else SchedulerState()
-        jobs = self.jobs
-        nxt = 0
-        total = len(jobs)
-        cycles = 0
-        interval = max(0, int(opt.poll_interval))
-        next_tick = self.now if interval else None
-        active = 0
-        progress = self.now
-        stalled = None
-        correction = CorrectionPolicy(self.config.get("PREDICTIONCORRECTION") or "REQUEST")
-        per_event = opt.per_event and not interval
+        loop = _Replay(self)
+        stalled = loop.replay()
+        if self.opt.progress is not None:
+            self.opt.progress(loop.nxt, loop.total, self.now)
+        rm = loop.rm
+        return SimResult(self.nodes, rm.records, rm.check, loop.cycles,
+                         _time.perf_counter() - t0, self.config_name, loop.state,
+                         rm.holds_seen, stalled)
 
-        pause = gcpause.paused()
-        listed = opt.on_cycle is not None and opt.cycle_reserves
-        config, explain, check_table = self.config, opt.explain, opt.check_table
-        snapshot, apply, records = rm.snapshot, rm.apply, rm.records
-        push = heapq.heappush
 
-        left_ended: list[str] = []          # what cycles left out saw (leave_idle)
-        left_freed, left_least = 0, _INF
+def planned_by(state: SchedulerState, rec: SimRecord, t: int, correction: CorrectionPolicy) -> bool:
+    """Was the job, ending at t, planned to end by t (its prediction, corrected as of the
+    second before, or its limit)? Per-event replays free such a job before the
+    submissions at t, as event-driven simulators (pyss) count it free then. O(1)."""
+    held = state.caches.plan.running.get(rec.job.id)
+    start = rec.start if rec.start is not None else t
+    p = state.predictions.get(rec.job.id)
+    if p is not None:
+        span = corrected_span(correction, p.estimate, rec.job.wallclock, t - start - 1)
+    else:
+        span = held[1] if held is not None else rec.job.wallclock
+    return start + span <= t
 
-        def cycle(t: int) -> None:
-            """One scheduling cycle at t; its starts become end events."""
-            nonlocal state, cycles, active, progress, seq, left_freed, left_least
-            if left_least != _INF or left_ended:
-                left_ended.clear()
-                left_freed, left_least = 0, _INF
-            with pause:                     # collected between cycles, as mauid does
-                result = run_cycle(snapshot(), config, state, explain=explain,
-                                   reserves=listed or state is None
-                                   or not has(state.caches.plan.table, Ability.COUNTS))
-            state = result.state
-            cycles += 1
-            if check_table:
-                state.caches.plan.table.check()
-            acts = result.actions()
-            failures = apply(acts)
-            if failures:
-                state.note_failures(failures)
-            wake_at_reservations = not has(state.caches.plan.table, Ability.COUNTS)
-            predictions = state.predictions
-            for d in result.decisions if wake_at_reservations else acts:
-                if isinstance(d, Start):
-                    rec = records[d.job_id]
-                    if rec.start == t:
-                        active += 1
-                        progress = t
-                        run = min(rec.runtime, rec.job.wallclock)
-                        rec.killed = rec.runtime > rec.job.wallclock
-                        seq += 1
-                        push(heap, (t + max(run, 0), END, seq, d.job_id))
-                        if predictions:
-                            p = predictions.get(d.job_id)
-                            if p is not None:
-                                rec.estimate = p.estimate
-                                rec.corrections = corrections_needed(
-                                    correction, p.estimate, rec.job.wallclock, run)
-                elif isinstance(d, Defer) or (isinstance(d, Reserve) and wake_at_reservations):
-                    at = d.until if isinstance(d, Defer) else d.start
-                    if at > t and at not in wakes:
-                        wakes.add(at)
-                        seq += 1
-                        heapq.heappush(heap, (at, WAKE, seq, ""))
-            if opt.on_cycle is not None:
-                opt.on_cycle(t, result)
-            if opt.progress is not None and cycles % 2000 == 0:
-                opt.progress(nxt, total, t)
 
-        submits = [sj.job.submit_time for sj in jobs]
-        stop_time, stall_limit = opt.stop_time, opt.stall_limit
-        finish, submit, pop = rm.finish, rm.submit, heapq.heappop
-        ends: list[tuple[str, bool]] = []
-        leave = opt.leave_idle and not listed and not per_event and not interval
-        while nxt < total or heap:
-            t = submits[nxt] if nxt < total else heap[0][0]
+class _Replay:
+    """One replay's loop state and its steps: take the events at a time, add the arrivals,
+    maybe leave the cycle out (leave_idle), run it, and turn its starts into end events and
+    its deferrals (and, on the node table, reservations) into wake-ups. Simulation.run makes
+    one per run; the steps are methods so that each is read, and tested, on its own."""
+
+    def __init__(self, sim: Simulation):
+        opt = self.opt = sim.opt
+        self.sim, self.config, self.jobs = sim, sim.config, sim.jobs
+        self.rm = SimulatedRM(sim.nodes, lambda: sim.now)
+        self.records = self.rm.records
+        self.heap: list[tuple[int, int, int, str]] = []
+        self.wakes: set[int] = set()
+        self.seq = 0
+        self.state = opt.state if opt.state is not None else SchedulerState()
+        self.submits = [sj.job.submit_time for sj in sim.jobs]
+        self.nxt, self.total, self.cycles = 0, len(sim.jobs), 0
+        self.interval = max(0, int(opt.poll_interval))
+        self.next_tick = sim.now if self.interval else None
+        self.active, self.progress = 0, sim.now
+        self.correction = CorrectionPolicy(sim.config.get("PREDICTIONCORRECTION") or "REQUEST")
+        self.per_event = opt.per_event and not self.interval
+        self.pause = gcpause.paused()
+        self.listed = opt.on_cycle is not None and opt.cycle_reserves
+        self.leave = opt.leave_idle and not self.listed and not self.per_event and not self.interval
+        self.ends: list[tuple[str, bool]] = []
+        self.left_ended: list[str] = []     # what cycles left out saw (leave_idle)
+        self.left_freed, self.left_least = 0, _INF
+
+    def replay(self) -> dict[str, str] | None:
+        """Every event time in order until the jobs and events run out (or stop_time);
+        the stalled jobs' reasons if the replay gave up on them (SimOptions.stall_limit)."""
+        stop_time, heap = self.opt.stop_time, self.heap
+        while self.nxt < self.total or heap:
+            t = self.submits[self.nxt] if self.nxt < self.total else heap[0][0]
             if heap and heap[0][0] < t:
                 t = heap[0][0]
             if stop_time is not None and t > stop_time:
                 break
-            self.now = t
-            if ends:
-                ends = []
-            quiet = leave
-            ended = 0
-            while heap and heap[0][0] == t:
-                _t, kind, _s, jid = pop(heap)
-                if kind == END:
-                    if per_event:
-                        late = not self._planned_by(state, rm.records[jid], t, correction)
-                        ends.append((jid, late))
-                        if late:
-                            continue
-                    if quiet:
-                        left_ended.append(jid)
-                        left_freed += records[jid].job.procs
-                        ended += 1
-                    finish(jid, t)
-                    active -= 1
-                    progress = t
-                elif kind == WAKE:
-                    wakes.discard(t)
-                    quiet = False
-            if per_event:
-                # pyss's order: each submission, then each end (in start order), runs a
-                # pass; a job planned to end now is free from the first of them on
-                ran = False
-                while nxt < total and submits[nxt] == t:
-                    sj = jobs[nxt]
-                    submit(sj.job, sj.runtime)
-                    nxt += 1
-                    cycle(t)
-                    ran = True
-                for jid, late in ends:
-                    if late:
-                        finish(jid, t)
-                        active -= 1
-                        progress = t
-                    if late or not ran:
-                        cycle(t)
-                        ran = True
-                if not ran:
-                    cycle(t)
-            else:
-                first = nxt
-                while nxt < total and submits[nxt] == t:
-                    sj = jobs[nxt]
-                    submit(sj.job, sj.runtime)
-                    nxt += 1
-                if quiet:
-                    if ended:
-                        if first == nxt and ends_wait(state, left_ended, left_freed,
-                                                      left_least, t):
-                            continue
-                    elif not left_ended:
-                        new = [sj.job for sj in jobs[first:nxt]]
-                        if arrivals_wait(state, new, t):
-                            for job in new:
-                                if job.procs < left_least:
-                                    left_least = job.procs
-                            continue
-                if interval:
-                    if t < next_tick:
-                        continue
-                    next_tick = t + interval - ((t - next_tick) % interval)
-                cycle(t)
-            if interval and (nxt < total or rm.running() or rm.queued()):
-                if next_tick not in wakes:
-                    wakes.add(next_tick)
-                    seq += 1
-                    heapq.heappush(heap, (next_tick, WAKE, seq, ""))
-            if not heap and nxt >= total:
+            self.sim.now = t
+            quiet, ended = self.take_events(t)
+            if self.per_event:
+                self.per_event_cycles(t)
+            elif not self.arrive_and_cycle(t, quiet, ended):
+                continue
+            if self.interval and (self.nxt < self.total or self.rm.running() or self.rm.queued()):
+                self.wake(self.next_tick)
+            if not heap and self.nxt >= self.total:
                 break
-            if nxt >= total and not active and t - progress > stall_limit:
-                final = run_cycle(rm.snapshot(), self.config, state, explain=True)
-                stalled = {jid: r.reason for jid, r in sorted(final.reports.items())
-                           if rm.records[jid].start is None}
-                break
-        if opt.progress is not None:
-            opt.progress(nxt, total, self.now)
-        return SimResult(self.nodes, rm.records, rm.check, cycles, _time.perf_counter() - t0,
-                         self.config_name, state, rm.holds_seen, stalled)
+            if self.nxt >= self.total and not self.active and t - self.progress > self.opt.stall_limit:
+                final = run_cycle(self.rm.snapshot(), self.config, self.state, explain=True)
+                return {jid: r.reason for jid, r in sorted(final.reports.items())
+                        if self.records[jid].start is None}
+        return None
 
-    @staticmethod
-    def _planned_by(state: SchedulerState, rec: SimRecord, t: int, correction: CorrectionPolicy) -> bool:
-        """Was the job, ending at t, planned to end by t (its prediction, corrected as of the
-        second before, or its limit)? Per-event replays free such a job before the
-        submissions at t, as event-driven simulators (pyss) count it free then. O(1)."""
-        held = state.caches.plan.running.get(rec.job.id)
-        start = rec.start if rec.start is not None else t
-        p = state.predictions.get(rec.job.id)
-        if p is not None:
-            span = corrected_span(correction, p.estimate, rec.job.wallclock, t - start - 1)
-        else:
-            span = held[1] if held is not None else rec.job.wallclock
-        return start + span <= t
+    def take_events(self, t: int) -> tuple[bool, int]:
+        """Pop every event at t: ends free their jobs (per-event replays keep a job that
+        ends late for per_event_cycles), wake-ups make the cycle at t run. Whether the
+        cycle may still be left out, and how many jobs ended while it may."""
+        if self.ends:
+            self.ends = []
+        quiet, ended, heap = self.leave, 0, self.heap
+        while heap and heap[0][0] == t:
+            _t, kind, _s, jid = heapq.heappop(heap)
+            if kind == END:
+                if self.per_event:
+                    late = not planned_by(self.state, self.records[jid], t, self.correction)
+                    self.ends.append((jid, late))
+                    if late:
+                        continue
+                if quiet:
+                    self.left_ended.append(jid)
+                    self.left_freed += self.records[jid].job.procs
+                    ended += 1
+                self.finish(jid, t)
+            elif kind == WAKE:
+                self.wakes.discard(t)
+                quiet = False
+        return quiet, ended
+
+    def finish(self, jid: str, t: int) -> None:
+        self.rm.finish(jid, t)
+        self.active -= 1
+        self.progress = t
+
+    def submit_next(self) -> None:
+        sj = self.jobs[self.nxt]
+        self.rm.submit(sj.job, sj.runtime)
+        self.nxt += 1
+
+    def per_event_cycles(self, t: int) -> None:
+        """pyss's order: each submission, then each end (in start order), runs a pass; a
+        job planned to end now is free from the first of them on."""
+        ran = False
+        while self.nxt < self.total and self.submits[self.nxt] == t:
+            self.submit_next()
+            self.cycle(t)
+            ran = True
+        for jid, late in self.ends:
+            if late:
+                self.finish(jid, t)
+            if late or not ran:
+                self.cycle(t)
+                ran = True
+        if not ran:
+            self.cycle(t)
+
+    def arrive_and_cycle(self, t: int, quiet: bool, ended: int) -> bool:
+        """Submit the arrivals at t and run the cycle, unless it is left out (leave_idle)
+        or falls between poll ticks; whether it ran."""
+        first = self.nxt
+        while self.nxt < self.total and self.submits[self.nxt] == t:
+            self.submit_next()
+        if quiet and self.left_out(t, first, ended):
+            return False
+        if self.interval:
+            if t < self.next_tick:
+                return False
+            self.next_tick = t + self.interval - ((t - self.next_tick) % self.interval)
+        self.cycle(t)
+        return True
+
+    def left_out(self, t: int, first: int, ended: int) -> bool:
+        """Would the cycle at t decide nothing the next one would not (only ends, or only
+        arrivals since the last cycle: core.changes.ends_wait, arrivals_wait)? If so it is
+        left out, and what it saw is kept for the next such question."""
+        if ended:
+            return first == self.nxt and ends_wait(self.state, self.left_ended, self.left_freed,
+                                                   self.left_least, t)
+        if self.left_ended:
+            return False
+        new = [sj.job for sj in self.jobs[first:self.nxt]]
+        if not arrivals_wait(self.state, new, t):
+            return False
+        for job in new:
+            if job.procs < self.left_least:
+                self.left_least = job.procs
+        return True
+
+    def cycle(self, t: int) -> None:
+        """One scheduling cycle at t; its starts become end events."""
+        if self.left_least != _INF or self.left_ended:
+            self.left_ended.clear()
+            self.left_freed, self.left_least = 0, _INF
+        state, opt = self.state, self.opt
+        with self.pause:                    # collected between cycles, as mauid does
+            result = run_cycle(self.rm.snapshot(), self.config, state, explain=opt.explain,
+                               reserves=self.listed or state is None
+                               or not has(state.caches.plan.table, Ability.COUNTS))
+        self.state = state = result.state
+        self.cycles += 1
+        if opt.check_table:
+            state.caches.plan.table.check()
+        acts = result.actions()
+        failures = self.rm.apply(acts)
+        if failures:
+            state.note_failures(failures)
+        self.follow(result.decisions, acts, t)
+        if opt.on_cycle is not None:
+            opt.on_cycle(t, result)
+        if opt.progress is not None and self.cycles % 2000 == 0:
+            opt.progress(self.nxt, self.total, t)
+
+    def follow(self, decisions: Sequence[object], acts: Sequence[object], t: int) -> None:
+        """A cycle's starts at t become end events; its deferrals, and on the node table its
+        reservations, wake-ups (the count planner's reservations start at ends, see above)."""
+        wake_at_reservations = not has(self.state.caches.plan.table, Ability.COUNTS)
+        records = self.records
+        for d in decisions if wake_at_reservations else acts:
+            if isinstance(d, Start):
+                rec = records[d.job_id]
+                if rec.start == t:
+                    self.started(rec, d.job_id, t)
+            elif isinstance(d, Defer) or (isinstance(d, Reserve) and wake_at_reservations):
+                at = d.until if isinstance(d, Defer) else d.start
+                if at > t:
+                    self.wake(at)
+
+    def started(self, rec: SimRecord, jid: str, t: int) -> None:
+        """A job started at t: its end (at its limit if it runs longer) is an event, and
+        its prediction, if any, is kept on its record."""
+        self.active += 1
+        self.progress = t
+        run = min(rec.runtime, rec.job.wallclock)
+        rec.killed = rec.runtime > rec.job.wallclock
+        self.seq += 1
+        heapq.heappush(self.heap, (t + max(run, 0), END, self.seq, jid))
+        predictions = self.state.predictions
+        if predictions:
+            p = predictions.get(jid)
+            if p is not None:
+                rec.estimate = p.estimate
+                rec.corrections = corrections_needed(self.correction, p.estimate,
+                                                     rec.job.wallclock, run)
+
+    def wake(self, at: int) -> None:
+        if at not in self.wakes:
+            self.wakes.add(at)
+            self.seq += 1
+            heapq.heappush(self.heap, (at, WAKE, self.seq, ""))

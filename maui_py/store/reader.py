@@ -74,7 +74,7 @@ CORRUPT = (sqlite3.Error, *ROW_ERRORS)
 missing table), and from the rows."""
 
 
-def _clean_errors(method):
+def clean_errors(method):
     """Turn what a damaged file raises into one StoreDamaged naming the file (a read-only
     reader, `StoreReader.open`: also SQLite's other errors, as a StoreError); the daemon's
     read-write Store keeps SQLite's OperationalError (locked, busy, full disk), which its
@@ -336,11 +336,11 @@ class StoreReader:
             self.conn.execute("COMMIT")
 
     # ------------------------------------------------------------------ state
-    @_clean_errors
+    @clean_errors
     def kv(self) -> dict[str, Any]:
         return {k: json.loads(v) for k, v in self.conn.execute("SELECT key, value FROM kv")}
 
-    @_clean_errors
+    @clean_errors
     def load_state(self) -> SchedulerState:
         """The SchedulerState saved by the last committed cycle (caches empty). A job_state
         or reservations row that cannot be read is named and skipped: that job then has no
@@ -353,7 +353,7 @@ class StoreReader:
                                      lambda row: (row[0], kept_reservation(row[0], json.loads(row[1]))), 1))
             return state_from(jobs, res, self.kv())
 
-    @_clean_errors
+    @clean_errors
     def admin_reservations(self) -> dict[str, tuple[Reservation, str, float]]:
         """name -> (reservation, owner, created) of the reservations admins made."""
         def make(row: tuple) -> tuple[str, tuple[Reservation, str, float]]:
@@ -366,7 +366,7 @@ class StoreReader:
         return dict(self._decoded("admin_reservation", rows, make))
 
     # -------------------------------------------------------------- last cycle
-    @_clean_errors
+    @clean_errors
     def cycle_info(self) -> CycleInfo | None:
         row = self.conn.execute("SELECT value FROM kv WHERE key = 'cycle'").fetchone()
         if row is None:
@@ -377,7 +377,7 @@ class StoreReader:
                              f"wall {info.wall})")
         return info
 
-    @_clean_errors
+    @clean_errors
     def last_cycle(self) -> LastCycle | None:
         """The last cycle's view, or None before the first cycle. O(jobs + nodes). A node,
         job or reservation row that cannot be read is named and skipped (the view is what
@@ -425,7 +425,7 @@ class StoreReader:
                     nodes.append(name)
         return nodes
 
-    @_clean_errors
+    @clean_errors
     def job_view(self, job_id: str) -> tuple[Job, JobReport | None, Breakdown | None, int | None] | None:
         """(job, report, priority breakdown, place in the queue order) of one job."""
         row = self.conn.execute("SELECT job_id, data, report, priority, queue_pos FROM view_job "
@@ -454,7 +454,7 @@ class StoreReader:
         return job, parts[0], parts[1], qpos
 
     # ----------------------------------------------------------------- journal
-    @_clean_errors
+    @clean_errors
     def journal(self, *, job_id: str | None = None, events: tuple[str, ...] = (),
                 since_id: int = 0, limit: int | None = None) -> list[JournalEntry]:
         """Journal entries, oldest first (the last `limit` when given)."""
@@ -472,7 +472,7 @@ class StoreReader:
         return [JournalEntry(ev, jid, reason, json.loads(detail), cycle, at, i)
                 for i, cycle, at, ev, jid, reason, detail in rows]
 
-    @_clean_errors
+    @clean_errors
     def cycles(self, limit: int = 100) -> list[CycleStats]:
         rows = self.conn.execute("SELECT iteration, now, wall, jobs, running, starts, reservations, "
                                  "snapshot_s, schedule_s, save_s, apply_s FROM cycles "
@@ -480,7 +480,7 @@ class StoreReader:
         return [CycleStats(*r) for r in reversed(rows)]
 
     # ---------------------------------------------------------------- requests
-    @_clean_errors
+    @clean_errors
     def requests(self, status: str | None = None) -> list[AdminRequest]:
         sql = "SELECT id, kind, args, requester, submitted, status, result, done, cycle FROM requests"
         rows = self.conn.execute(sql + (" WHERE status = ?" if status else "") + " ORDER BY id",

@@ -38,7 +38,7 @@ from . import schema
 from .codec import dump_data, dumps
 from .journal import JournalEntry
 from .reader import (ADMIN, PRIORITY, RM, STANDING, AdminRequest, StoreDamaged, StoreError, StoreReader, damaged,
-                     _clean_errors, is_damage, reservation_of)
+                     clean_errors, is_damage, reservation_of)
 
 log = logging.getLogger("maui_py.store")
 from .state_rows import state_rows
@@ -399,7 +399,7 @@ class Store(StoreReader):
                 pass
         super().close()
 
-    @_clean_errors
+    @clean_errors
     def next_request_id(self) -> int:
         """The id the daemon gives the first request it receives (after every recorded one)."""
         self.last_request_id = int(self.conn.execute("SELECT coalesce(max(id), 0) FROM requests").fetchone()[0])

@@ -50,6 +50,28 @@ def workloads(draw):
 
 
 @st.composite
+def site_workloads(draw):
+    """Several node kinds with memory and GPUs (the node table), jobs asking memory per
+    task, GPUs or several processors per task, runtimes often short of their limits."""
+    kinds = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
+             Resources.of(4, mem=8192, gres={"gpu": 2}))
+    nodes = tuple(Node(f"n{i}", kinds[draw(st.integers(0, 2))])
+                  for i in range(draw(st.integers(2, 6))))
+    sims, t = [], 0
+    for k in range(draw(st.integers(3, 40))):
+        t += draw(st.sampled_from([0, 1, 3, 5, 10, 30, 120]))
+        per = draw(st.sampled_from([Resources.of(1, mem=512), Resources.of(1, mem=3000),
+                                    Resources.of(2, mem=1024), Resources.of(1, gpu=1),
+                                    Resources.of(1)]))
+        wc = draw(st.integers(1, 400))
+        run = draw(st.integers(0, wc + (50 if draw(st.integers(0, 9)) == 0 else 0)))
+        job = Job(f"j{k}", f"u{draw(st.integers(0, 2))}",
+                  JobRequest(tasks=draw(st.integers(1, 12)), per_task=per), wc, t)
+        sims.append(SimJob(job, run))
+    return nodes, sims
+
+
+@st.composite
 def configs(draw):
     lines = [f"RESERVATIONDEPTH {draw(st.sampled_from([1, 1, 1, 2, 3, 100]))}",
              f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST', 'NEVER']))}",
@@ -102,6 +124,12 @@ def test_leaving_idle_arrival_cycles_out_changes_no_schedule(wl, text):
         if t in full_states:
             assert kept == full_states[t], t
     event(f"cycles left out: {'some' if fast.cycles < full.cycles else 'none'}")
+
+
+@SETTINGS
+@given(site_workloads(), configs())
+def test_leaving_idle_cycles_out_on_the_node_table_changes_no_schedule(wl, text):
+    test_leaving_idle_arrival_cycles_out_changes_no_schedule.hypothesis.inner_test(wl, text)
 
 
 def _queued(jid, tasks, wc, submit):

@@ -143,6 +143,48 @@ def deep_queues(draw):
     return nodes, text, steps
 
 
+KINDS = ((Resources.of(4, mem=4096), 3), (Resources.of(8, mem=16384), 2),
+         (Resources.of(4, mem=8192, gres={"gpu": 2}), 2))
+"""Node kinds of a site's own cluster (processors, memory, GPUs) and how many of each at
+most: requests with memory or GPUs plan on the node table (planning/table.py)."""
+
+
+@st.composite
+def node_table_scenarios(draw):
+    """Several node kinds with memory and GPUs, and jobs asking memory per task, GPUs,
+    several processors per task or exclusive nodes: the node table, where the arrival-only
+    cycle re-makes the kept reservations before it resumes (core/changes._placed_again)."""
+    nodes = []
+    for kind, most in KINDS:
+        for _ in range(draw(st.integers(0 if nodes else 1, most))):
+            nodes.append(Node(f"n{len(nodes)}", kind))
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 100]))}\n"
+            "RESERVATIONPOLICY "
+            f"{draw(st.sampled_from(['CURRENTHIGHEST', 'CURRENTHIGHEST', 'HIGHEST']))}\n"
+            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT']))}\n"
+            "NODEALLOCATIONPOLICY "
+            f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'LASTAVAILABLE', 'MINRESOURCE']))}\n"
+            "QUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\nDEFERSTARTCOUNT 2\n"
+            + draw(st.sampled_from(["", "", "XFACTORWEIGHT 100\n", "BFPRIORITYPOLICY DURATION\n"])))
+    steps = []
+    for _k in range(draw(st.integers(3, 25))):
+        kind = draw(st.sampled_from(["arrive", "arrive", "arrive", "burst", "end", "end",
+                                     "refuse", "tick"]))
+        per = draw(st.sampled_from([Resources.of(1, mem=512), Resources.of(1, mem=3000),
+                                    Resources.of(2, mem=1024), Resources.of(1, gpu=1),
+                                    Resources.of(1)]))
+        steps.append((kind, (draw(st.integers(1, 10)), per), draw(st.integers(10, 400)),
+                      draw(st.integers(0, 90)), draw(st.integers(0, 7)) == 0,
+                      draw(st.integers(0, 10_000))))
+    return tuple(nodes), text, steps
+
+
+@SETTINGS
+@given(node_table_scenarios())
+def test_incremental_cycles_on_the_node_table_decide_as_cycles_built_from_scratch(sc):
+    check_incremental(sc)
+
+
 @SETTINGS
 @given(scenarios())
 def test_incremental_cycles_decide_as_cycles_built_from_scratch(sc):
@@ -167,9 +209,11 @@ def check_incremental(sc) -> None:
     for k, (kind, tasks, wc, gap, excl, pick) in enumerate(steps):
         now[0] += gap
         if kind in ("arrive", "burst"):
+            tasks, per = tasks if isinstance(tasks, tuple) else (tasks, Resources.of(1))
             for b in range(1 if kind == "arrive" else 1 + pick % 4):
                 rm.submit(Job(f"j{k:02d}{'abcd'[b]}", f"u{pick % 3}",
-                              JobRequest(tasks=max(1, tasks - 2 * b), exclusive=excl),
+                              JobRequest(tasks=max(1, tasks - 2 * b), per_task=per,
+                                         exclusive=excl),
                               wc + 37 * b, now[0]), wc)
         elif kind == "end":
             running = sorted(j for j, r in rm.records.items() if r.start is not None and r.end is None)

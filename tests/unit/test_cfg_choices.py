@@ -80,7 +80,8 @@ def test_unknown_node_allocation_spellings_warn_once_at_load():
         nodechoice.NodeAllocation("CONTIGUOUS")
 
 
-def _active_rows():
+def active_rows():
+    """(label, parameter or attribute name, acts_in) of every active row and attribute."""
     for row in TABLE:
         if row.status != ACTIVE or row.maps_to:
             continue
@@ -90,7 +91,7 @@ def _active_rows():
                 yield f"{row.name} {attr.name}", attr.name, attr.acts_in
 
 
-@pytest.mark.parametrize("label, name, module", list(_active_rows()), ids=lambda v: str(v))
+@pytest.mark.parametrize("label, name, module", list(active_rows()), ids=lambda v: str(v))
 def test_active_rows_name_where_they_act(label, name, module):
     assert module, f"{label} is active but names no module (acts_in): add it to ACTS_IN in cfg/params.py"
     source = Path(importlib.import_module(module).__file__).read_text(encoding="utf-8")

@@ -193,11 +193,9 @@ def test_the_checks_see_a_rule_broken_and_a_circle():
 CONCRETE_PLANNERS = {"maui_py.planning.table", "maui_py.planning.counts"}
 """Modules outside planning/ hold a planning.api.Planner; which one is planning's choice
 (planning/sync.py), so none of them imports these."""
-KNOWN_FULL_CIRCLES: set[frozenset[str]] = {
-    frozenset({"maui_py.core.changes", "maui_py.core.cycle", "maui_py.core.selection"}),
-}
-"""Circles through TYPE_CHECKING blocks or in-function imports not removed yet: the cycle
-module's (the lead's typed cycle context, core/context.py, is meant to take it). An entry
+KNOWN_FULL_CIRCLES: set[frozenset[str]] = set()
+"""Circles through TYPE_CHECKING blocks or in-function imports not removed yet (the cycle
+module's went: core/changes.py and core/selection.py type against core/context.py). An entry
 must still exist, so it goes when its circle does."""
 
 
@@ -293,3 +291,116 @@ def test_the_planner_checks_see_what_they_forbid(tmp_path):
         assert sorted(g.split(" ", 1)[1] for g in got) == ["c.table._T", "owners._x"]
     finally:
         del FILES["maui_py.sim.x_probe"]
+
+
+# ---------------------------------------------------------------- issue 33: no `_private` across modules
+KNOWN_PRIVATE_READS: set[str] = {
+    # planning/ is another helper's this session (issue 33's planner split): its modules share
+    # the step-function helpers of planning/steps.py and countplan.py under private names
+    *(f"maui_py.planning.{m}: from maui_py.planning.steps import {n}" for m, names in (
+        ("compiling", ("_fit_on", "_times")), ("credits", ("_vadd", "_vsub")), ("freeshape", ("_times",)),
+        ("table", ("_cat_moves", "_category", "_fills", "_frees", "_gres_full", "_gres_marks", "_vadd")),
+        ("timeline", ("_cat_moves", "_fills", "_gres_full", "_gres_marks", "_vadd", "_vsub")))
+      for n in names),
+    "maui_py.planning.counts: from maui_py.planning.countplan import _step",
+}
+"""`module: what` reads of another module's `_private` names in rooms other helpers own this
+session (core/, planning/, policy/, priority/); an entry must still be found, so it goes when
+its read does."""
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _import_base(node: ast.ImportFrom, module: str) -> str:
+    package = module if FILES[module].name == "__init__.py" else module.rpartition(".")[0]
+    base = node.module or ""
+    if node.level:
+        up = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(up + ([node.module] if node.module else []))
+    return base
+
+
+def cross_private_reads(module: str) -> list[str]:
+    """What `module` reads of another maui_py module's `_private` names: `from x import _y`,
+    or `m._y` where m is a name an import of a maui_py module (or of something from one)
+    binds, anywhere in the module (functions and TYPE_CHECKING blocks too). Dunders are
+    not private."""
+    path = FILES[module]
+    tree = ast.parse(path.read_text(), str(path))
+    bound: set[str] = set()
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "maui_py":
+                    bound.add(a.asname or a.name.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = _import_base(node, module)
+            if not base.startswith("maui_py"):
+                continue
+            for a in node.names:
+                if _is_private(a.name):
+                    out.append(f"{module}: from {base} import {a.name}")
+                bound.add(a.asname or a.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            base = node.value
+            while isinstance(base, ast.Attribute) and not _is_private(base.attr):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in bound:
+                out.append(f"{module}: {ast.unparse(node)}")
+    return out
+
+
+def test_no_private_name_is_read_across_modules():
+    found = {x for m in sorted(FILES) for x in cross_private_reads(m)}
+    assert found - KNOWN_PRIVATE_READS == set(), "\n".join(sorted(found - KNOWN_PRIVATE_READS))
+    assert KNOWN_PRIVATE_READS <= found, "a known read is gone: drop it from KNOWN_PRIVATE_READS"
+
+
+def test_the_private_rule_sees_what_it_forbids(tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text("import maui_py.cfg.values as v\n"
+                   "from maui_py.cfg import loader\n"
+                   "from maui_py.cfg.values import _hidden, Choice\n"
+                   "from os import _exit\n"
+                   "def f(obj, _own):\n"
+                   "    from ..planning import owners\n"
+                   "    return (v._x, loader.SchedulerConfig._lookup, owners._k, Choice._y,\n"
+                   "            obj._z, _own._w, loader.__name__, _exit)\n")
+    FILES["maui_py.sim.x_probe"] = src
+    try:
+        got = sorted(g.split(": ", 1)[1] for g in cross_private_reads("maui_py.sim.x_probe"))
+        assert got == ["Choice._y", "from maui_py.cfg.values import _hidden",
+                       "loader.SchedulerConfig._lookup", "owners._k", "v._x"]
+    finally:
+        del FILES["maui_py.sim.x_probe"]
+
+
+def freed_reads(module: str) -> list[str]:
+    """Where `module` reads an attribute named `freed` (a planner's epoch), by AST."""
+    path = FILES[module]
+    tree = ast.parse(path.read_text())
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    return [f"{rel}:{node.lineno} {ast.unparse(node)}" for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr == "freed"]
+
+
+def test_the_planner_epoch_is_read_outside_planning_only_through_planning_memo():
+    """issue 33: "what is free only shrinks until `freed` moves" has one home,
+    planning/memo.py (ShrinkMemo and epoch()); the passes and the cycle ask it."""
+    bad = [x for m in _outside_planning() for x in freed_reads(m)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_epoch_check_sees_a_read(tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text("def f(c):\n    return c.table.freed\n")
+    FILES["maui_py.sim.x_probe2"] = src
+    try:
+        got = freed_reads("maui_py.sim.x_probe2")
+        assert [x.split(" ", 1)[1] for x in got] == ["c.table.freed"]
+    finally:
+        del FILES["maui_py.sim.x_probe2"]

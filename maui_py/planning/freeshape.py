@@ -1,0 +1,198 @@
+"""The free-shape index of the node table: node kinds and, per kind, what its nodes have
+free at the origin, in aggregate, so that most start-now questions that fail are answered
+without touching a node (issue 33).
+
+A kind is the nodes alike in capacity, features, partitions and usability: a compiled
+request's eligible set is a union of kinds, less a hostlist's cuts (a kind it meets only in
+part is counted whole, which keeps the bound below an upper bound). Within a kind nodes are
+bucketed by free processors at the origin, and each bucket keeps the multiset of its nodes'
+free vectors (capacity minus usage at the origin) and, lazily, their componentwise maximum.
+
+Why a "no" from it is exact: a node's usage over any window that starts at the origin is at
+least its usage at the origin, so the tasks of per-task vector d it holds there are at most
+_times(d, free now) <= _times(d, its bucket's maximum); an exclusive task fits only an idle
+node, whose free vector is its capacity. Summed over the kinds a request meets, this bounds
+what the node walk (ReservationTable.scan) can find at the origin; where the bound falls
+short of the request, the walk's answer is "no" and the scan returns it unwalked. Otherwise
+the walk decides and chooses the nodes. Holds of ignored owners free more than the origin
+shows: the bound is not asked then.
+
+Costs: a question O(kinds met x buckets), buckets <= distinct free processor counts; a
+node whose usage at the origin changes O(1) (a bucket's maximum is recomputed, O(distinct
+vectors in it), on the first question after a vector left it).
+"""
+
+from __future__ import annotations
+
+from operator import sub
+from typing import Sequence
+
+from ..model import Node
+from .bitset import mask_of
+from .steps import _times
+
+
+class FreeShapes:
+    """Node kinds and per kind the free-shape buckets (the module docstring).
+
+    Invariant (check): for every kind k and free processor count c, count[k][c] nodes of k
+    have c processors free at the origin, shapes[k][c] maps each free vector they have to
+    how many have it (no zero counts, no empty buckets), and top[k][c], when present, is
+    the componentwise maximum of shapes[k][c]'s vectors."""
+
+    def __init__(self, nodes: Sequence[Node], cap: Sequence[tuple[int, ...]], usable: int):
+        """Every node idle (free = capacity). O(N)."""
+        kinds: dict[tuple, list[int]] = {}
+        for i, nd in enumerate(nodes):
+            key = (cap[i], nd.features, nd.partitions, bool((usable >> i) & 1))
+            kinds.setdefault(key, []).append(i)
+        self.kind_of = [0] * len(nodes)
+        self.masks: list[int] = []
+        self.count: list[dict[int, int]] = []
+        self.shapes: list[dict[int, dict[tuple[int, ...], int]]] = []
+        self.top: list[dict[int, tuple[int, ...]]] = []
+        self.by_cap: dict[tuple[int, ...], list[int]] = {}
+        """Capacity -> its kinds (move's nodes share one capacity)."""
+        for k, (key, ix) in enumerate(kinds.items()):
+            for i in ix:
+                self.kind_of[i] = k
+            c = key[0]
+            self.by_cap.setdefault(c, []).append(k)
+            self.masks.append(mask_of(ix, len(nodes)))
+            self.count.append({c[0]: len(ix)})
+            self.shapes.append({c[0]: {c: len(ix)}})
+            self.top.append({c[0]: c})
+
+    def move(self, nodes: int, cap: tuple[int, ...], old: tuple[int, ...],
+             new: tuple[int, ...]) -> None:
+        """The nodes of set `nodes` (all of capacity `cap`) used `old` at the origin and
+        use `new` now. O(kinds of that capacity) big-int operations."""
+        was = tuple(map(sub, cap, old))
+        now = tuple(map(sub, cap, new))
+        masks = self.masks
+        for k in self.by_cap[cap]:
+            n = (nodes & masks[k]).bit_count()
+            if n:
+                self._take(k, was, n)
+                self._put(k, now, n)
+
+    def move_one(self, i: int, cap: tuple[int, ...], old: tuple[int, ...],
+                 new: tuple[int, ...]) -> None:
+        """move() for node i alone. O(dims)."""
+        k = self.kind_of[i]
+        self._take(k, tuple(map(sub, cap, old)), 1)
+        self._put(k, tuple(map(sub, cap, new)), 1)
+
+    def _take(self, k: int, free: tuple[int, ...], n: int) -> None:
+        c = free[0]
+        count, shapes = self.count[k], self.shapes[k]
+        left = count[c] - n
+        bucket = shapes[c]
+        m = bucket[free] - n
+        if left:
+            count[c] = left
+            if m:
+                bucket[free] = m
+            else:
+                del bucket[free]
+                self.top[k].pop(c, None)
+        else:
+            del count[c], shapes[c]
+            self.top[k].pop(c, None)
+
+    def _put(self, k: int, free: tuple[int, ...], n: int) -> None:
+        c = free[0]
+        count = self.count[k]
+        got = count.get(c)
+        if got is None:
+            count[c] = n
+            self.shapes[k][c] = {free: n}
+            self.top[k][c] = free
+            return
+        count[c] = got + n
+        bucket = self.shapes[k][c]
+        bucket[free] = bucket.get(free, 0) + n
+        top = self.top[k]
+        t = top.get(c)
+        if t is not None and t != free:
+            top[c] = tuple(map(max, t, free))
+
+    def bound(self, eligible: int, d: tuple[int, ...], per: int) -> tuple[int, int]:
+        """(at most how many tasks of d, at most how many nodes holding `per` of them) the
+        nodes of `eligible` hold over any window from the origin. O(kinds met x buckets)."""
+        tot = cnt = 0
+        d0 = d[0]
+        for k, m in enumerate(self.masks):
+            if not eligible & m:
+                continue
+            top = self.top[k]
+            for c, n in self.count[k].items():
+                if c < d0:
+                    continue
+                t = top.get(c)
+                if t is None:
+                    t = self._top(k, c)
+                f = _times(d, t)
+                if f:
+                    tot += n * f
+                    if f >= per:
+                        cnt += n
+        return tot, cnt
+
+    def cannot_start(self, eligible: int, d: tuple[int, ...], mode: str, per: int,
+                     need: int, tasks: int) -> bool:
+        """Is it sure, from the aggregates alone, that a request (Compiled's fields) finds
+        no room at the origin? False ("ask the walk") as soon as the bound suffices.
+        `bound` inlined, stopping early: the scan asks it on its hot path, and `bound`
+        stays the definition the property tests compare with. O(kinds met x buckets)."""
+        want_tot = tasks if mode != "tpn" else 0
+        want_cnt = need if mode != "any" else 0
+        tot = cnt = 0
+        d0 = d[0]
+        nz = [(j, x) for j, x in enumerate(d) if x > 0]
+        for k, m in enumerate(self.masks):
+            if not eligible & m:
+                continue
+            top = self.top[k]
+            for c, n in self.count[k].items():
+                if c < d0:
+                    continue
+                t = top.get(c)
+                if t is None:
+                    t = self._top(k, c)
+                f = 1 << 40
+                for j, x in nz:
+                    q = t[j] // x
+                    if q < f:
+                        f = q
+                if f > 0:
+                    tot += n * f
+                    if f >= per:
+                        cnt += n
+                    if tot >= want_tot and cnt >= want_cnt:
+                        return False
+        return True
+
+    def _top(self, k: int, c: int) -> tuple[int, ...]:
+        """Bucket c of kind k's componentwise maximum, recomputed and kept. O(vectors)."""
+        b = self.shapes[k][c]
+        t = self.top[k][c] = tuple(map(max, *b)) if len(b) > 1 else next(iter(b))
+        return t
+
+    def check(self, cap: Sequence[tuple[int, ...]], used0: Sequence[tuple[int, ...]]) -> None:
+        """Assert the invariant, recomputed from every node's capacity and usage at the
+        origin (used0[i]). O(N + buckets)."""
+        count: list[dict[int, int]] = [{} for _ in self.masks]
+        shapes: list[dict[int, dict[tuple[int, ...], int]]] = [{} for _ in self.masks]
+        for i, k in enumerate(self.kind_of):
+            assert (self.masks[k] >> i) & 1, f"node {i} outside its kind's mask"
+            free = tuple(map(sub, cap[i], used0[i]))
+            count[k][free[0]] = count[k].get(free[0], 0) + 1
+            b = shapes[k].setdefault(free[0], {})
+            b[free] = b.get(free, 0) + 1
+        assert count == self.count, "free-shape counts out of step"
+        assert shapes == self.shapes, "free-shape buckets out of step"
+        for k, top in enumerate(self.top):
+            for c, t in top.items():
+                assert t == tuple(map(max, *shapes[k][c])) if len(shapes[k][c]) > 1 \
+                    else t == next(iter(shapes[k][c])), "stale free-shape maximum"
