@@ -15,7 +15,7 @@ def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
     return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
 
 
-def _until_settled(now: int, last: int | None) -> None:
+def _until_settled() -> None:
     """maui-py's walks over the kept reservations: until none moves (policy/highest.py)."""
     return None
 
@@ -25,20 +25,22 @@ class CompatRules:
     """What MAUICOMPAT changes: the node order (planning/maui33.py for 3.3), whether the
     count planner may stand in for the node table (it names no nodes, and Maui's rules
     are about which nodes), whether backfill goes window by window, where a kept
-    HIGHEST reservation is re-made (reserve_start) and how many times a cycle re-makes
-    them (walks(now, last cycle's now): None for until none moves)."""
+    HIGHEST reservation is re-made (reserve_start), how many times a cycle re-makes
+    them (walks(): None for until none moves) and whether they can go on moving with
+    nothing new (turns: a replay then cycles each second while they do, sim/engine.py)."""
 
     node_order: Any
     counts: bool
     windows: bool
     reserve_start: Any = _earliest_start
     walks: Any = _until_settled
+    turns: bool = False
 
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
     MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
     MauiCompat("3.3"): CompatRules(maui33.order, False, True, maui33.reserve_start,
-                                   maui33.walks),
+                                   maui33.walks, True),
 }
 """MAUICOMPAT -> the rules a cycle plans by."""
 

@@ -30,8 +30,10 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
    node order by MRLMerge (merge, src/MRes.c, literal), whose ranges ending at t close
    before those starting at t open, so a job whose own place is exactly its length can
    go behind the others (Maui's "reservation completion ... delayed").
-5. Maui re-makes them every iteration (MQueueScheduleRJobs): one walk per second since
-   the last cycle (walks), so the order can go round (policy/highest._periodic).
+5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
+   (walks), so the order can go round, a step each iteration; a replay cycles each
+   second while a kept reservation moves (sim/engine.py, _Replay.turn), so a job starts
+   the second its turn comes.
 
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
@@ -480,6 +482,34 @@ def merge(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
     return out
 
 
+def _lists(table: "ReservationTable", cr, duration: int, now: int, ignore: frozenset
+           ) -> list[list[list[int]]]:
+    """Every feasible node's start ranges (MJobGetSNRange, MRLSFromA), in node-table order,
+    the empty ones left out. O(N x ranges)."""
+    per_task = max(1, cr.d[0]) if cr.d else 1
+    out = []
+    for i in members(cr.eligible & table.usable):
+        s = _start_ranges(_node_ranges(free_steps(table, i, now, ignore), per_task, duration),
+                          duration)
+        if s:
+            out.append(s)
+    return out
+
+
+def _candidates(lists: list[list[list[int]]], tasks: int) -> list[int]:
+    """MJobGetRange's merged list (MRLMerge over `lists` in order) as MJobGetEStartTime
+    tries it: every range start when the first range holds `tasks`, else those of the
+    ranges that do (MJobSelectFRL). O(N x merged ranges)."""
+    g: list[list[int]] = []
+    for s in lists:
+        g = merge(g, s)
+    if not g:
+        return []
+    if g[0][2] >= tasks:
+        return [r[0] for r in g]
+    return [r[0] for r in g if r[2] >= tasks]
+
+
 def start_candidates(table: "ReservationTable", cr, duration: int, now: int,
                      ignore: frozenset = frozenset()) -> list[int]:
     """MJobGetEStartTime's first pass (src/MJob.c): the starts it tries, in order.
@@ -487,18 +517,29 @@ def start_candidates(table: "ReservationTable", cr, duration: int, now: int,
     in node-table order with MRLMerge; when the first merged range holds the job's
     tasks every merged range is tried (TRange), else only those that hold them
     (MJobSelectFRL). O(N x ranges)."""
-    per_task = max(1, cr.d[0]) if cr.d else 1
-    g: list[list[int]] = []
-    for i in members(cr.eligible & table.usable):
-        ranges = _node_ranges(free_steps(table, i, now, ignore), per_task, duration)
-        s = _start_ranges(ranges, duration)
-        if s:
-            g = merge(g, s)
-    if not g:
-        return []
-    if g[0][2] >= cr.tasks:
-        return [r[0] for r in g]
-    return [r[0] for r in g if r[2] >= cr.tasks]
+    return _candidates(_lists(table, cr, duration, now, ignore), cr.tasks)
+
+
+def plain_at(lists: list[list[list[int]]], t: int, tasks: int) -> bool:
+    """Whether MRLMerge's quirks leave t, the job's earliest start, a start it tries: no
+    node's start range is an instant at or before t (whose merge resets the count carried
+    on) or ends at t (closed there before those starting at t open), one starts at t,
+    the ranges open at t hold `tasks`, and the merged list cannot reach MAX_MRANGE by t.
+    Then the candidates before t cannot fit (t is the earliest) and t is tried first,
+    so MJobGetEStartTime finds t. O(ranges up to t)."""
+    begins, held, bounds = False, 0, set()
+    for s in lists:
+        for r in s:
+            if r[0] > t:
+                break
+            if r[0] == r[1] or r[1] == t:
+                return False
+            begins = begins or r[0] == t
+            if r[1] > t:
+                held += r[2]
+            bounds.add(r[0])
+            bounds.add(r[1])
+    return begins and held >= tasks and 2 * len(bounds) + 4 < MAX_MRANGE
 
 
 def reserve_start(table: "ReservationTable", cr, duration: int, now: int, *, policy,
@@ -507,19 +548,31 @@ def reserve_start(table: "ReservationTable", cr, duration: int, now: int, *, pol
     first of start_candidates where the job's tasks are free for `duration` (its second
     pass, MJobGetRange's node list at that start), nodes by `policy`. Maui can so
     re-make a reservation later than its own free place: a place exactly as long as the
-    job offers an instant start range, which MRLMerge may miscount. maui-py's
-    earliest start when no candidate fits. O(candidates x one scan)."""
-    for t in start_candidates(table, cr, duration, now, frozenset(ignore)):
+    job offers an instant start range, which MRLMerge may miscount. The merge is left
+    out when plain_at shows it finds the earliest start (most re-makes). maui-py's
+    earliest start when no candidate fits. O(one scan + N x ranges), the merge
+    O(candidates x one scan + N x merged ranges) when it runs."""
+    first = table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+    if not first:
+        return first
+    lists = _lists(table, cr, duration, now, frozenset(ignore))
+    if plain_at(lists, max(first.start, now), cr.tasks):
+        return table.earliest_start(cr, duration, first.start, policy=policy,
+                                    until=first.start, ignore=ignore)
+    for t in _candidates(lists, cr.tasks):
+        if t < first.start:
+            continue
         p = table.earliest_start(cr, duration, max(t, now), policy=policy, until=max(t, now),
                                  ignore=ignore)
         if p:
             return p
-    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+    return first
 
 
-def walks(now: int, last: int | None) -> int:
-    """How many times Maui re-made the kept reservations since the last cycle: once an
-    iteration (MQueueScheduleRJobs), one iteration a second as maui-sim's default (its
-    RMPOLLINTERVAL 1 runs). Under reserve_start they need not settle: a reservation
-    moved behind the others leaves a place the next one takes, and so on round. O(1)."""
-    return 1 if last is None else max(1, now - last)
+def walks() -> int:
+    """How many times a cycle re-makes the kept reservations: once, as Maui does once an
+    iteration (MQueueScheduleRJobs). Under reserve_start they need not settle: one moved
+    behind the others leaves a place the next takes, and so on round, an iteration
+    each; a replay cycles each second while they move (sim/engine.py), as maui-sim's
+    Maui iterates each second. O(1)."""
+    return 1

@@ -10,9 +10,11 @@ own resources vanish (a node down, a running job past its limit, a standing rese
 Maui repeats the walk every iteration (RMPOLLINTERVAL). maui-py cycles at events only, so
 it repeats the walk until no reservation moves: each reservation is then at its earliest
 start with all the others held (a fixed point), which Maui's iterations reach a second or
-two later. A fixed point is also what makes a cycle from the store decide as one with
-memory: walking again changes nothing, so a cycle that had nothing come free may skip the
-walk (core/changes.py). In priority order one walk is the compression of conservative
+two later (under MAUICOMPAT 3.3 one walk a cycle, as Maui's, core/compat.py: its
+re-make can go round, and a replay cycles each second while it does, sim/engine.py). A
+fixed point is also what makes a cycle from the store decide as one with memory: walking
+again changes nothing, so a cycle that had nothing come free may skip the walk
+(core/changes.py). In priority order one walk is the compression of conservative
 backfilling by its published definition (Mu'alem and Feitelson; pyss compresses once per
 job end); the repeated walk can move a reservation that a single compression leaves, so
 per event maui-py equals the definition on the first 2,500 KTH-SP2 jobs and differs on
@@ -78,20 +80,6 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     return True
 
 
-def _periodic(orbit: dict, kept, jobs: list[str], w: int, limit: int) -> int:
-    """The walks still to make when the kept reservations went round in a cycle (Maui's
-    walks can: MAUICOMPAT 3.3's start rule may move one later, maui33.reserve_start):
-    walk `w` found them as walk orbit[...] did, so only `limit - w` modulo the cycle's
-    length are left. O(R)."""
-    sig = tuple((j, kept[j].start) for j in jobs if j in kept)
-    seen = orbit.get(sig)
-    orbit[sig] = w
-    if seen is None:
-        return limit
-    orbit.clear()
-    return w + (limit - w) % (w - seen)
-
-
 def slide_forward(c, order, index: dict[str, int], retry) -> None:
     """Every kept reservation, in priority order, re-made at its earliest start with the
     others held, until none moves (see the module docstring). This ends: after the first
@@ -106,18 +94,10 @@ def slide_forward(c, order, index: dict[str, int], retry) -> None:
         job, cr, _prio = order[index[jid]]
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
     first = True
-    limit = c.settings.compat.walks(c.now, st.last_now)
-    orbit: dict | None = None if limit is None else {}
-    guard = 2 + 4 * len(jobs)           # a guard, not a rule: a cycle never spins
+    limit = c.settings.compat.walks()
     if limit is None:
-        limit = guard
-    w = 0
-    while w < limit:
-        if orbit is not None:
-            limit = _periodic(orbit, st.reservations, jobs, w, limit)
-            if w >= limit or w >= 2 * guard:    # a round is found within the guard
-                return
-        w += 1
+        limit = 2 + 4 * len(jobs)       # a guard, not a rule: a cycle never spins
+    for _w in range(limit):
         moved = False
         for jid in jobs:
             kr = st.reservations.get(jid)

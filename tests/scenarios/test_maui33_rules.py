@@ -1,9 +1,17 @@
 """MAUICOMPAT 3.3, one rule at a time (planning/maui33.py): each case is one where maui-py's
 own rule and Maui 3.3's choose differently, so each assertion fails under the other rule."""
 
+from dataclasses import replace
+
+import pytest
+
+from maui_py.cfg.choices import MauiCompat
+from maui_py.core.compat import COMPAT_RULES
 from maui_py.core.cycle import run_cycle
 from maui_py.model import ClusterSnapshot, Reservation, ReservationKind
 from maui_py.model.reservation import Acl
+from maui_py.planning import maui33
+from maui_py.sim.engine import _Turn
 
 from .build import cluster, config, job
 
@@ -166,11 +174,68 @@ def test_rule4_a_kept_reservation_is_remade_where_mjobgetestarttime_finds_a_star
     assert _kept_starts("", (11,)) == {"A": 110, "B": 210}
 
 
-def test_rule5_kept_reservations_are_remade_once_a_second_since_the_last_cycle():
-    # Maui re-makes them every iteration (a second): at 12 two walks have gone by, the
-    # second moves A to 210 (free behind B) and then B behind it (the same merge), so the
-    # order goes round every three seconds; one walk (or walking until none moves) would
-    # leave A at 310 and B at 110.
-    assert _kept_starts("MAUICOMPAT 3.3\n", (12,)) == {"A": 210, "B": 310}
-    assert _kept_starts("MAUICOMPAT 3.3\n", (13,)) == {"A": 110, "B": 210}
+def test_rule5_kept_reservations_are_remade_once_a_cycle():
+    # Maui re-makes them once an iteration (MQueueScheduleRJobs): the cycle at 11 moves A
+    # behind B; at 12 the next walk moves A to 210 (free behind B) and then B behind it
+    # (the same merge); at 13 back to the start: the order goes round every three cycles.
+    # A cycle at 12 after 10 walks once, as an iteration does, whatever the gap; walking
+    # until none moves (maui-py's rule) would go round without end (the guard stops it).
+    assert _kept_starts("MAUICOMPAT 3.3\n", (12,)) == {"A": 310, "B": 110}
+    assert _kept_starts("MAUICOMPAT 3.3\n", (11, 12)) == {"A": 210, "B": 310}
     assert _kept_starts("MAUICOMPAT 3.3\n", (11, 12, 13)) == {"A": 110, "B": 210}
+
+
+def _turning_replay(r0_end: int, **options) -> dict[str, int]:
+    """_kept_starts' jobs replayed: j1 (two nodes, 50 s) and j2 (one node, ending at
+    `r0_end`) from 0, A and B (three nodes, 100 s) arriving at 9 and 10. Their starts."""
+    from .build import replay
+    jobs = [job("j1", 2, 50, 0), job("j2", 1, 110, 0), job("A", 3, 100, 9),
+            job("B", 3, 100, 10)]
+    _res, starts = replay(cluster(3), jobs, HIGHEST + "MAUICOMPAT 3.3\n",
+                          runtimes={"j2": r0_end}, **options)
+    return {j: starts[j][0] for j in ("A", "B")}
+
+
+@pytest.mark.parametrize("r0_end", [95, 96, 97, 98, 110])
+def test_rule5_a_replay_cycles_each_second_while_kept_reservations_go_round(r0_end,
+                                                                           monkeypatch):
+    # A and B swap places every second (period 3) from 10 on; j2's early end at r0_end
+    # starts whichever is in front the second before, as a cycle every second
+    # (poll_interval=1, Maui's iterations in maui-sim) starts it. The replay cycles only
+    # while they move, and leaves out whole rounds (sim/engine._Turn); cycling at events
+    # only (the step taken out) starts the other one first at 95, 97, 98 and 110.
+    every_second = _turning_replay(r0_end, poll_interval=1)
+    assert _turning_replay(r0_end) == every_second
+    monkeypatch.setattr(_Turn, "next_cycle", lambda self, t: t)
+    if r0_end != 96:
+        assert _turning_replay(r0_end) != every_second
+
+
+def test_rule4_reserve_start_leaves_the_merge_out_only_where_it_finds_the_earliest(
+        monkeypatch):
+    # plain_at lets reserve_start skip MRLMerge where it shows the earliest start is the
+    # first candidate that fits; on the turning replays, every re-make it answers so must
+    # be where the full merge puts it (start and nodes).
+    calls = {"plain": 0, "merged": 0}
+    real = maui33.plain_at
+
+    def checked(table, cr, duration, now, *, policy, ignore=()):
+        fast = reserve(table, cr, duration, now, policy=policy, ignore=ignore)
+        monkeypatch.setattr(maui33, "plain_at", lambda *a: False)
+        full = reserve(table, cr, duration, now, policy=policy, ignore=ignore)
+        monkeypatch.setattr(maui33, "plain_at", counted)
+        assert (fast.start, fast.allocation) == (full.start, full.allocation)
+        return fast
+
+    def counted(lists, t, tasks):
+        got = real(lists, t, tasks)
+        calls["plain" if got else "merged"] += 1
+        return got
+
+    reserve = maui33.reserve_start
+    monkeypatch.setattr(maui33, "plain_at", counted)
+    rules = COMPAT_RULES[MauiCompat("3.3")]
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), replace(rules, reserve_start=checked))
+    for r0_end in (95, 96, 110):
+        _turning_replay(r0_end)
+    assert calls["plain"] > 0 and calls["merged"] > 0, calls
