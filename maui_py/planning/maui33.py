@@ -344,7 +344,7 @@ class _Merge:
         self.i = [0, 0]
         self.s = [_START, _START]
         self.tc = self.nc = self.ci = 0
-        self.C = [[0, 0, 0, 0] for _ in range(MAX_MRANGE + 2)]
+        self.C = [[0, 0, 0, 0]]         # grown as written: rows past it read all 0
 
     def at(self, k: int, state: int | None = None) -> int:
         """The next instant of list k (its range's start, or its end in _END)."""
@@ -360,8 +360,15 @@ class _Merge:
         self.i[k] += 1
         self.s[k] = _START
 
+    def row(self) -> list[int]:
+        """Output row ci (Maui's C[ci]), all 0 until written."""
+        C = self.C
+        while len(C) <= self.ci:
+            C.append([0, 0, 0, 0])
+        return C[self.ci]
+
     def out(self, start: int | None = None, end: int | None = None, tasks=None) -> None:
-        c = self.C[self.ci]
+        c = self.row()
         if start is not None:
             c[0] = start
         if end is not None:
@@ -451,7 +458,7 @@ def _step(m: _Merge) -> None:
                 m.advance(k)
         m.open_again(e)
         return
-    if m.tc > 0 and e > m.C[m.ci][0]:
+    if m.tc > 0 and e > m.row()[0]:
         m.out(None, e)
         m.ci += 1
     for k in (0, 1):
@@ -557,8 +564,7 @@ def reserve_start(table: "ReservationTable", cr, duration: int, now: int, *, pol
         return first
     lists = _lists(table, cr, duration, now, frozenset(ignore))
     if plain_at(lists, max(first.start, now), cr.tasks):
-        return table.earliest_start(cr, duration, first.start, policy=policy,
-                                    until=first.start, ignore=ignore)
+        return first
     for t in _candidates(lists, cr.tasks):
         if t < first.start:
             continue
