@@ -142,7 +142,8 @@ class _Turn:
     turn comes, as in Maui). Once their starts repeat with period p, the seconds before
     the next event t are left out but the last (t - 1 - last) mod p, which bring the
     order to where Maui's stands the second before t. A cycle at an event starts a new
-    round. O(R) a cycle for R kept reservations."""
+    round; a round not found within 8 + 4R cycles (a guard) ends the seconds' cycles.
+    O(R) a cycle for R kept reservations."""
 
     def __init__(self):
         self.last: int | None = None
@@ -171,6 +172,8 @@ class _Turn:
             self.period = 0
         elif not self.period and sig in self.seen:
             self.period = t - self.seen[sig]
+        elif not self.period and len(self.seen) > 8 + 4 * len(kept):
+            self.moving = False             # a guard, not a rule: no round in sight
         self.seen[sig] = t
         self.kept, self.last = kept, t
 

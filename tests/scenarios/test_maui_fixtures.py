@@ -31,20 +31,21 @@ def _loader():
 
 
 LOAD = _loader()
-_HIGHEST = ("MAUICOMPAT 3.3 now re-makes a kept HIGHEST reservation where Maui's "
-            "MJobGetEStartTime (src/MJob.c) finds a start, MRLMerge's quirks included, once a "
-            "second since the last cycle (planning/maui33.reserve_start, walks): reservations "
-            "whose own place is exactly their length go behind the others and the order goes "
-            "round every iteration (Maui's log: \"reservation completion for job '150' delayed "
-            "from 2:36:58 to 19:36:58\"). Maui then starts a job at the iteration the rotation "
-            "brings it to the front, a few seconds after the event that freed its nodes, and "
-            "maui-py cycles at events only, walking the seconds before the event on the table "
-            "after it (kth-cons-highest: job 166 ends at 682591, Maui's iterations 82801-82804 "
-            "rotate 150, 151, 153 and start 159 at 682594). First differing job: ")
+_HIGHEST = ("MAUICOMPAT 3.3 re-makes a kept HIGHEST reservation where Maui's "
+            "MJobGetEStartTime (src/MJob.c) finds a start, MRLMerge's quirks included "
+            "(planning/maui33.reserve_start), once a cycle, and a replay cycles each second "
+            "while they go round (sim/engine._Turn), as a cycle every second would: a job "
+            "starts the second the rotation brings it to the front. The order Maui's rotation "
+            "is in at an event still differs (kth-cons-highest: job 166 ends at 682591, Maui's "
+            "iterations 82801-82803 rotate 150, 151, 153 and start 159 at 682594; maui-py's "
+            "order at 682591 has 153 in front and starts 159 one rotation later, at 682592): "
+            "only a LOGLEVEL 7 run of those iterations can show why. First differing job: ")
 NOT_YET = {
-    "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 682591; before: 708100)",
-    "kth-depth4-highest": _HIGHEST + "11111 (Maui 12348612, maui-py 12383442)",
-    "sdsc-cons-highest-minresource": _HIGHEST + "11203 (Maui 10175835, maui-py 10210945)",
+    "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 682592; 17 of 200 differ)",
+    "kth-depth4-highest": _HIGHEST + "11111 (Maui 12348612, maui-py 12383442 before the "
+                          "per-second cycles; not measured with them: over 15 min)",
+    "sdsc-cons-highest-minresource": _HIGHEST + "11213 (Maui 10176075, maui-py 10217965; "
+                                     "11 differ)",
 }
 NAMES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
          if n in NOT_YET else n for n in LOAD.names()]
