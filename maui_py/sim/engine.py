@@ -148,7 +148,7 @@ class _Turn:
     def __init__(self):
         self.last: int | None = None
         self.moving = False
-        self.kept: dict[str, int] = {}
+        self.kept: dict[str, tuple] = {}
         self.seen: dict[frozenset, int] = {}
         self.period = 0
 
@@ -161,9 +161,10 @@ class _Turn:
         return t - (t - 1 - self.last) % self.period
 
     def after(self, t: int, reservations: dict, turning: bool) -> None:
-        """Note a cycle at t and the kept reservations it left; `turning`: a cycle that
-        next_cycle brought, with nothing new since the last."""
-        kept = {j: kr.start for j, kr in reservations.items()}
+        """Note a cycle at t and the kept reservations it left (start and nodes: a round
+        is found when both repeat); `turning`: a cycle that next_cycle brought, with
+        nothing new since the last."""
+        kept = {j: (kr.start, kr.allocation) for j, kr in reservations.items()}
         old = self.kept
         self.moving = any(j in old and old[j] != s for j, s in kept.items())
         sig = frozenset(kept.items())

@@ -37,9 +37,11 @@ _HIGHEST = ("MAUICOMPAT 3.3 re-makes a kept HIGHEST reservation where Maui's "
             "while they go round (sim/engine._Turn), as a cycle every second would: a job "
             "starts the second the rotation brings it to the front. The order Maui's rotation "
             "is in at an event still differs (kth-cons-highest: job 166 ends at 682591, Maui's "
-            "iterations 82801-82803 rotate 150, 151, 153 and start 159 at 682594; maui-py's "
-            "order at 682591 has 153 in front and starts 159 one rotation later, at 682592): "
-            "only a LOGLEVEL 7 run of those iterations can show why. First differing job: ")
+            "iterations 82801-82803 rotate 150, 151, 153 and start 159 at 682594, so 150 "
+            "was in front at 682590; maui-py's rotation, period 6 (each in front goes behind, "
+            "then one second where all move up), had put 150 behind at 682590 already, and "
+            "starts 159 at 682592): only a LOGLEVEL 7 run of those iterations "
+            "(SIMSTOPITERATION 82800) can show which second differs. First differing job: ")
 NOT_YET = {
     "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 682592; 17 of 200 differ)",
     "kth-depth4-highest": _HIGHEST + "11111 (Maui 12348612, maui-py 12383442 before the "
