@@ -11,7 +11,11 @@ handed over, once from a fresh state. Each cycle is timed as mauid and the simul
 with Python's cyclic garbage collector paused (maui_py/core/gcpause.py); it runs between cycles.
 
     python benchmarks/cycle.py [--nodes N] [--running N] [--idle N] [--depth 1 100 1000]
-                               [--policy FIRSTFIT BESTFIT]
+                               [--policy FIRSTFIT BESTFIT] [--procs-only]
+
+The jobs ask for memory, GPUs and features, so the cycle plans on the node table
+(planning/table.py); `--procs-only` drops all but the processor counts (64-processor nodes,
+one-processor tasks), the case the count planner (planning/counts.py) answers.
 
 Issue 33's large case: `--nodes 20000 --running 10000 --idle 200000` (twice the cluster, four
 times the queue).
@@ -35,7 +39,8 @@ from maui_py.cfg import parse_config  # noqa: E402
 from maui_py.core.cycle import run_cycle  # noqa: E402
 from dataclasses import replace  # noqa: E402
 
-from maui_py.model import ClusterSnapshot, Job, JobState, StartKind  # noqa: E402
+from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node,  # noqa: E402
+                           Resources, StartKind)
 
 
 def main() -> int:
@@ -47,6 +52,8 @@ def main() -> int:
     ap.add_argument("--depth", type=int, nargs="+", default=[1, 100, 1000])
     ap.add_argument("--policy", nargs="+", default=["FIRSTFIT", "BESTFIT"])
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--procs-only", action="store_true",
+                    help="processors only: the count planner's case")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     pool = shapes(args.trace, 128)
@@ -66,9 +73,11 @@ def main() -> int:
         procs, wc = rng.choice(pool)
         jobs.append(Job(f"idle{k}", f"user{k % 211}", request(rng, procs, scale / 8), wc,
                         now - rng.randrange(0, 86400), qos=rng.choice(["", "", "hi"])))
+    if args.procs_only:
+        nodes, jobs = procs_only(nodes, jobs)
     snap = ClusterSnapshot(now, nodes, tuple(jobs))
     print(f"{len(nodes)} nodes, {cores} cores; {args.running} running, {args.idle} idle jobs "
-          f"(trace {args.trace.name}); cycles timed with the garbage collector paused, as mauid")
+          f"(trace {args.trace.name}{', processors only' if args.procs_only else ''}); cycles timed with the garbage collector paused, as mauid")
     print(f"{'policy':>9} {'depth':>6} {'cycle s':>8} {'starts':>7} {'backfill':>9} "
           f"{'reserved':>9} {'next s':>7} {'fresh s':>8} {'peak MB':>8}")
     for policy in args.policy:
@@ -99,6 +108,16 @@ def main() -> int:
                   f"{len(r.reservations()):>9} {t2 - t1:7.2f} {t3 - t2b:8.2f} {peak:8.0f}",
                   flush=True)
     return 0
+
+
+def procs_only(nodes, jobs):
+    """The same cluster and jobs with processor counts only: every node 64 processors,
+    every request that many one-processor tasks, every allocation its processors."""
+    nodes = tuple(Node(n.name, Resources.of(n.resources.procs)) for n in nodes)
+    jobs = [replace(j, request=JobRequest(tasks=j.request.procs),
+                    allocation=tuple((nm, Resources.of(r.procs)) for nm, r in j.allocation))
+            for j in jobs]
+    return nodes, jobs
 
 
 if __name__ == "__main__":

@@ -145,10 +145,13 @@ def maui_sim_main(argv: list[str] | None = None) -> int:
     """Entry point of `maui-sim`, the simulator under its own name; `maui-sim whatif` and
     `maui-sim convert` go to the module that parses their own options."""
     words = sys.argv[1:] if argv is None else list(argv)
-    from .simulate import SUBCOMMANDS
-    if words and words[0] in SUBCOMMANDS:
-        return importlib.import_module(SUBCOMMANDS[words[0]]).main(words)
-    return run_single("simulate", argv, prog="maui-sim")
+
+    def body() -> int:
+        from .simulate import SUBCOMMANDS     # imported inside the guard: Ctrl-C here is clean too
+        if words and words[0] in SUBCOMMANDS:
+            return importlib.import_module(SUBCOMMANDS[words[0]]).main(words)
+        return run_single("simulate", argv, prog="maui-sim")
+    return terminal_guard("maui-sim", body)
 
 
 def showconfig_main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from ..policy.limits import Limits
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import PriorityEngine
 from .context import Settings, settings_of
+from .selection import FsTails, SelectionCache
 
 
 @dataclass(slots=True)
@@ -78,8 +79,11 @@ class CycleCaches:
     nodecfg: NodecfgCache | None = None
     changes: Any = None
     """What the last cycle leaves for a cycle from what changed (core/changes.ChangeCache)."""
-    selection: Any = None
+    selection: SelectionCache | None = None
     """The last cycle's eligible jobs in priority order (core/selection.SelectionCache)."""
+    fs_tails: FsTails | None = None
+    """The (TARG, FS) priority components per fair-share subfactor set, for one engine and
+    cycle (core/selection.FsTails)."""
     view_totals: tuple | None = None
     """(table, its usable-node mask, their total resources) for the queue policy's view
     (Cycle._view): the totals walk every node, so they are kept while both stay."""

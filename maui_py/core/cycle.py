@@ -247,7 +247,9 @@ class Cycle:
     def _counting(self, queued: list[Job]) -> bool:
         """Plan with processor counts (planning/counts.py): identical nodes, only job
         reservations, the MAUI queue policy, no GREEDY windows, and every queued request
-        plain one-processor tasks. O(queued) dictionary look-ups."""
+        plain one-processor tasks. O(queued) dictionary look-ups: the cache of answers by
+        request keeps twice the queue (a bound of 10,000 emptied it every 10,000 requests
+        of a 200,000-job queue, each cycle asking every request again)."""
         if not self.settings.count_policy or type(self.state.queue_policy) is not MauiOrder:
             return False
         snap, cache = self.snap, self.state.caches.counting
@@ -264,7 +266,7 @@ class Cycle:
             req = j.request
             ok = known.get(id(req))
             if ok is None or ok[0] is not req:
-                if len(known) > 10_000:
+                if len(known) > 2 * len(queued) + 10_000:
                     known.clear()
                 ok = known[id(req)] = (req, counts_request(req))
             if not ok[1]:
@@ -313,8 +315,7 @@ class Cycle:
         keys: list[tuple] = []
         unknown: bool | None = None      # any node whose state the RM does not know yet
         serv = self.serv()
-        bypass = st.bypass
-        queue_time = st.queue_time
+        bypass, queue_time = st.bypass, st.queue_time     # often empty: no look-ups then
         batch_holds, deferred, compiled = st.batch_holds, st.deferred, st.caches.compiled
         table, cfg, passive = self.table, self.cfg, self.passive_policy
         for job in queued:
@@ -368,7 +369,8 @@ class Cycle:
                 deferral.defer(self, job, f"cannot run: {cr.reason}")
                 continue
             if serv and not job.system_priority:
-                prio = serv(job, now, queue_time.get(jid, job.submit_time), bypass.get(jid, 0))
+                prio = serv(job, now, queue_time.get(jid, job.submit_time) if queue_time
+                            else job.submit_time, bypass.get(jid, 0) if bypass else 0)
             else:
                 prio = self._priority(job)
             out.append((job, cr, prio))
@@ -387,10 +389,8 @@ class Cycle:
     def _priority(self, job: Job) -> float:
         st = self.state
         fs = self.policy.subfactors(job)
-        if not self.explain and not job.system_priority and not fs:
-            if self.engine.serv_only:
-                return self.engine.serv_priority(job, self.now, st.queue_time.get(job.id, job.submit_time),
-                                                 st.bypass.get(job.id, 0))
+        if not self.explain and not job.system_priority and self.engine.serv_only:
+            return selection.fast_priority(self, job, fs)    # the same float, no breakdown
         ctx = JobContext(st.queue_time.get(job.id, job.submit_time), st.bypass.get(job.id, 0),
                          False, fs)
         if self.explain:

@@ -11,8 +11,8 @@ from operator import attrgetter
 
 from ..model import JobRequest, Resources
 from .api import Compiled, NoPlacement
-from .bitset import mask_of, members
-from .steps import _fit_on, _times
+from .bitset import iter_members, mask_of, members
+from .steps import fit_on, tasks_in
 
 _REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
                                 and f.name != "per_task"))
@@ -105,7 +105,7 @@ class Compiling:
             m = E & cm
             if not m:
                 continue
-            kc = _times(d, cap) if any(d) else (1 << 30)
+            kc = tasks_in(d, cap) if any(d) else (1 << 30)
             if kc < per:
                 E &= ~cm
                 continue
@@ -129,7 +129,7 @@ class Compiling:
 
     def _fit(self, cr: Compiled, i: int, t: int, e: int, exclude) -> int:
         """Tasks node i holds over [t, e), as the request counts them. O(h) or O(h log h)."""
-        return _fit_on(cr.d, cr.exclusive, self.cap[i], self._used(i, t, e, exclude), self.zero)
+        return fit_on(cr.d, cr.exclusive, self.cap[i], self._used(i, t, e, exclude), self.zero)
 
     def _fit_now(self, cr: Compiled, i: int, e: int) -> int:
         """_fit(cr, i, origin, e, None) in one call: the most node i uses over [origin, e)
@@ -146,7 +146,7 @@ class Compiling:
         key = (m, cap, cr.d, cr.exclusive)
         f = hit[3].get(key)
         if f is None:
-            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
+            f = hit[3][key] = fit_on(cr.d, cr.exclusive, cap, hit[2][m - 1], self.zero)
         return f
 
     def _fit_between(self, cr: Compiled, i: int, s: int, e: int) -> int:
@@ -166,7 +166,7 @@ class Compiling:
         f = hit[3].get(key)
         if f is None:
             U = hit[1]
-            f = hit[3][key] = _fit_on(cr.d, cr.exclusive, cap,
+            f = hit[3][key] = fit_on(cr.d, cr.exclusive, cap,
                                       U[k] if m - k == 1 else tuple(map(max, *U[k:m])), self.zero)
         return f
 
@@ -175,13 +175,9 @@ class Compiling:
         """_fit_now(cr, i, e) into fits[i] for every node i of `nodes`, in one loop; returns
         (sum of the fits when `count`, else 0; how many hold at least `per`). O(k log h);
         O(1) per node with a flat fit (_flat_fits), as most partly used nodes have."""
-        tt, uu, cap, pmax, zero = self._T, self._U, self.cap, self._pmax, self.zero
+        tt = self._T
         d, exclusive = cr.d, cr.exclusive
-        flat = self._flat_fits.get((d, exclusive))
-        if flat is None:
-            if len(self._flat_fits) > 64:
-                self._flat_fits.clear()
-            flat = self._flat_fits[(d, exclusive)] = {}
+        flat = self._flat_for(d, exclusive)
         tot = cnt = 0
         for i in members(nodes):
             T = tt[i]
@@ -189,24 +185,70 @@ class Compiling:
             if got is not None and got[0] is T:
                 f = got[1]
             else:
-                hit = pmax.get(id(T))
-                if hit is None or hit[0] is not T:
-                    hit = self._from_origin(T, uu[i])
-                m = bisect_left(T, e)
-                c = cap[i]
-                key = (m, c, d, exclusive)
-                f = hit[3].get(key)
-                if f is None:
-                    f = hit[3][key] = _fit_on(d, exclusive, c, hit[2][m - 1], zero)
-                pm = hit[2]
-                if pm[-1] == pm[0]:
-                    flat[i] = (T, f)
+                f = self._fit_missed(i, T, e, d, exclusive, flat)
             fits[i] = f
             if count:
                 tot += f
             if f >= per:
                 cnt += 1
         return tot, cnt
+
+    def _flat_for(self, d: tuple[int, ...], exclusive: bool) -> dict:
+        """The flat-fit memo of a per-task vector: node -> (its step function, fit), for
+        nodes whose usage is the same over the whole horizon. At most 64 vectors kept."""
+        flat = self._flat_fits.get((d, exclusive))
+        if flat is None:
+            if len(self._flat_fits) > 64:
+                self._flat_fits.clear()
+            flat = self._flat_fits[(d, exclusive)] = {}
+        return flat
+
+    def _fit_missed(self, i: int, T: list[int], e: int, d: tuple[int, ...], exclusive: bool,
+                    flat: dict) -> int:
+        """Node i's fit over [origin, e) when the flat memo missed: from the node's prefix
+        maxima (built once per step function), memoised per (point, capacity, vector);
+        entered in `flat` when the node's usage never changes. O(log h) plus O(h) once."""
+        hit = self._pmax.get(id(T))
+        if hit is None or hit[0] is not T:
+            hit = self._from_origin(T, self._U[i])
+        m = bisect_left(T, e)
+        c = self.cap[i]
+        key = (m, c, d, exclusive)
+        f = hit[3].get(key)
+        if f is None:
+            f = hit[3][key] = fit_on(d, exclusive, c, hit[2][m - 1], self.zero)
+        pm = hit[2]
+        if pm[-1] == pm[0]:
+            flat[i] = (T, f)
+        return f
+
+    def _first_fits(self, cr: Compiled, fast: int, others: int, e: int
+                    ) -> list[tuple[int, int]] | None:
+        """The first cr.nodes_needed nodes, in index order, of `fast` (each holds its
+        class's idle fit) and of `others` where _fit_now(cr, i, e) >= cr.per_node, as
+        (node, per_node); None when fewer qualify. _fits_now's loop (and flat fits) that
+        stops at the last node taken (planning/firstnow.py). O(k log h), k nodes walked."""
+        per, need = cr.per_node, cr.nodes_needed
+        if (fast | others).bit_count() < need:
+            return None
+        tt = self._T
+        d, exclusive = cr.d, cr.exclusive
+        flat = self._flat_for(d, exclusive)
+        out: list[tuple[int, int]] = []
+        for i in iter_members(fast | others):
+            if not (fast >> i) & 1:
+                T = tt[i]
+                got = flat.get(i)
+                if got is not None and got[0] is T:
+                    f = got[1]
+                else:
+                    f = self._fit_missed(i, T, e, d, exclusive, flat)
+                if f < per:
+                    continue
+            out.append((i, per))
+            if len(out) == need:
+                return out
+        return None
 
     def _check_fit_caches(self) -> None:
         """Assert that the cached fits and prefix maxima are those of the current step
@@ -215,18 +257,18 @@ class Compiling:
             for i, (T, f) in flat.items():
                 if T is self._T[i]:
                     pm = self._prefix_max(T, self._U[i])
-                    assert pm[-1] == pm[0] and f == _fit_on(d, excl, self.cap[i], pm[0],
+                    assert pm[-1] == pm[0] and f == fit_on(d, excl, self.cap[i], pm[0],
                                                             self.zero), "stale flat fit"
         for T, U, pm, fits in self._pmax.values():   # (a deep copy's keys go stale: unused)
             assert len(pm) == len(U) == len(T), "stale prefix maxima"
             for key, f in fits.items():
                 if len(key) == 4:       # _fit_now's, from the origin
                     m, cap, d, excl = key
-                    assert f == _fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
+                    assert f == fit_on(d, excl, cap, pm[m - 1], self.zero), "stale fit"
                 else:                   # _fit_between's, over segments k..m-1
                     k, m, cap, d, excl = key
                     assert 0 <= k < m <= len(U), "fit over segments the step function lacks"
-                    assert f == _fit_on(d, excl, cap, tuple(map(max, *U[k:m])) if m - k > 1
+                    assert f == fit_on(d, excl, cap, tuple(map(max, *U[k:m])) if m - k > 1
                                         else U[k], self.zero), "stale fit"
             assert all(pm[k] == tuple(map(max, *U[:k + 1])) if k else pm[0] == U[0]
                        for k in range(len(U))), "wrong prefix maxima"

@@ -38,7 +38,7 @@ class CountHold:
     allocation: tuple[tuple[str, Resources], ...]
 
 
-def _step(counts: dict[int, int], t: int, d: int) -> None:
+def add_step(counts: dict[int, int], t: int, d: int) -> None:
     """Add d at instant t of a {instant: count} map, dropping counts that reach 0. O(1)."""
     v = counts.get(t, 0) + d
     if v:
@@ -108,11 +108,11 @@ class Replanning:
         """A hold entered (1) or dropped (-1) in what replan starts from. O(1)."""
         if h.owner.startswith(_PRIORITY_PREFIX):
             self._n_priority += sign
-            _step(self._bounds, h.start, sign)
-            _step(self._bounds, h.end, sign)
+            add_step(self._bounds, h.start, sign)
+            add_step(self._bounds, h.end, sign)
         else:
-            _step(self._other, h.start, sign * h.procs)
-            _step(self._other, h.end, -sign * h.procs)
+            add_step(self._other, h.start, sign * h.procs)
+            add_step(self._other, h.end, -sign * h.procs)
 
     def _start_tracking(self) -> None:
         """Build what replan starts from out of the holds, and keep it from now on. O(H)."""

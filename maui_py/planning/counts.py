@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from heapq import heappop, heappush
+from itertools import accumulate
 from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
@@ -29,7 +30,7 @@ from ..model import JobRequest, Node, Resources
 from . import endheap
 from .api import FOREVER, Ability, Compiled, NoPlacement, OverAllocation, Placement, Window
 from .applies import counting_applies, counts_request  # noqa: F401 (re-exported)
-from .countplan import CountHold, Replanning, _step
+from .countplan import CountHold, Replanning, add_step
 from .owners import is_priority
 from .table import index_nodes
 
@@ -55,6 +56,9 @@ class CountTable(Replanning):
         self._times: list[int] = []
         self._deltas: list[int] = []
         """Change points after the origin and the change of held processors at each."""
+        self._rises: list[int] = []
+        """Change points whose change is positive: after a window's last rise held
+        processors only fall, so the window needs no look past it."""
         self.free_now = self.total
         """Processors free at the origin: the O(1) test backfill starts from."""
         self.used0 = 0
@@ -87,7 +91,8 @@ class CountTable(Replanning):
         """{instant: how many priority reservations start or end there}: the instants
         replan's array must have (a search and a subtraction each go bound to bound)."""
         self.version = 0
-        self._compiled: dict[JobRequest, Compiled | NoPlacement] = {}
+        self._compiled: dict[JobRequest, NoPlacement] = {}
+        self._by_tasks: dict[int, Compiled] = {}
         self._res: dict[int, Resources] = {}
 
     # ------------------------------------------------------------------ views
@@ -112,28 +117,36 @@ class CountTable(Replanning):
         times = self._times
         i = bisect_left(times, t)
         if i < len(times) and times[i] == t:
-            v = self._deltas[i] + d
+            old = self._deltas[i]
+            v = old + d
             if v:
                 self._deltas[i] = v
             else:
                 del times[i]
                 del self._deltas[i]
+            if (old > 0) != (v > 0):
+                rises = self._rises
+                if v > 0:
+                    rises.insert(bisect_left(rises, t), t)
+                else:
+                    del rises[bisect_left(rises, t)]
         else:
             times.insert(i, t)
             self._deltas.insert(i, d)
+            if d > 0:
+                self._rises.insert(bisect_left(self._rises, t), t)
 
     def _max_used(self, s: int, e: int) -> int:
-        """Most processors held at any instant of [s, e). O(P)."""
+        """Most processors held at any instant of [s, e). O(P), the window's points
+        summed at C speed."""
         times, deltas = self._times, self._deltas
         k = bisect_right(times, s)
         u = self.used0 + sum(deltas[:k])
-        top = u
-        while k < len(times) and times[k] < e:
-            u += deltas[k]
-            if u > top:
-                top = u
-            k += 1
-        return top
+        j = bisect_left(times, e, k)
+        if j > k:
+            top = u + max(accumulate(deltas[k:j]))
+            return top if top > u else u
+        return u
 
     # ------------------------------------------------------------ concrete nodes
     def _take(self, alloc: Iterable[tuple[int, int]]) -> None:
@@ -326,6 +339,7 @@ class CountTable(Replanning):
             self.used0 += sum(self._deltas[:k])
             del times[:k]
             del self._deltas[:k]
+            del self._rises[:bisect_right(self._rises, now)]
         self.origin = now
         expired = []
         ends = self._ends
@@ -340,8 +354,8 @@ class CountTable(Replanning):
                 self._give(h.nodes)
             if self._tracking and is_priority(owner):
                 self._n_priority -= 1
-                _step(self._bounds, h.start, -1)
-                _step(self._bounds, h.end, -1)
+                add_step(self._bounds, h.start, -1)
+                add_step(self._bounds, h.end, -1)
             expired.append(owner)
         if len(self._other) + len(self._bounds) > 4 * len(self.holds) + 64:
             self._fold_other()
@@ -367,29 +381,40 @@ class CountTable(Replanning):
     # --------------------------------------------------------------- requests
     def compile(self, req: JobRequest, job_class: str = "",
                 exclusive: bool | None = None) -> Compiled | NoPlacement:
-        """The request as a count, or why it can never fit. O(1) after the first time."""
+        """The request as a count, or why it can never fit. O(1). One that fits is keyed by
+        its task count alone (all a count needs; Compiled.request is read by no one): equal
+        requests are distinct objects, one per job, and a JobRequest's hash walks fields."""
+        if exclusive or not counts_request(req):
+            raise ValueError("the count planner answers only one-processor tasks")
+        tasks = req.tasks
+        if tasks <= self.total:
+            got = self._by_tasks.get(tasks)
+            if got is None:
+                got = self._by_tasks[tasks] = Compiled(req, _ONE, tasks, "any", 1, 0, False,
+                                                       self.usable, [])
+            return got
         got = self._compiled.get(req)
         if got is None:
-            if not counts_request(req) or exclusive:
-                raise ValueError("the count planner answers only one-processor tasks")
-            if req.tasks > self.total:
-                got = NoPlacement(f"wider than the cluster: {req.tasks} tasks of {req.per_task} "
-                                  f"asked, the eligible nodes hold at most {self.total}")
-            else:
-                got = Compiled(req, _ONE, req.tasks, "any", 1, 0, False, self.usable, [])
-            self._compiled[req] = got
+            got = self._compiled[req] = NoPlacement(
+                f"wider than the cluster: {tasks} tasks of {req.per_task} asked, the eligible "
+                f"nodes hold at most {self.total}")
         return got
 
     def scan_count(self, need: int, wallclock: int, after: int | None = None,
                    until: int | None = None, skip: CountHold | None = None) -> int | None:
         """Earliest change point t in [after, until] with `need` processors free over the
-        whole of [t, t + wallclock), or None. Each point is passed at most twice: O(P)."""
+        whole of [t, t + wallclock), or None. Each point is passed at most twice: O(P).
+        A window that fits is checked by one running sum at C speed (itertools.accumulate),
+        not a Python step a point: a start-now question in a full first cycle spans about
+        half the profile's points; the Python walk only finds where a failing window fails.
+        Only the points up to the window's last rise are summed: none when it has no rise."""
         w = max(int(wallclock), 1)
         limit = self.total - need
         if limit < 0:
             return None
-        times, deltas = self._times, self._deltas
+        times, deltas, rises = self._times, self._deltas, self._rises
         if skip is not None:
+            rises = None
             merged = dict(zip(times, deltas))
             for t, d in ((skip.start, -skip.procs), (skip.end, skip.procs)):
                 if t > self.origin:
@@ -406,6 +431,12 @@ class CountTable(Replanning):
         while True:
             if u <= limit:
                 e = t + w
+                end = bisect_left(times, e, k)
+                if rises is not None:   # held processors only fall after the last rise
+                    r = bisect_left(rises, e)
+                    end = bisect_right(times, rises[r - 1], k) if r and rises[r - 1] > t else k
+                if end == k or u + max(accumulate(deltas[k:end])) <= limit:
+                    return t        # the whole window fits: checked at C speed
                 j, uu = k, u
                 while j < n and times[j] < e:
                     uu += deltas[j]
@@ -548,6 +579,7 @@ class CountTable(Replanning):
         assert used0 == self.used0, f"held now {self.used0} != {used0}"
         want = sorted((t, d) for t, d in pts.items() if d)
         assert want == list(zip(self._times, self._deltas)), "stale profile"
+        assert self._rises == [t for t, d in want if d > 0], "stale rises"
         assert all(t > self.origin for t in self._times), "change point before origin"
         u = used0
         if not self.overcommitted:

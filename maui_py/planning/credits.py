@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from . import owners
-from .steps import TableHold, _vadd, _vsub
+from .steps import TableHold, vadd, vsub
 
 
 class Credits:
@@ -96,10 +96,10 @@ class Credits:
                     slack = rv
                     for ps, pe, neg in prior:        # credit holds carry negative vectors
                         if ps <= x and y <= pe:
-                            slack = _vadd(slack, neg)
+                            slack = vadd(slack, neg)
                     c = tuple(max(0, min(p, q)) for p, q in zip(left, slack))
                     if any(c):
-                        left = _vsub(left, c)
+                        left = vsub(left, c)
                         pieces.setdefault(r_owner, {}).setdefault(i, []).append((x, y, c))
                     if not any(left):
                         break

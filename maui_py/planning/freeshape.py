@@ -10,7 +10,7 @@ free vectors (capacity minus usage at the origin) and, lazily, their componentwi
 
 Why a "no" from it is exact: a node's usage over any window that starts at the origin is at
 least its usage at the origin, so the tasks of per-task vector d it holds there are at most
-_times(d, free now) <= _times(d, its bucket's maximum); an exclusive task fits only an idle
+tasks_in(d, free now) <= tasks_in(d, its bucket's maximum); an exclusive task fits only an idle
 node, whose free vector is its capacity. Summed over the kinds a request meets, this bounds
 what the node walk (ReservationTable.scan) can find at the origin; where the bound falls
 short of the request, the walk's answer is "no" and the scan returns it unwalked. Otherwise
@@ -24,12 +24,13 @@ vectors in it), on the first question after a vector left it).
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
 from operator import sub
 from typing import Sequence
 
 from ..model import Node
 from .bitset import mask_of
-from .steps import _times
+from .steps import tasks_in
 
 
 class FreeShapes:
@@ -37,8 +38,10 @@ class FreeShapes:
 
     Invariant (check): for every kind k and free processor count c, count[k][c] nodes of k
     have c processors free at the origin, shapes[k][c] maps each free vector they have to
-    how many have it (no zero counts, no empty buckets), and top[k][c], when present, is
-    the componentwise maximum of shapes[k][c]'s vectors."""
+    how many have it (no zero counts, no empty buckets), top[k][c], when present, is
+    the componentwise maximum of shapes[k][c]'s vectors, and order[k] is count[k]'s keys
+    ascending (cannot_start reads the buckets that can hold a task, from the top), and
+    ktop[k], when not None, is the componentwise maximum of all kind k's free vectors."""
 
     def __init__(self, nodes: Sequence[Node], cap: Sequence[tuple[int, ...]], usable: int):
         """Every node idle (free = capacity). O(N)."""
@@ -51,6 +54,8 @@ class FreeShapes:
         self.count: list[dict[int, int]] = []
         self.shapes: list[dict[int, dict[tuple[int, ...], int]]] = []
         self.top: list[dict[int, tuple[int, ...]]] = []
+        self.order: list[list[int]] = []
+        self.ktop: list[tuple[int, ...] | None] = []
         self.by_cap: dict[tuple[int, ...], list[int]] = {}
         """Capacity -> its kinds (move's nodes share one capacity)."""
         for k, (key, ix) in enumerate(kinds.items()):
@@ -62,6 +67,8 @@ class FreeShapes:
             self.count.append({c[0]: len(ix)})
             self.shapes.append({c[0]: {c: len(ix)}})
             self.top.append({c[0]: c})
+            self.order.append([c[0]])
+            self.ktop.append(c)
 
     def move(self, nodes: int, cap: tuple[int, ...], old: tuple[int, ...],
              new: tuple[int, ...]) -> None:
@@ -96,15 +103,23 @@ class FreeShapes:
             else:
                 del bucket[free]
                 self.top[k].pop(c, None)
+                self.ktop[k] = None
         else:
             del count[c], shapes[c]
             self.top[k].pop(c, None)
+            self.ktop[k] = None
+            order = self.order[k]
+            del order[bisect_left(order, c)]
 
     def _put(self, k: int, free: tuple[int, ...], n: int) -> None:
         c = free[0]
+        kt = self.ktop[k]
+        if kt is not None and kt != free:
+            self.ktop[k] = tuple(map(max, kt, free))
         count = self.count[k]
         got = count.get(c)
         if got is None:
+            insort(self.order[k], c)
             count[c] = n
             self.shapes[k][c] = {free: n}
             self.top[k][c] = free
@@ -132,7 +147,7 @@ class FreeShapes:
                 t = top.get(c)
                 if t is None:
                     t = self._top(k, c)
-                f = _times(d, t)
+                f = tasks_in(d, t)
                 if f:
                     tot += n * f
                     if f >= per:
@@ -143,20 +158,27 @@ class FreeShapes:
                      need: int, tasks: int) -> bool:
         """Is it sure, from the aggregates alone, that a request (Compiled's fields) finds
         no room at the origin? False ("ask the walk") as soon as the bound suffices.
-        `bound` inlined, stopping early: the scan asks it on its hot path, and `bound`
-        stays the definition the property tests compare with. O(kinds met x buckets)."""
+        `bound` inlined, stopping early, reading only the buckets with processors free
+        for a task (for `per` of them, tasks-per-node): the scan asks it on its hot path,
+        and `bound` stays the definition the property tests compare with.
+        O(kinds met x buckets read)."""
         want_tot = tasks if mode != "tpn" else 0
         want_cnt = need if mode != "any" else 0
         tot = cnt = 0
         d0 = d[0]
+        lo = d0 * per if mode == "tpn" else d0    # fewer processors free: no task counted
         nz = [(j, x) for j, x in enumerate(d) if x > 0]
+        if not self._some_kind_holds(eligible, nz, per if mode == "tpn" else 1):
+            return True
         for k, m in enumerate(self.masks):
             if not eligible & m:
                 continue
-            top = self.top[k]
-            for c, n in self.count[k].items():
-                if c < d0:
-                    continue
+            top, count, order = self.top[k], self.count[k], self.order[k]
+            for x in range(len(order) - 1, -1, -1):
+                c = order[x]
+                if c < lo:
+                    break
+                n = count[c]
                 t = top.get(c)
                 if t is None:
                     t = self._top(k, c)
@@ -172,6 +194,22 @@ class FreeShapes:
                     if tot >= want_tot and cnt >= want_cnt:
                         return False
         return True
+
+    def _some_kind_holds(self, eligible: int, nz: list[tuple[int, int]], per: int) -> bool:
+        """Does the maximum free vector of some kind `eligible` meets (ktop, a bound on
+        each of its nodes' free vectors) hold `per` tasks of the per-task vector whose
+        nonzero parts are `nz`? False: no node holds them, the question fails unread.
+        O(kinds met), plus O(buckets) for a kind whose maximum is recomputed."""
+        for k, m in enumerate(self.masks):
+            if not eligible & m:
+                continue
+            t = self.ktop[k]
+            if t is None:
+                tops = [self.top[k].get(c) or self._top(k, c) for c in self.count[k]]
+                t = self.ktop[k] = tuple(map(max, *tops)) if len(tops) > 1 else tops[0]
+            if all(t[j] >= x * per for j, x in nz):
+                return True
+        return False
 
     def _top(self, k: int, c: int) -> tuple[int, ...]:
         """Bucket c of kind k's componentwise maximum, recomputed and kept. O(vectors)."""
@@ -191,6 +229,11 @@ class FreeShapes:
             b = shapes[k].setdefault(free[0], {})
             b[free] = b.get(free, 0) + 1
         assert count == self.count, "free-shape counts out of step"
+        assert self.order == [sorted(c) for c in count], "free-shape bucket order out of step"
+        for k, kt in enumerate(self.ktop):
+            vecs = [v for b in shapes[k].values() for v in b]
+            assert kt is None or kt == (tuple(map(max, *vecs)) if len(vecs) > 1
+                                        else vecs[0]), "stale kind maximum"
         assert shapes == self.shapes, "free-shape buckets out of step"
         for k, top in enumerate(self.top):
             for c, t in top.items():

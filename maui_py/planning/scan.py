@@ -30,6 +30,26 @@ FLOORS = 64
 """Earliest starts kept per request shape for ReservationTable._floor."""
 
 
+
+def _split(E: int, idle: int, touched: int, full: int, fullin: int, ign_mask: int,
+           exclusive: bool, procs_bound: bool) -> tuple[int, int]:
+    """(fast, others) at a scan candidate: `fast` the eligible nodes idle at t, untouched over
+    the window and not ignored (each holds its class's idle fit); `others` those whose fit
+    is evaluated: for an exclusive request the ignored ones only, for one that needs a
+    processor the rest less the nodes full at t or in the window (an ignored node counts
+    as not full), else all the rest. O(1) big-int operations."""
+    moved = touched | ign_mask if ign_mask else touched
+    fast = (E ^ (E & moved)) & idle
+    if exclusive:
+        return fast, E & ign_mask
+    others = E ^ fast                    # fast is a subset of E
+    if procs_bound:
+        busy = full | fullin
+        if ign_mask:
+            busy ^= busy & ign_mask
+        others ^= others & busy
+    return fast, others
+
 class Scanning:
     """The earliest-start scan over the node table's change points, and the floors it keeps
     (earliest starts found since the last release). A part of ReservationTable
@@ -38,6 +58,16 @@ class Scanning:
     use_shapes = True
     """Answer start-now questions the free-shape index rules out without the walk (False:
     always walk, the definition the property tests compare against)."""
+    use_short = True
+    """Pass over change points where fewer eligible nodes than the request needs are
+    anything but full (the count bound, see scan) without evaluating them (False: evaluate
+    every candidate, the definition the property tests compare against)."""
+    skipped = 0
+    """Candidates the count bound passed over, summed over scans (operation count)."""
+    use_first = True
+    """Answer FIRSTAVAILABLE start-now questions of tasks-per-node requests by the walk in
+    index order that stops at the nodes it takes (planning/firstnow.py; False: scan then
+    select, the definition the property tests compare against)."""
 
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
@@ -82,21 +112,13 @@ class Scanning:
         tt, cap = self._T, self.cap
         fit_between = self._fit_between
         exclusive = cr.exclusive
+        short = (self.use_short and procs_bound and not exclusive and not ign_mask
+                 and mode != "any")
         evaluate = True
         while True:
             if evaluate:
-                moved = touched | ign_mask if ign_mask else touched
-                fast = (E ^ (E & moved)) & idle          # eligible, untouched, not ignored, idle
-                if exclusive:
-                    others = E & ign_mask
-                elif procs_bound:
-                    busy = full | fullin
-                    if ign_mask:
-                        busy ^= busy & ign_mask
-                    others = E ^ fast                    # fast is a subset of E
-                    others ^= others & busy
-                else:
-                    others = E ^ fast
+                fast, others = _split(E, idle, touched, full, fullin, ign_mask, exclusive,
+                                      procs_bound)
                 if gres_bound:
                     gbusy = gfull | gfullin
                     if ign_mask:
@@ -176,6 +198,11 @@ class Scanning:
                 evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
+                if evaluate and short:      # too few nodes not full at t_new: it fails
+                    busy = full ^ (full & idle)
+                    evaluate = (E ^ (E & busy)).bit_count() >= need
+                    if not evaluate:
+                        self.skipped += 1
             if j < i:
                 j = i
             lim = t_new + w

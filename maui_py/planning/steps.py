@@ -32,15 +32,15 @@ class TableHold:
     them when one of those changes). A credit hold: the reservation it is taken against."""
 
 
-def _vadd(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+def vadd(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(map(add, a, b))
 
 
-def _vsub(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+def vsub(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(map(sub, a, b))
 
 
-def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
+def tasks_in(d: tuple[int, ...], free: tuple[int, ...]) -> int:
     """How many copies of d fit in free (0 when anything is short)."""
     best = 1 << 40
     for need, have in zip(d, free):
@@ -51,8 +51,8 @@ def _times(d: tuple[int, ...], free: tuple[int, ...]) -> int:
     return best if best > 0 else 0
 
 
-def _times_left(d: tuple[int, ...], cap: tuple[int, ...], used: tuple[int, ...]) -> int:
-    """_times(d, _vsub(cap, used)) without building the free vector: the scan asks it of
+def tasks_left(d: tuple[int, ...], cap: tuple[int, ...], used: tuple[int, ...]) -> int:
+    """tasks_in(d, vsub(cap, used)) without building the free vector: the scan asks it of
     every partly used node at every start it evaluates."""
     best = 1 << 40
     for need, c, u in zip(d, cap, used):
@@ -63,7 +63,7 @@ def _times_left(d: tuple[int, ...], cap: tuple[int, ...], used: tuple[int, ...])
     return best if best > 0 else 0
 
 
-def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
+def usage_falls(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     """Does usage fall from `before` to `after` in some dimension? Where no node's does, no
     node has more room over a window starting there than over one starting at the point
     before: no start can fit there that did not fit there (ReservationTable.scan)."""
@@ -73,7 +73,7 @@ def _frees(before: tuple[int, ...], after: tuple[int, ...]) -> bool:
     return False
 
 
-def _gres_full(u: tuple[int, ...], cap: tuple[int, ...], gd: tuple[int, ...]) -> bool:
+def gres_full(u: tuple[int, ...], cap: tuple[int, ...], gd: tuple[int, ...]) -> bool:
     """Is some generic resource of a node (positions gd, one it has) all taken at usage
     u? A task that needs every gres then cannot fit there. O(len(gd))."""
     for g in gd:
@@ -83,18 +83,18 @@ def _gres_full(u: tuple[int, ...], cap: tuple[int, ...], gd: tuple[int, ...]) ->
     return False
 
 
-def _gres_marks(cap: tuple[int, ...], gd: tuple[int, ...], T: list[int],
+def gres_marks(cap: tuple[int, ...], gd: tuple[int, ...], T: list[int],
                 U: list[tuple[int, ...]], lo: int, hi: int) -> dict[int, bool]:
     """{t: all taken after t} for the breakpoints t in [lo, hi] of a step function where
-    _gres_full changes. O(breakpoints in range)."""
+    gres_full changes. O(breakpoints in range)."""
     out: dict[int, bool] = {}
     k = bisect_left(T, lo) or 1
     n = len(T)
     if k >= n or T[k] > hi:
         return out
-    prev = _gres_full(U[k - 1], cap, gd)
+    prev = gres_full(U[k - 1], cap, gd)
     while k < n and T[k] <= hi:
-        cur = _gres_full(U[k], cap, gd)
+        cur = gres_full(U[k], cap, gd)
         if cur is not prev:
             out[T[k]] = cur
             prev = cur
@@ -102,12 +102,12 @@ def _gres_marks(cap: tuple[int, ...], gd: tuple[int, ...], T: list[int],
     return out
 
 
-def _cat_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
+def category_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
                oldU: list[tuple[int, ...]], T: list[int], U: list[tuple[int, ...]], lo: int,
                hi: int) -> list[tuple[int, int]]:
     """(t, category after) for every change point t in [lo, hi] of either step function
     whose category (0 idle, 1 partly used, 2 processors all taken; plus 3 where usage falls
-    in some dimension: _frees) differs from old to new; -1 where t is a change point no
+    in some dimension: usage_falls) differs from old to new; -1 where t is a change point no
     more. One merged walk over both, in time order (a splice moves a point or two per
     node: building both sides' categories cost more than the walk). O(breakpoints in
     range)."""
@@ -125,25 +125,25 @@ def _cat_moves(cap: tuple[int, ...], zero: tuple[int, ...], oldT: list[int],
             out.append((a, -1))
             i += 1
             continue
-        c = _category(U[j - 1], U[j], zero, c0)
+        c = point_category(U[j - 1], U[j], zero, c0)
         j += 1
         if a is None or b < a:
             out.append((b, c))
             continue
         i += 1
-        if c != _category(oldU[i - 2], oldU[i - 1], zero, c0):
+        if c != point_category(oldU[i - 2], oldU[i - 1], zero, c0):
             out.append((b, c))
 
 
-def _category(before: tuple[int, ...], u: tuple[int, ...], zero: tuple[int, ...], c0: int
+def point_category(before: tuple[int, ...], u: tuple[int, ...], zero: tuple[int, ...], c0: int
               ) -> int:
     """A change point's category for the change-point index: 0 idle, 1 partly used, 2
-    processors all taken (c0 of them), plus 3 where usage falls in some dimension (_frees).
+    processors all taken (c0 of them), plus 3 where usage falls in some dimension (usage_falls).
     O(dims)."""
-    return (0 if u == zero else (2 if u[0] >= c0 else 1)) + (3 if _frees(before, u) else 0)
+    return (0 if u == zero else (2 if u[0] >= c0 else 1)) + (3 if usage_falls(before, u) else 0)
 
 
-def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
+def ever_full(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]) -> bool:
     """Are a node's processors all taken after some change point of step function U (the
     index's `full`, ReservationTable.fills)? O(h)."""
     if len(U) < 2:
@@ -153,13 +153,13 @@ def _fills(cap: tuple[int, ...], U: list[tuple[int, ...]], zero: tuple[int, ...]
     return any(u != zero for u in U[1:])
 
 
-def _fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
+def fit_on(d: tuple[int, ...], exclusive: bool, cap: tuple[int, ...], used: tuple[int, ...],
             zero: tuple[int, ...]) -> int:
     """Tasks of per-task vector d a node of capacity `cap` holds when it uses at most `used`
     over the window, as ReservationTable._fit counts them."""
     if exclusive:
-        return _times(d, cap) if used == zero else 0
-    return _times_left(d, cap, used) if any(d) else (1 << 30)
+        return tasks_in(d, cap) if used == zero else 0
+    return tasks_left(d, cap, used) if any(d) else (1 << 30)
 
 
 def index_nodes(nodes: Sequence[Node]) -> dict[str, int]:

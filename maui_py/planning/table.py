@@ -25,12 +25,13 @@ from .bitset import mask_of, members
 from .compiling import Compiling
 from .credits import Credits
 from .freeshape import FreeShapes
+from .firstnow import first_now, placement
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
 from .timeline import Timeline
-from .steps import (TableHold, _cat_moves, _category, _fills, _frees, _gres_full, _gres_marks,
-                    _vadd, index_nodes)
+from .steps import (TableHold, point_category, ever_full, usage_falls, gres_full, gres_marks,
+                    vadd, index_nodes)
 
 Hold = tuple[str, int, int, Iterable[tuple[str, Resources]], str]
 """(owner, start, end, allocation, kind), as load() takes them."""
@@ -41,10 +42,10 @@ def _points_of(T: list[int], U: list[tuple[int, ...]], c: tuple[int, ...],
     """What a node of capacity c with step function (T, U) adds to the table's sets:
     (over-allocated, fills, [(point, category, frees)], (gres full at the origin, gres
     marks) when gd, else None)."""
-    return (any(x > y for u in U for x, y in zip(u, c)), _fills(c, U, zero),
-            [(T[k], _category(U[k - 1], U[k], zero, c[0]) % 3, _frees(U[k - 1], U[k]))
+    return (any(x > y for u in U for x, y in zip(u, c)), ever_full(c, U, zero),
+            [(T[k], point_category(U[k - 1], U[k], zero, c[0]) % 3, usage_falls(U[k - 1], U[k]))
              for k in range(1, len(T))],
-            (_gres_full(U[0], c, gd), _gres_marks(c, gd, T, U, NEVER, FOREVER))
+            (gres_full(U[0], c, gd), gres_marks(c, gd, T, U, NEVER, FOREVER))
             if gd is not None else None)
 
 
@@ -145,7 +146,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             if i is None:
                 raise KeyError(f"unknown node {name!r}")
             v = self.vector(res)
-            merged[i] = _vadd(merged[i], v) if i in merged else v
+            merged[i] = vadd(merged[i], v) if i in merged else v
         return tuple(merged.items())
 
     def _register(self, owner: str, kind: str, start: int, end: int,
@@ -472,7 +473,7 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
                 self.shapes.move_one(i, self.cap[i], U[0], U[j])
             if len(new[0]) == 1:
                 done |= 1 << i
-            if not _fills(self.cap[i], new[1], self.zero):
+            if not ever_full(self.cap[i], new[1], self.zero):
                 unfilled |= 1 << i
             if (usable >> i) & 1:
                 self.free_now += U[0][0] - U[j][0]
@@ -495,6 +496,14 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
                                                                        exclusive)
         if isinstance(cr, NoPlacement):
             return cr
+        w = max(int(wallclock), 1)
+        if (self.use_first and not ignore and cr.mode == "tpn" and until is not None
+                and until <= self.origin and (after is None or after <= self.origin)
+                and type(policy) in (NodeAllocation, str) and policy == "FIRSTAVAILABLE"):
+            chosen = first_now(self, cr, w)         # planning/firstnow.py: same nodes
+            if chosen is None:
+                return NoPlacement("does not fit by the time asked")
+            return placement(self, cr, self.origin, w, chosen)
         found = self.scan(cr, wallclock, after, until, ignore)
         if found is None:
             if until is not None:
@@ -506,24 +515,8 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
             h = self.holds.get(o)
             if h is not None and h.kind != "credit":
                 prefer |= h.mask
-        chosen = select(self, cr, t, max(int(wallclock), 1), fast, fits, policy, prefer=prefer)
-        alloc = []
-        items = []
-        nodes, cap, d = self.nodes, self.cap, cr.d
-        per: dict[int, tuple[tuple[int, ...], Resources]] = {}
-        for i, ntasks in chosen:
-            if cr.exclusive:
-                v = cap[i]
-                r = self.resources(v)
-            else:
-                got = per.get(ntasks)
-                if got is None:
-                    v = tuple([x * ntasks for x in d])
-                    got = per[ntasks] = (v, self.resources(v))
-                v, r = got
-            alloc.append((nodes[i].name, r))
-            items.append((i, v))
-        return Placement(t, t + max(int(wallclock), 1), tuple(alloc), tuple(items), self.version)
+        return placement(self, cr, t, w, select(self, cr, t, w, fast, fits, policy,
+                                                prefer=prefer))
 
     def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
         """Would holding exactly `allocation` over [start, end) fit now? O(k log h)."""

@@ -38,7 +38,7 @@ from ..model import Resources
 from . import endheap
 from .api import FOREVER, NEVER, Window
 from .bitset import mask_of, members
-from .steps import _cat_moves, _fills, _gres_full, _gres_marks, _vadd, _vsub
+from .steps import category_moves, ever_full, gres_full, gres_marks, vadd, vsub
 
 VECTORS = 4096
 """Resource shapes ReservationTable.vector() keeps by value."""
@@ -113,14 +113,14 @@ class Timeline:
                 s = origin
             if e <= s:
                 continue
-            ev[s] = _vadd(ev[s], v) if s in ev else v
+            ev[s] = vadd(ev[s], v) if s in ev else v
             neg = tuple(-x for x in v)
-            ev[e] = _vadd(ev[e], neg) if e in ev else neg
+            ev[e] = vadd(ev[e], neg) if e in ev else neg
         T = [NEVER]
         U = [zero]
         cur = zero
         for t in sorted(ev):
-            cur = _vadd(cur, ev[t])
+            cur = vadd(cur, ev[t])
             if t == origin:
                 U[0] = cur
             elif cur != U[-1]:
@@ -189,7 +189,7 @@ class Timeline:
         elif len(T) == 1:
             x = self.later
             self.later = x ^ (x & m)
-        nf = _fills(cap, U, self.zero)
+        nf = ever_full(cap, U, self.zero)
         x = self.fills
         if nf or x & m:
             self.fills = (x ^ (x & m)) | (m if nf else 0)
@@ -209,13 +209,13 @@ class Timeline:
         lo = max(lo, self.origin + 1)
         if gres:
             gd = self._gdims
-            go, gn = _gres_full(oldU[0], cap, gd), _gres_full(U[0], cap, gd)
+            go, gn = gres_full(oldU[0], cap, gd), gres_full(U[0], cap, gd)
             if go is not gn:
                 acc0[3] |= m
                 x = acc0[4]
                 acc0[4] = (x ^ (x & m)) | (m if gn else 0)
-            was = _gres_marks(cap, gd, oldT, oldU, lo, hi)
-            now = _gres_marks(cap, gd, T, U, lo, hi)
+            was = gres_marks(cap, gd, oldT, oldU, lo, hi)
+            now = gres_marks(cap, gd, T, U, lo, hi)
             if was or now:
                 for t in was.keys() | now.keys():
                     f = now.get(t)
@@ -229,7 +229,7 @@ class Timeline:
                     slot[6] = (x ^ (x & m)) | (m if f is not None else 0)
                     x = slot[7]
                     slot[7] = (x ^ (x & m)) | (m if f else 0)
-        for t, c in _cat_moves(cap, zero, oldT, oldU, T, U, lo, hi):
+        for t, c in category_moves(cap, zero, oldT, oldU, T, U, lo, hi):
             slot = acc.get(t)
             if slot is None:
                 slot = acc[t] = [0, 0, 0, 0, 0, 0, 0, 0]
@@ -319,7 +319,7 @@ class Timeline:
               ) -> tuple[int, ...]:
         """Node i's smallest free vector over [s, e). O(log h + segments in window); O(log h)
         from the origin (start-now questions), by the step function's prefix maxima."""
-        return _vsub(self.cap[i], self._used(i, s, e, exclude))
+        return vsub(self.cap[i], self._used(i, s, e, exclude))
 
     def _used(self, i: int, s: int, e: int, exclude: Iterable[str] | None = None
               ) -> tuple[int, ...]:
@@ -369,7 +369,7 @@ class Timeline:
         i = self.index[node]
         T = self._T[i]
         k = max(bisect_right(T, t) - 1, 0)
-        return self.resources(_vsub(self.cap[i], self._U[i][k]))
+        return self.resources(vsub(self.cap[i], self._U[i][k]))
 
     def node_next_change(self, i: int, t: int) -> int:
         """First change point of node i strictly after t (FOREVER if none). O(log h)."""
@@ -476,9 +476,9 @@ class Timeline:
         gd, gexpect, g0 = self._gdims, {}, 0
         for i in range(n):
             U, cap = self._U[i], self.cap[i]
-            if gd and _gres_full(U[0], cap, gd):
+            if gd and gres_full(U[0], cap, gd):
                 g0 |= 1 << i
-            for t, f in (_gres_marks(cap, gd, self._T[i], U, NEVER, FOREVER) if gd else {}).items():
+            for t, f in (gres_marks(cap, gd, self._T[i], U, NEVER, FOREVER) if gd else {}).items():
                 p = gexpect.setdefault(t, [0, 0])
                 p[0] |= 1 << i
                 p[1] |= f << i

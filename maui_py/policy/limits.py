@@ -81,6 +81,48 @@ class Usage:
         return t[counter] if t else 0
 
 
+class LiveUsage(Usage):
+    """The Usage ActiveUsage.usage hands a cycle: a credential's row is read from the
+    running jobs' sums the first time the cycle asks for it or adds to it (a cycle asks
+    for the few credentials its candidates carry; building every row cost a tenth of a
+    fair-share cycle). Valid until the next ActiveUsage.usage call: a later read raises
+    instead of reading moved sums. `totals` gives every row (the from-scratch Usage)."""
+
+    def __init__(self, src: ActiveUsage, now: int):     # noqa: D107 (no dataclass init)
+        self._src, self._gen, self._now = src, src._gen, now
+        self._rows: dict[tuple[str, str], dict[str, int] | None] = {}
+
+    def _row(self, key: tuple[str, str]) -> dict[str, int] | None:
+        rows = self._rows
+        if key in rows:
+            return rows[key]
+        if self._src._gen != self._gen:
+            raise RuntimeError("a LiveUsage read after the next cycle's usage()")
+        t = rows[key] = self._src.row(key, self._now)
+        return t
+
+    @property
+    def totals(self) -> dict[tuple[str, str], dict[str, int]]:     # type: ignore[override]
+        for key in self._src._sums:
+            self._row(key)
+        return {k: t for k, t in self._rows.items() if t is not None}
+
+    def add(self, job: Job, amounts: dict[str, int]) -> None:
+        for _param, kind in CREDS:
+            name = cred_name(job, kind)
+            if not name:
+                continue
+            t = self._row((kind, name))
+            if t is None:
+                t = self._rows[kind, name] = dict.fromkeys(ACTIVE, 0)
+            for k, v in amounts.items():
+                t[k] += v
+
+    def get(self, kind: str, name: str, counter: str) -> int:
+        t = self._row((kind, name))
+        return t[counter] if t else 0
+
+
 class ActiveUsage:
     """The usage of the running jobs as of a cycle's `now`, kept per job start and end
     instead of re-added every cycle.
@@ -94,7 +136,7 @@ class ActiveUsage:
     past their end) per cycle, plus an identity check per running job; a clock that goes
     back rebuilds from scratch."""
 
-    __slots__ = ("_jobs", "_sums", "_heap", "_now", "_seq")
+    __slots__ = ("_jobs", "_sums", "_heap", "_now", "_seq", "_gen")
 
     def __init__(self):
         self._jobs: dict[str, list] = {}
@@ -105,6 +147,7 @@ class ActiveUsage:
         self._heap: list[tuple[int, int, str]] = []
         self._now: int | None = None
         self._seq = 0
+        self._gen = getattr(self, "_gen", 0) + 1
 
     def usage(self, now: int, running: Iterable[Job]) -> Usage:
         """A fresh Usage of `running` at `now` (the cycle adds its own starts to it)."""
@@ -130,11 +173,17 @@ class ActiveUsage:
             if rec is not None and rec[4] == seq and rec[5]:
                 rec[5] = False
                 self._live(rec, -1)
-        totals = {}
-        for key, (n, procs, nodes, mem, ps0, wc0, pe, p, e, live) in self._sums.items():
-            totals[key] = {"JOB": n, "PROC": procs, "NODE": nodes, "PS": ps0 + pe - now * p,
-                           "MEM": mem, "WC": wc0 + e - now * live}
-        return Usage(totals)
+        self._gen += 1
+        return LiveUsage(self, now)
+
+    def row(self, key: tuple[str, str], now: int) -> dict[str, int] | None:
+        """The ACTIVE counters of one credential at `now` (None: no running job). O(1)."""
+        t = self._sums.get(key)
+        if t is None:
+            return None
+        n, procs, nodes, mem, ps0, wc0, pe, p, e, live = t
+        return {"JOB": n, "PROC": procs, "NODE": nodes, "PS": ps0 + pe - now * p,
+                "MEM": mem, "WC": wc0 + e - now * live}
 
     def _insert(self, job: Job, now: int) -> None:
         procs, wallclock = job.procs, job.wallclock
@@ -225,6 +274,8 @@ class Limits:
         self.sys_procs = procs if isinstance(procs, int) and procs > 0 else None
         self.class_wallclock: dict[str, tuple[int, str] | None] = {}
         self.active = ActiveUsage()
+        self.plans: dict[str, tuple[Job, tuple]] = {}
+        """job id -> (job, active_plan(job)): checked by identity before use."""
         """The running jobs' usage, kept from cycle to cycle (a Limits lives as long as its
         state's engine cache)."""
 
@@ -295,10 +346,60 @@ class Limits:
         return None
 
     def active_violation(self, job: Job, usage: Usage, level: Level = HARD) -> Violation | None:
-        """Would starting `job` now exceed an active-job limit at `level`?"""
+        """Would starting `job` now exceed an active-job limit at `level`? The answer of
+        _first_violation(job, usage, job_amounts(job), "MAX", ACTIVE, level), from the
+        job's kept plan (active_plan): O(limits that apply to the job), none for most."""
         if not self.any_active:
             return None
-        return self._first_violation(job, usage, job_amounts(job), "MAX", ACTIVE, level)
+        hit = self.plans.get(job.id)
+        plan = hit[1] if hit is not None and hit[0] is job else self.active_plan(job)
+        for attr, counter, amount, checks, override in plan:
+            for kind, name, lim in checks:
+                value = lim.soft if level == SOFT else lim.hard
+                if value is None or value < 0:
+                    continue
+                if usage.get(kind, name, counter) + amount > value:
+                    return Violation(attr, value, kind, name)
+                if override:
+                    break
+        return None
+
+    def active_plan(self, job: Job) -> tuple:
+        """The active-job limits that can apply to `job`, in _first_violation's order:
+        ((MAX attribute, counter, the job's amount, ((kind, name, limit), ...), QOS
+        override), ...), leaving out limits unset at both levels (which _first_violation
+        passes over). A function of the job and the configuration only, so kept per Job
+        object in `plans` (swept when it passes 200,000 entries). O(counters x creds)."""
+        if len(self.plans) > 200_000:
+            self.plans.clear()
+        out = self.plans[job.id] = (job, self._plan(job))
+        return out[1]
+
+    def check_plans(self) -> None:
+        """Raise AssertionError unless every kept plan equals one made from scratch."""
+        for jid, (job, plan) in self.plans.items():
+            assert jid == job.id and plan == self._plan(job), jid
+
+    def _plan(self, job: Job) -> tuple:
+        """active_plan(job) made from scratch, not kept."""
+        amounts = job_amounts(job)
+        plan = []
+        for counter in ACTIVE:
+            attr = LIMIT_ATTRS["MAX", counter]
+            override = (self._limit("QOSCFG", job.qos, LIMIT_ATTRS["OMAX", counter])
+                        if job.qos else None)
+            checks = []
+            for param, kind in CREDS:
+                name = cred_name(job, kind)
+                if not name:
+                    continue
+                lim = override if override is not None else self._limit(param, name, attr)
+                if lim is None or all(v is None or v < 0 for v in (lim.soft, lim.hard)):
+                    continue
+                checks.append((kind, name, lim))
+            if checks:
+                plan.append((attr, counter, amounts[counter], tuple(checks), override is not None))
+        return tuple(plan)
 
     def idle_violation(self, job: Job, usage: Usage) -> Violation | None:
         """Would admitting `job` to the eligible queue exceed an idle limit (hard only)?"""

@@ -108,6 +108,10 @@ class FairShare:
         self._factor: dict[str, float] = {}
         self._memo: dict[tuple[str, ...], dict[str, float]] = {}
         """subfactors per credential tuple, valid until the next charge."""
+        self._caps: dict[tuple[str, ...], tuple] = {}
+        self._targets: dict[tuple[str, ...], tuple] = {}
+        """_targets_of per credential tuple: fixed for the configuration."""
+        """_caps_of per credential tuple, valid until the next charge."""
         self._reset_rates()
 
     # ------------------------------------------------------------------ charging
@@ -179,6 +183,7 @@ class FairShare:
                 self._rate(jid, rec)
         self.last = now
         self._memo.clear()
+        self._caps.clear()
         self._roll(now // self.interval)
 
     def note_started(self, jobs: Iterable[Job], now: int) -> None:
@@ -309,37 +314,58 @@ class FairShare:
         out: dict[str, float] = {}
         if total <= 0:
             return out
-        for (prefix, _param, _attr, sf), name in zip(KINDS, creds):
-            if not name:
-                continue
-            t = self.target(prefix, name)
-            if t is None:
-                continue
-            v = fs_subfactor(t, 100.0 * self.usage(f"{prefix}:{name}") / total, self.percent)
+        for _prefix, name, sf, key, t in self._targets_of(creds):
+            v = fs_subfactor(t, 100.0 * self.usage(key) / total, self.percent)
             if v:
                 out[sf] = v
         return out
 
+    def _targets_of(self, creds: tuple[str, ...]) -> tuple:
+        """((prefix, name, FS subfactor, usage key, FSTARGET), ...) of the credentials in
+        `creds` (KINDS' order) that have a target: a function of the configuration only,
+        kept per credential set (swept past 100,000 sets). O(KINDS) the first time."""
+        got = self._targets.get(creds)
+        if got is None:
+            out = []
+            for (prefix, _param, _attr, sf), name in zip(KINDS, creds):
+                if name:
+                    t = self.target(prefix, name)
+                    if t is not None:
+                        out.append((prefix, name, sf, f"{prefix}:{name}", t))
+            if len(self._targets) > 100_000:
+                self._targets.clear()
+            got = self._targets[creds] = tuple(out)
+        return got
+
     def cap_violation(self, job: Job) -> str | None:
-        """The first FSTARGET cap (^ absolute, % relative) this job's charge would cross."""
+        """The first FSTARGET cap (^ absolute, % relative) this job's charge would cross.
+        The caps of a credential set and their usage are memoised until the next charge
+        (_caps), so a job none of whose credentials has a cap costs a look-up."""
         if not self.enabled or not self.has_caps:
+            return None
+        creds = (job.user, job.group, job.account, job.qos, job.class_)
+        caps = self._caps.get(creds)
+        if caps is None:
+            caps = self._caps[creds] = self._caps_of(creds)
+        if not caps:
             return None
         charge = self.rate(job) * job.wallclock
         total = self.usage(SYSTEM)
-        for prefix, _param, attr, _sf in KINDS:
-            name = getattr(job, attr)
-            if not name:
-                continue
-            t = self.target(prefix, name)
-            if t is None or t.mode not in ("capabs", "caprel"):
-                continue
-            used = self.usage(f"{prefix}:{name}") + charge
+        for prefix, name, t, usage in caps:
+            used = usage + charge
             if t.mode == "capabs" and used > t.value:
                 return f"fair-share cap {prefix} {name}: usage {used:.0f} would exceed {t}"
             if t.mode == "caprel" and total > 0 and 100.0 * used / total > t.value:
                 return (f"fair-share cap {prefix} {name}: {100.0 * used / total:.2f}% of system usage "
                         f"would exceed {t}")
         return None
+
+    def _caps_of(self, creds: tuple[str, ...]) -> tuple:
+        """((prefix, name, cap target, usage), ...) of the credentials in `creds` (KINDS'
+        order) whose FSTARGET is a cap. O(KINDS)."""
+        return tuple((prefix, name, t, self.usage(key))
+                     for prefix, name, _sf, key, t in self._targets_of(creds)
+                     if t.mode in ("capabs", "caprel"))
 
     # ------------------------------------------------------------------ state
     def dump(self) -> dict:
@@ -369,3 +395,4 @@ class FairShare:
         self._reset_rates()
         self._cur = None
         self._memo.clear()
+        self._caps.clear()

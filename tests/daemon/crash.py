@@ -39,6 +39,10 @@ def committed(home):
         return state, state_digest(state)
 
 
+def _starts(home) -> int:
+    return sum(1 for e in journal(home) if e.event == "daemon-start")
+
+
 def usage(state) -> float:
     data = state.queue_policy.dump() if state.queue_policy is not None else {}
     windows = (data.get("fairshare") or {}).get("windows", [])
@@ -59,6 +63,9 @@ def kill_runs(home, submit_wave: Callable[[int], list[str]], start_mauid) -> tup
             except Exception:
                 rc = mauid.kill9()          # the fault point was not reached: kill it anyway
         else:
+            # The delay counts from the daemon's start entry: under load, importing alone can
+            # take longer than the delay, and a kill before the store is opened tests nothing.
+            wait_for(lambda: _starts(home) > k, 60, "mauid to journal its start")
             time.sleep(delay)
             rc = mauid.kill9()
         assert rc == -signal.SIGKILL, (fault, rc, (home / "mauid.stderr").read_text()[-2000:])

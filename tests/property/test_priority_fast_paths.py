@@ -81,3 +81,20 @@ def test_fixed_priorities_equal_serv_priority(qt_weight, serv_weight, user_weigh
     later = now + jobs[0][1]
     assert engine.fixed_priorities(entries, later, static) == [
         (j, k, engine.serv_priority(j, later, j.submit_time, 0)) for k, j in enumerate(made)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(engines(), st.lists(st.tuples(st.sampled_from(["alice", "bob"]),
+                                     st.sampled_from([1, 4, 64]), st.sampled_from([60, 3600]),
+                                     st.sampled_from(["", "g1"]), st.sampled_from(["", "hi"]),
+                                     st.sampled_from(["", "batch"]), st.sampled_from([0, 500])),
+                           min_size=1, max_size=12))
+def test_static_part_per_shape_equals_from_scratch(engine, jobs):
+    """The static part cached per (credentials, request shape) (_shape_sum, shared by every
+    job of one key) equals each job's own, worked out by a fresh engine through the
+    breakdown's _static_part: jobs share keys, so the cache is hit as well as filled."""
+    for k, (user, procs, wc, group, qos, cls, mem) in enumerate(jobs):
+        job = Job(f"j{k}", user, JobRequest(tasks=procs, per_task=Resources.of(1, mem)), wc,
+                  0, group=group, qos=qos, class_=cls)
+        fresh = PriorityEngine(engine.cfg, engine.cluster_procs, engine.cluster_mem)
+        assert engine.static_sum(job) == sum(fresh._static_part(job)[1].values())

@@ -87,7 +87,7 @@ def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
             state.system_priority[one] = bare.system_priority[one] = 1 + pick % 50
         snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
         got = run_cycle(snap, cfg, state, explain=False)
-        bare.selection = None
+        bare.caches.selection = None
         want = run_cycle(snap, cfg, bare, explain=False)
         assert got.decisions == want.decisions, f"step {k} ({kind})"
         assert got.order == want.order, f"step {k} ({kind})"

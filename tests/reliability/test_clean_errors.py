@@ -9,6 +9,7 @@ and stderr captured, or, for signals and pipes, as subprocesses of the same inte
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import signal
@@ -23,6 +24,8 @@ import pytest
 from maui_py.cli import main as cli
 from maui_py.sim import lublin
 from maui_py.sim.swf import SwfError, read_swf, write_swf
+
+from tests.live import poll
 
 from . import config_mutations
 
@@ -318,11 +321,20 @@ def _sigint_default() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_ctrl_c_ends_a_replay_with_exit_130_and_one_line():
     proc = subprocess.Popen(entry_command("maui_sim_main", "--synthetic", "200000", "-q"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=_sigint_default)
-    time.sleep(3.0)                             # imported and replaying by now (it takes some 30 s)
+    # Interrupted once it has used 3 CPU seconds: imported and replaying (it takes some 30),
+    # however loaded the machine is (a fixed sleep sent the signal mid-import under load).
+    poll(lambda: proc.poll() is not None or _cpu_seconds(proc.pid) >= 3.0, 120,
+         "the replay to get going", period=0.1)
     assert proc.poll() is None, "the replay ended before it could be interrupted"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

@@ -294,19 +294,10 @@ def test_the_planner_checks_see_what_they_forbid(tmp_path):
 
 
 # ---------------------------------------------------------------- issue 33: no `_private` across modules
-KNOWN_PRIVATE_READS: set[str] = {
-    # planning/ is another helper's this session (issue 33's planner split): its modules share
-    # the step-function helpers of planning/steps.py and countplan.py under private names
-    *(f"maui_py.planning.{m}: from maui_py.planning.steps import {n}" for m, names in (
-        ("compiling", ("_fit_on", "_times")), ("credits", ("_vadd", "_vsub")), ("freeshape", ("_times",)),
-        ("table", ("_cat_moves", "_category", "_fills", "_frees", "_gres_full", "_gres_marks", "_vadd")),
-        ("timeline", ("_cat_moves", "_fills", "_gres_full", "_gres_marks", "_vadd", "_vsub")))
-      for n in names),
-    "maui_py.planning.counts: from maui_py.planning.countplan import _step",
-}
-"""`module: what` reads of another module's `_private` names in rooms other helpers own this
-session (core/, planning/, policy/, priority/); an entry must still be found, so it goes when
-its read does."""
+KNOWN_PRIVATE_READS: set[str] = set()
+"""`module: what` reads of another module's `_private` names that are still allowed: none (the
+planning modules' shared step helpers are public names of planning/steps.py and countplan.py);
+an entry must still be found, so it goes when its read does."""
 
 
 def _is_private(name: str) -> bool:

@@ -1,10 +1,11 @@
-"""_cat_moves, the merged walk _record reads, against the categories of both step
+"""category_moves, the merged walk _record reads, against the categories of both step
 functions worked out one by one."""
 
 import random
 from bisect import bisect_left
 
-from maui_py.planning.table import FOREVER, _cat_moves, _frees
+from maui_py.planning.steps import category_moves, usage_falls
+from maui_py.planning.table import FOREVER
 
 ZERO = (0, 0)
 
@@ -16,7 +17,7 @@ def _cats(cap, T, U, lo, hi):
             break
         u = U[k]
         out[T[k]] = ((0 if u == ZERO else (2 if u[0] >= cap[0] else 1))
-                     + (3 if _frees(U[k - 1], u) else 0))
+                     + (3 if usage_falls(U[k - 1], u) else 0))
     return out
 
 
@@ -39,4 +40,4 @@ def test_cat_moves_lists_exactly_the_points_whose_category_moved():
         old, new = _cats(cap, oT, oU, lo, hi), _cats(cap, T, U, lo, hi)
         want = [(t, new.get(t, -1)) for t in sorted(old.keys() | new.keys())
                 if old.get(t, -1) != new.get(t, -1)]
-        assert _cat_moves(cap, ZERO, oT, oU, T, U, lo, hi) == want
+        assert category_moves(cap, ZERO, oT, oU, T, U, lo, hi) == want

@@ -1,0 +1,97 @@
+"""The scan's count bound (ReservationTable.scan with use_short, planning/scan.py) and the
+index-order walk of FIRSTAVAILABLE start-now questions (use_first, planning/firstnow.py)
+against the scan that evaluates every candidate change point followed by node choice
+(both False, the definition).
+
+On random clusters of several node kinds (cores, memory, GPUs, partitions, features, down
+nodes) with random holds over time, every earliest-start answer (start-now, bounded by
+`until`, open; from the origin or `after`) under each NODEALLOCATIONPOLICY is the same
+placement (start, nodes, amounts) either way, and the table's invariants hold after every
+mutation (table._check). Floors are cleared before each answer, so neither side reads a
+floor the other found."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from maui_py.planning.table import ReservationTable
+
+from .strategies import clusters, populate, requests
+from .test_table_properties import SETTINGS
+
+GPUS = (0, 0, 1, 2)
+POLICIES = ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD", "FASTEST"]
+
+
+def _answer(table, req, w, after, until, policy, job_class, short: bool):
+    table.use_short = table.use_first = short
+    table._floors_at = None             # forget floors: each side scans on its own
+    try:
+        return table.earliest_start(req, w, after, until=until, policy=policy,
+                                    job_class=job_class)
+    finally:
+        del table.use_short, table.use_first
+
+
+def _same(table, data, now_first: bool = False) -> None:
+    """One question asked both ways; `now_first`: a start-now FIRSTAVAILABLE question of a
+    tasks-per-node request (the walk's)."""
+    req = data.draw(requests(table.nodes, GPUS))
+    if now_first:
+        tpn = data.draw(st.integers(1, 4))
+        req = replace(req, tasks_per_node=tpn, nodes=0,
+                      tasks=tpn * data.draw(st.integers(1, 5)))
+    w = data.draw(st.integers(1, 600))
+    after = table.origin + data.draw(st.sampled_from([0, 0, 0, 40, 250]))
+    until = data.draw(st.sampled_from([None, None, table.origin, after + 300]))
+    policy = data.draw(st.sampled_from(POLICIES))
+    if now_first:
+        after, until, policy = None, table.origin, "FIRSTAVAILABLE"
+    job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
+    fast = _answer(table, req, w, after, until, policy, job_class, short=True)
+    walked = _answer(table, req, w, after, until, policy, job_class, short=False)
+    assert bool(fast) == bool(walked)
+    if fast:
+        assert (fast.start, fast.end, fast.items, fast.allocation) == (
+            walked.start, walked.end, walked.items, walked.allocation)
+
+
+@SETTINGS
+@given(st.data())
+def test_answers_with_the_count_bound_equal_every_candidate_evaluated(data):
+    table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
+    populate(data.draw, table, gpus=GPUS)
+    if data.draw(st.booleans()):
+        table.advance(1000 + data.draw(st.integers(1, 400)))
+    table._check()
+    for _ in range(data.draw(st.integers(1, 6))):
+        _same(table, data, now_first=data.draw(st.booleans()))
+
+
+@SETTINGS
+@given(st.data())
+def test_answers_stay_equal_as_holds_come_and_go(data):
+    table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
+    table._check()
+    made = 0
+    for _ in range(data.draw(st.integers(1, 20))):
+        op = data.draw(st.sampled_from(["reserve", "reserve", "reserve", "release",
+                                        "advance", "ask"]))
+        if op == "reserve":
+            req = data.draw(requests(table.nodes, GPUS))
+            start = table.origin + data.draw(st.sampled_from([0, 0, 50, 300]))
+            p = table.earliest_start(req, data.draw(st.integers(1, 500)), start,
+                                     policy=data.draw(st.sampled_from(POLICIES)))
+            if p:
+                table.reserve(f"o{made}", p.start, p.end, p.allocation)
+                made += 1
+        elif op == "release" and table.holds:
+            table.release(data.draw(st.sampled_from(sorted(table.holds))))
+        elif op == "advance":
+            table.advance(table.origin + data.draw(st.integers(1, 300)))
+        else:
+            _same(table, data, now_first=data.draw(st.booleans()))
+        table._check()
