@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
@@ -37,10 +37,23 @@ class CompatRules:
     turns: bool = False
 
 
+MAUI33 = CompatRules(maui33.order, False, True)
+"""MAUICOMPAT 3.3: Maui 3.3's node rules and backfill windows (planning/maui33.py rules
+1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves."""
+
+MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33.reserve_start, walks=maui33.walks,
+                         turns=True)
+"""MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
+reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
+replay cycling each second while they go round. Not what MAUICOMPAT 3.3 selects: it costs
+11-14 x the CPU of MAUI33 on the HIGHEST fixtures (kth-cons-highest 41 s against 3.0 s,
+sdsc-cons-highest-minresource 150 s against 13 s; docs/compatibility.md S11) and still
+differs from Maui there (tests/scenarios/test_maui_fixtures.py NOT_YET); its rules are
+tested on their own (tests/scenarios/test_maui33_rules.py)."""
+
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
     MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
-    MauiCompat("3.3"): CompatRules(maui33.order, False, True, maui33.reserve_start,
-                                   maui33.walks, True),
+    MauiCompat("3.3"): MAUI33,
 }
 """MAUICOMPAT -> the rules a cycle plans by."""
 

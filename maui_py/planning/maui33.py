@@ -25,15 +25,18 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
    [ALL], which every reservation with a user, group, account or class list admits:
    bf_window_admits). GREEDY starts nothing (policy/backfill.by_windows).
 
-4. A kept HIGHEST reservation is re-made where MJobGetEStartTime (src/MJob.c) finds a
-   start (reserve_start): every node's start ranges (MJobGetSNRange, MRLSFromA) merged in
-   node order by MRLMerge (merge, src/MRes.c, literal), whose ranges ending at t close
-   before those starting at t open, so a job whose own place is exactly its length can
-   go behind the others (Maui's "reservation completion ... delayed").
+4. A priority reservation, new (MQueueScheduleIJobs) or kept under HIGHEST, is made
+   where MJobGetEStartTime (src/MJob.c) finds a start (reserve_start): every node's
+   start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge (merge,
+   src/MRes.c, literal), whose ranges ending at t close before those starting at t
+   open, so a job whose place is exactly its length can go behind the others (Maui's
+   "reservation completion ... delayed").
 5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
-   (walks), so the order can go round, a step each iteration; a replay cycles each
-   second while a kept reservation moves (sim/engine.py, _Replay.turn), so a job starts
-   the second its turn comes.
+   (walks), so the order can go round, a step each iteration; a replay cycles the
+   second after a cycle at an event and each second while a kept reservation moves
+   (sim/engine.py, _Turn), so a job starts the second its turn comes.
+Rules 4 and 5 are core/compat.MAUI33_HIGHEST, which MAUICOMPAT 3.3 does not select (its
+cost: docs/compatibility.md S11).
 
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no

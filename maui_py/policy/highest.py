@@ -10,8 +10,8 @@ own resources vanish (a node down, a running job past its limit, a standing rese
 Maui repeats the walk every iteration (RMPOLLINTERVAL). maui-py cycles at events only, so
 it repeats the walk until no reservation moves: each reservation is then at its earliest
 start with all the others held (a fixed point), which Maui's iterations reach a second or
-two later (under MAUICOMPAT 3.3 one walk a cycle, as Maui's, core/compat.py: its
-re-make can go round, and a replay cycles each second while it does, sim/engine.py). A
+two later (under core/compat.MAUI33_HIGHEST one walk a cycle, as Maui's: its re-make
+can go round, and a replay cycles each second while it does, sim/engine.py). A
 fixed point is also what makes a cycle from the store decide as one with memory: walking
 again changes nothing, so a cycle that had nothing come free may skip the walk
 (core/changes.py). In priority order one walk is the compression of conservative

@@ -135,9 +135,12 @@ def planned_by(state: SchedulerState, rec: SimRecord, t: int, correction: Correc
 
 
 class _Turn:
-    """Kept HIGHEST reservations going round under MAUICOMPAT 3.3 (planning/maui33.py rules
-    4, 5): Maui re-makes them once an iteration, one a second in maui-sim, and a re-make
-    can put one behind the others, so they can go on moving with nothing new. While the
+    """Kept HIGHEST reservations going round under Maui's own re-make (core/compat
+    .MAUI33_HIGHEST, planning/maui33.py rules 4, 5): Maui re-makes them once an iteration,
+    one a second in maui-sim, and a re-make can put one behind the others, so they can go
+    on moving with nothing new. After a cycle at an event that leaves kept reservations
+    (a new one can make the next walk move, with nothing moved in this one: Maui's round
+    on kth-cons-highest began at 678507, the second after job 151 arrived) and while the
     last cycle moved one, the next cycle is the next second (a job starts the second its
     turn comes, as in Maui). Once their starts repeat with period p, the seconds before
     the next event t are left out but the last (t - 1 - last) mod p, which bring the
@@ -166,7 +169,7 @@ class _Turn:
         nothing new since the last."""
         kept = {j: (kr.start, kr.allocation) for j, kr in reservations.items()}
         old = self.kept
-        self.moving = any(j in old and old[j] != s for j, s in kept.items())
+        self.moving = kept != old if turning else bool(kept)     # an event: probe
         sig = frozenset(kept.items())
         if not (turning and self.moving):
             self.seen.clear()

@@ -31,23 +31,36 @@ def _loader():
 
 
 LOAD = _loader()
-_HIGHEST = ("MAUICOMPAT 3.3 re-makes a kept HIGHEST reservation where Maui's "
-            "MJobGetEStartTime (src/MJob.c) finds a start, MRLMerge's quirks included "
-            "(planning/maui33.reserve_start), once a cycle, and a replay cycles each second "
-            "while they go round (sim/engine._Turn), as a cycle every second would: a job "
-            "starts the second the rotation brings it to the front. The order Maui's rotation "
-            "is in at an event still differs (kth-cons-highest: job 166 ends at 682591, Maui's "
-            "iterations 82801-82803 rotate 150, 151, 153 and start 159 at 682594, so 150 "
-            "was in front at 682590; maui-py's rotation, period 6 (each in front goes behind, "
-            "then one second where all move up), had put 150 behind at 682590 already, and "
-            "starts 159 at 682592): only a LOGLEVEL 7 run of those iterations "
-            "(SIMSTOPITERATION 82800) can show which second differs. First differing job: ")
+_HIGHEST = ("Maui re-makes each kept HIGHEST reservation once an iteration (MQueueScheduleRJobs, "
+            "src/MQueue.c) with MJobReserve -> MJobGetEStartTime (src/MJob.c), whose "
+            "MRLMerge (src/MRes.c) misses a place exactly as long as the job, which goes "
+            "behind the others: a rotation, one step a second. MAUICOMPAT 3.3 walks until "
+            "none moves (core/compat.MAUI33). core/compat.MAUI33_HIGHEST follows Maui "
+            "(planning/maui33.py rules 4, 5, each tested in test_maui33_rules.py) and, as "
+            "LOGLEVEL 3 runs of Maui show second for second (kth-cons-highest, iterations "
+            "77991-82810), also makes NEW reservations with MJobGetEStartTime (policy/"
+            "priority_pass.reserve; Maui at 680634 puts job 159 behind 153, not in the exact "
+            "gap at 688410) and starts a round the second after any cycle that leaves kept "
+            "reservations (sim/engine._Turn; Maui's round began at 678507, one second after "
+            "151 arrived, not at the next event 678532): its rotation then equals Maui's at "
+            "every second logged and job 159 starts at 682594 as in Maui. It costs 11-14 x "
+            "the CPU (41 s against 3.0 s, 150 s against 13 s; 2.1 x on kth-depth4-highest, "
+            "217 s against 103 s), so MAUICOMPAT 3.3 does not select it. With it: ")
 NOT_YET = {
-    "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 682592; 17 of 200 differ)",
-    "kth-depth4-highest": _HIGHEST + "11111 (Maui 12348612, maui-py 12383442 before the "
-                          "per-second cycles; not measured with them: over 15 min)",
-    "sdsc-cons-highest-minresource": _HIGHEST + "11213 (Maui 10176075, maui-py 10217965; "
-                                     "11 differ)",
+    "kth-cons-highest": _HIGHEST + "2 of 200 starts differ (184: Maui 689297, maui-py 689450; "
+                        "185) and 36 host sets: at a reserved start Maui's MJobAllocMNL "
+                        "(src/MSched.c, affinity iterations 0-5) took job 128's nodes where "
+                        "129's reservation begins at its end (675580) over 34 unbounded idle "
+                        "ones, and job 130 (675700) n100 outside its own reservation; "
+                        "maui-py keeps a job's own reserved nodes (nodechoice prefer). "
+                        "With MAUI33: 47 differ, first 159 (Maui 682594, maui-py 708100)",
+    "kth-depth4-highest": _HIGHEST + "70 differ, first 11114 (Maui 12348512, maui-py "
+                          "12350222). With MAUI33: 83 differ, first 11111 (Maui 12348612, "
+                          "maui-py 12383442)",
+    "sdsc-cons-highest-minresource": _HIGHEST + "11 differ, first 11213 (Maui 10176075, "
+                                     "maui-py 10217965); not logged in Maui. With MAUI33: "
+                                     "13 differ, first 11204 (Maui 10175835, maui-py "
+                                     "10214735)",
 }
 NAMES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
          if n in NOT_YET else n for n in LOAD.names()]
