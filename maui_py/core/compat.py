@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
@@ -10,20 +10,50 @@ from ..cfg.choices import MauiCompat
 from ..planning import maui33
 
 
+def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
+    """maui-py's start for a kept reservation: the earliest, with the others held."""
+    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+
+
+def _until_settled() -> None:
+    """maui-py's walks over the kept reservations: until none moves (policy/highest.py)."""
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class CompatRules:
     """What MAUICOMPAT changes: the node order (planning/maui33.py for 3.3), whether the
     count planner may stand in for the node table (it names no nodes, and Maui's rules
-    are about which nodes), and whether backfill goes window by window."""
+    are about which nodes), whether backfill goes window by window, where a kept
+    HIGHEST reservation is re-made (reserve_start), how many times a cycle re-makes
+    them (walks(): None for until none moves) and whether they can go on moving with
+    nothing new (turns: a replay then cycles each second while they do, sim/engine.py)."""
 
     node_order: Any
     counts: bool
     windows: bool
+    reserve_start: Any = _earliest_start
+    walks: Any = _until_settled
+    turns: bool = False
 
+
+MAUI33 = CompatRules(maui33.order, False, True)
+"""MAUICOMPAT 3.3: Maui 3.3's node rules and backfill windows (planning/maui33.py rules
+1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves."""
+
+MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33.reserve_start, walks=maui33.walks,
+                         turns=True)
+"""MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
+reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
+replay cycling each second while they go round. Not what MAUICOMPAT 3.3 selects: it costs
+11-14 x the CPU of MAUI33 on the HIGHEST fixtures (kth-cons-highest 41 s against 3.0 s,
+sdsc-cons-highest-minresource 150 s against 13 s; docs/compatibility.md S11) and still
+differs from Maui there (tests/scenarios/test_maui_fixtures.py NOT_YET); its rules are
+tested on their own (tests/scenarios/test_maui33_rules.py)."""
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
     MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
-    MauiCompat("3.3"): CompatRules(maui33.order, False, True),
+    MauiCompat("3.3"): MAUI33,
 }
 """MAUICOMPAT -> the rules a cycle plans by."""
 

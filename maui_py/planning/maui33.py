@@ -25,6 +25,19 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
    [ALL], which every reservation with a user, group, account or class list admits:
    bf_window_admits). GREEDY starts nothing (policy/backfill.by_windows).
 
+4. A priority reservation, new (MQueueScheduleIJobs) or kept under HIGHEST, is made
+   where MJobGetEStartTime (src/MJob.c) finds a start (reserve_start): every node's
+   start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge (merge,
+   src/MRes.c, literal), whose ranges ending at t close before those starting at t
+   open, so a job whose place is exactly its length can go behind the others (Maui's
+   "reservation completion ... delayed").
+5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
+   (walks), so the order can go round, a step each iteration; a replay cycles the
+   second after a cycle at an event and each second while a kept reservation moves
+   (sim/engine.py, _Turn), so a job starts the second its turn comes.
+Rules 4 and 5 are core/compat.MAUI33_HIGHEST, which MAUICOMPAT 3.3 does not select (its
+cost: docs/compatibility.md S11).
+
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
 lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use.
@@ -262,3 +275,313 @@ def within(cr, mask: int):
     with the window's node list). O(capacity classes)."""
     return replace(cr, eligible=cr.eligible & mask,
                    classes=[(cm & mask, kc) for cm, kc in cr.classes if cm & mask])
+
+
+MAX_MTIME = 2140000000
+"""Maui's end of time (include/msched-common.h): the end of a range open to the future."""
+MAX_MRANGE = 256
+"""Maui's range list length (include/msched.h): MRLMerge stops merging past it."""
+
+
+def _node_ranges(steps: list[tuple[int, int]], per_task: int, duration: int
+                 ) -> list[list[int]]:
+    """MJobGetSNRange (src/MJob.c) from steps[0]'s instant to MAX_MTIME: [start, end,
+    tasks] where the node holds a task, split wherever its task count changes; then its
+    second pass drops a range shorter than `duration` unless the ranges touching it
+    (earlier first, then later) make up the duration. O(len(steps))."""
+    out: list[list[int]] = []
+    for t, free in steps:
+        tasks = free // per_task
+        if out and out[-1][1] == MAX_MTIME:
+            if tasks == out[-1][2]:
+                continue
+            out[-1][1] = t
+        if tasks >= 1:
+            out.append([t, MAX_MTIME, tasks])
+    out = [r for r in out if r[1] > r[0]]
+    keep = []
+    need = max(1, duration)
+    for k, r in enumerate(out):
+        span = r[1] - r[0]
+        j = k - 1
+        while span < need and j >= 0 and out[j][1] == out[j + 1][0]:
+            span += out[j][1] - out[j][0]
+            j -= 1
+        j = k + 1
+        while span < need and j < len(out) and out[j - 1][1] == out[j][0]:
+            span += out[j][1] - out[j][0]
+            j += 1
+        if span >= need:
+            keep.append(r)
+    return keep
+
+
+def _start_ranges(ranges: list[list[int]], duration: int) -> list[list[int]]:
+    """MRLSFromA (src/MRes.c): each availability range as the range of starts it offers
+    for `duration` ([start, last start, tasks, 1 node]), the touching ranges after it
+    counted in up to `duration` past its own end. O(ranges^2) at worst, a few in practice."""
+    out = []
+    for a, r in enumerate(ranges):
+        span, tasks = r[1] - r[0], r[2]
+        for b in range(a + 1, len(ranges)):
+            if ranges[b - 1][1] != ranges[b][0]:
+                break
+            span += ranges[b][1] - ranges[b][0]
+            tasks = min(tasks, ranges[b][2])
+            if span > r[1] - r[0] + duration:
+                break
+        if span >= duration:
+            out.append([r[0], min(r[1], r[0] + span - duration), tasks, 1])
+    return out
+
+
+_START, _END, _INSTANT, _NONE = range(4)
+
+
+class _Merge:
+    """MRLMerge's state: a cursor and a state (_START, _END, _INSTANT, _NONE) per list, the
+    tasks and nodes open now, and the output C."""
+
+    def __init__(self, r1: list[list[int]], r2: list[list[int]]):
+        self.r = (r1, r2)
+        self.i = [0, 0]
+        self.s = [_START, _START]
+        self.tc = self.nc = self.ci = 0
+        self.C = [[0, 0, 0, 0]]         # grown as written: rows past it read all 0
+
+    def at(self, k: int, state: int | None = None) -> int:
+        """The next instant of list k (its range's start, or its end in _END)."""
+        r, i = self.r[k], self.i[k]
+        if i >= len(r):
+            return MAX_MTIME + 1
+        return r[i][1] if (self.s[k] if state is None else state) == _END else r[i][0]
+
+    def cur(self, k: int) -> list[int] | None:
+        return self.r[k][self.i[k]] if self.i[k] < len(self.r[k]) else None
+
+    def advance(self, k: int) -> None:
+        self.i[k] += 1
+        self.s[k] = _START
+
+    def row(self) -> list[int]:
+        """Output row ci (Maui's C[ci]), all 0 until written."""
+        C = self.C
+        while len(C) <= self.ci:
+            C.append([0, 0, 0, 0])
+        return C[self.ci]
+
+    def out(self, start: int | None = None, end: int | None = None, tasks=None) -> None:
+        c = self.row()
+        if start is not None:
+            c[0] = start
+        if end is not None:
+            c[1] = end
+        if tasks is not None:
+            c[2], c[3] = tasks
+
+    def open_again(self, e: int) -> None:
+        if self.tc > 0:
+            self.out(e, None, (self.tc, self.nc))
+
+
+def _instant(m: _Merge, k: int, o: int, t: list[int], e: int) -> None:
+    """MRLMerge's case of list k's range an instant at e, the other list o (t: the next
+    instants), literal: k = 0 (the list merged so far) does not close a range open at e
+    and an instant in both resets the count carried on; k = 1 does both as it should."""
+    a, b = m.cur(k), m.cur(o)
+    if m.s[o] == _END and t[o] == e:
+        m.out(None, e)
+        m.ci += 1
+        old = (m.tc, m.nc)
+        m.tc -= b[2]
+        m.nc -= b[3]
+        m.advance(o)
+        m.out(e)
+        t[o] = m.at(o, _START)
+        if t[o] == e:
+            nb = m.cur(o)
+            m.out(tasks=(a[2] + nb[2], a[3] + nb[3]))
+            if t[o] == nb[1]:
+                if k == 0:
+                    m.tc = m.nc = 0
+                m.advance(o)
+        else:
+            m.out(tasks=(a[2] + old[0], a[3] + old[1]))
+        m.out(None, e)
+    elif k == 0:
+        m.out(e, e)
+        if m.s[o] == _INSTANT:
+            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
+            m.tc = m.nc = 0
+            m.advance(o)
+        elif m.s[o] == _START and t[o] == e:
+            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
+        else:
+            m.out(tasks=(m.tc + a[2], m.nc + a[3]))
+    else:
+        if m.tc > 0:
+            m.out(None, e)
+            m.ci += 1
+        m.out(e)
+        if m.s[o] == _START and t[o] == e:
+            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
+        else:
+            m.out(tasks=(m.tc + a[2], m.nc + a[3]))
+        m.out(None, e)
+    m.advance(k)
+    m.ci += 1
+    m.open_again(e)
+
+
+def _step(m: _Merge) -> None:
+    """One event of MRLMerge's loop: an instant, else the ends at the earliest time,
+    else the starts at it."""
+    for k in (0, 1):
+        if m.i[k] >= len(m.r[k]):
+            m.s[k] = _NONE
+    t = [m.at(0), m.at(1)]
+    e = min(t)
+    for k in (0, 1):
+        r = m.cur(k)
+        if r is not None and r[1] == e and r[0] == e:
+            m.s[k] = _INSTANT
+    inst = [m.s[k] == _INSTANT and t[k] == e for k in (0, 1)]
+    if inst[0] or inst[1]:
+        _instant(m, 0 if inst[0] else 1, 1 if inst[0] else 0, t, e)
+        return
+    ends = [m.s[k] == _END and t[k] == e for k in (0, 1)]
+    if ends[0] or ends[1]:
+        m.out(None, e)
+        m.ci += 1
+        for k in (0, 1):
+            if ends[k]:
+                r = m.cur(k)
+                m.tc -= r[2]
+                m.nc -= r[3]
+                m.advance(k)
+        m.open_again(e)
+        return
+    if m.tc > 0 and e > m.row()[0]:
+        m.out(None, e)
+        m.ci += 1
+    for k in (0, 1):
+        if m.s[k] == _START and t[k] == e:
+            r = m.cur(k)
+            m.tc += r[2]
+            m.nc += r[3]
+            m.s[k] = _END
+    m.open_again(e)
+
+
+def merge(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
+    """MRLMerge (src/MRes.c): two lists of closed start ranges [start, end, tasks, nodes]
+    summed into one, as Maui merges them, quirks included: ranges that end at t are
+    closed before those that start at t are opened (so t counts only the latter), an
+    instant range of r1 (the list merged so far) drops the part before it of a range of
+    r2 open across it, and the list stops at MAX_MRANGE. O(len(r1) + len(r2))."""
+    m = _Merge(r1, r2)
+    while m.i[0] < len(r1) or m.i[1] < len(r2):
+        if m.ci >= MAX_MRANGE:
+            break
+        _step(m)
+    out = []
+    for r in m.C[:min(m.ci, MAX_MRANGE - 1)]:
+        if r[1] == 0:
+            break                       # Maui's list ends at the first EndTime 0
+        out.append(r)
+    return out
+
+
+def _lists(table: "ReservationTable", cr, duration: int, now: int, ignore: frozenset
+           ) -> list[list[list[int]]]:
+    """Every feasible node's start ranges (MJobGetSNRange, MRLSFromA), in node-table order,
+    the empty ones left out. O(N x ranges)."""
+    per_task = max(1, cr.d[0]) if cr.d else 1
+    out = []
+    for i in members(cr.eligible & table.usable):
+        s = _start_ranges(_node_ranges(free_steps(table, i, now, ignore), per_task, duration),
+                          duration)
+        if s:
+            out.append(s)
+    return out
+
+
+def _candidates(lists: list[list[list[int]]], tasks: int) -> list[int]:
+    """MJobGetRange's merged list (MRLMerge over `lists` in order) as MJobGetEStartTime
+    tries it: every range start when the first range holds `tasks`, else those of the
+    ranges that do (MJobSelectFRL). O(N x merged ranges)."""
+    g: list[list[int]] = []
+    for s in lists:
+        g = merge(g, s)
+    if not g:
+        return []
+    if g[0][2] >= tasks:
+        return [r[0] for r in g]
+    return [r[0] for r in g if r[2] >= tasks]
+
+
+def start_candidates(table: "ReservationTable", cr, duration: int, now: int,
+                     ignore: frozenset = frozenset()) -> list[int]:
+    """MJobGetEStartTime's first pass (src/MJob.c): the starts it tries, in order.
+    MJobGetRange merges every feasible node's start ranges (MJobGetSNRange, MRLSFromA)
+    in node-table order with MRLMerge; when the first merged range holds the job's
+    tasks every merged range is tried (TRange), else only those that hold them
+    (MJobSelectFRL). O(N x ranges)."""
+    return _candidates(_lists(table, cr, duration, now, ignore), cr.tasks)
+
+
+def plain_at(lists: list[list[list[int]]], t: int, tasks: int) -> bool:
+    """Whether MRLMerge's quirks leave t, the job's earliest start, a start it tries: no
+    node's start range is an instant at or before t (whose merge resets the count carried
+    on) or ends at t (closed there before those starting at t open), one starts at t,
+    the ranges open at t hold `tasks`, and the merged list cannot reach MAX_MRANGE by t.
+    Then the candidates before t cannot fit (t is the earliest) and t is tried first,
+    so MJobGetEStartTime finds t. O(ranges up to t)."""
+    begins, held, bounds = False, 0, set()
+    for s in lists:
+        for r in s:
+            if r[0] > t:
+                break
+            if r[0] == r[1] or r[1] == t:
+                return False
+            begins = begins or r[0] == t
+            if r[1] > t:
+                held += r[2]
+            bounds.add(r[0])
+            bounds.add(r[1])
+    return begins and held >= tasks and 2 * len(bounds) + 4 < MAX_MRANGE
+
+
+def reserve_start(table: "ReservationTable", cr, duration: int, now: int, *, policy,
+                  ignore: tuple[str, ...] = ()):
+    """MJobReserve's start under MAUICOMPAT 3.3 (MJobGetEStartTime, src/MJob.c): the
+    first of start_candidates where the job's tasks are free for `duration` (its second
+    pass, MJobGetRange's node list at that start), nodes by `policy`. Maui can so
+    re-make a reservation later than its own free place: a place exactly as long as the
+    job offers an instant start range, which MRLMerge may miscount. The merge is left
+    out when plain_at shows it finds the earliest start (most re-makes). maui-py's
+    earliest start when no candidate fits. O(one scan + N x ranges), the merge
+    O(candidates x one scan + N x merged ranges) when it runs."""
+    first = table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+    if not first:
+        return first
+    lists = _lists(table, cr, duration, now, frozenset(ignore))
+    if plain_at(lists, max(first.start, now), cr.tasks):
+        return first
+    for t in _candidates(lists, cr.tasks):
+        if t < first.start:
+            continue
+        p = table.earliest_start(cr, duration, max(t, now), policy=policy, until=max(t, now),
+                                 ignore=ignore)
+        if p:
+            return p
+    return first
+
+
+def walks() -> int:
+    """How many times a cycle re-makes the kept reservations: once, as Maui does once an
+    iteration (MQueueScheduleRJobs). Under reserve_start they need not settle: one moved
+    behind the others leaves a place the next takes, and so on round, an iteration
+    each; a replay cycles each second while they move (sim/engine.py), as maui-sim's
+    Maui iterates each second. O(1)."""
+    return 1

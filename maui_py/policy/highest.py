@@ -10,9 +10,11 @@ own resources vanish (a node down, a running job past its limit, a standing rese
 Maui repeats the walk every iteration (RMPOLLINTERVAL). maui-py cycles at events only, so
 it repeats the walk until no reservation moves: each reservation is then at its earliest
 start with all the others held (a fixed point), which Maui's iterations reach a second or
-two later. A fixed point is also what makes a cycle from the store decide as one with
-memory: walking again changes nothing, so a cycle that had nothing come free may skip the
-walk (core/changes.py). In priority order one walk is the compression of conservative
+two later (under core/compat.MAUI33_HIGHEST one walk a cycle, as Maui's: its re-make
+can go round, and a replay cycles each second while it does, sim/engine.py). A
+fixed point is also what makes a cycle from the store decide as one with memory: walking
+again changes nothing, so a cycle that had nothing come free may skip the walk
+(core/changes.py). In priority order one walk is the compression of conservative
 backfilling by its published definition (Mu'alem and Feitelson; pyss compresses once per
 job end); the repeated walk can move a reservation that a single compression leaves, so
 per event maui-py equals the definition on the first 2,500 KTH-SP2 jobs and differs on
@@ -57,8 +59,8 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     own = owners.priority(jid)
     ign = c.ignore(job)
     held = own in table.holds
-    p = table.earliest_start(cr, c.span(job), now, policy=c.settings.nap,
-                             ignore=ign + (own,) if held else ign)
+    p = c.settings.compat.reserve_start(table, cr, c.span(job), now, policy=c.settings.nap,
+                                        ignore=ign + (own,) if held else ign)
     if not p:
         deferral.defer(c, job, "insufficient resources to start reserved job: "
                        + c.blocked_by(job, cr, p))
@@ -92,7 +94,10 @@ def slide_forward(c, order, index: dict[str, int], retry) -> None:
         job, cr, _prio = order[index[jid]]
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
     first = True
-    for _walk in range(2 + 4 * len(jobs)):  # a guard, not a rule: a cycle never spins
+    limit = c.settings.compat.walks()
+    if limit is None:
+        limit = 2 + 4 * len(jobs)       # a guard, not a rule: a cycle never spins
+    for _w in range(limit):
         moved = False
         for jid in jobs:
             kr = st.reservations.get(jid)

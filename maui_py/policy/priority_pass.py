@@ -147,10 +147,11 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
 def reserve(c, job: Job, cr: Compiled, group: int,
             plan: Placement | None = None) -> Placement | None:
     """A priority reservation at the job's earliest start (`plan`: already found on
-    the table as it stands)."""
+    the table as it stands), or where the compat rules make one (compat.reserve_start:
+    Maui's MJobGetEStartTime under core/compat.MAUI33_HIGHEST, as for a kept one)."""
     ign = c.ignore(job)
-    p = plan if plan is not None else c.table.earliest_start(
-        cr, c.span(job), c.now, policy=c.settings.nap, ignore=ign)
+    p = plan if plan is not None else c.settings.compat.reserve_start(
+        c.table, cr, c.span(job), c.now, policy=c.settings.nap, ignore=ign)
     if not p:
         deferral.defer(c, job, f"cannot create reservation: {c.blocked_by(job, cr, p)}")
         return None

@@ -29,7 +29,9 @@ from typing import Callable, Sequence
 
 from ..core import gcpause
 from ..core.changes import arrivals_wait, ends_wait
+from ..core.compat import compat_rules
 from ..cfg import SchedulerConfig
+from ..cfg.choices import ReservationPolicy
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
 from ..planning.api import Ability, has
@@ -132,6 +134,54 @@ def planned_by(state: SchedulerState, rec: SimRecord, t: int, correction: Correc
     return start + span <= t
 
 
+class _Turn:
+    """Kept HIGHEST reservations going round under Maui's own re-make (core/compat
+    .MAUI33_HIGHEST, planning/maui33.py rules 4, 5): Maui re-makes them once an iteration,
+    one a second in maui-sim, and a re-make can put one behind the others, so they can go
+    on moving with nothing new. After a cycle at an event that leaves kept reservations
+    (a new one can make the next walk move, with nothing moved in this one: Maui's round
+    on kth-cons-highest began at 678507, the second after job 151 arrived) and while the
+    last cycle moved one, the next cycle is the next second (a job starts the second its
+    turn comes, as in Maui). Once their starts repeat with period p, the seconds before
+    the next event t are left out but the last (t - 1 - last) mod p, which bring the
+    order to where Maui's stands the second before t. A cycle at an event starts a new
+    round; a round not found within 8 + 4R cycles (a guard) ends the seconds' cycles.
+    O(R) a cycle for R kept reservations."""
+
+    def __init__(self):
+        self.last: int | None = None
+        self.moving = False
+        self.kept: dict[str, tuple] = {}
+        self.seen: dict[frozenset, int] = {}
+        self.period = 0
+
+    def next_cycle(self, t: int) -> int:
+        """When the next cycle runs, the next event being at t."""
+        if not self.moving or self.last is None or self.last + 1 >= t:
+            return t
+        if not self.period:
+            return self.last + 1
+        return t - (t - 1 - self.last) % self.period
+
+    def after(self, t: int, reservations: dict, turning: bool) -> None:
+        """Note a cycle at t and the kept reservations it left (start and nodes: a round
+        is found when both repeat); `turning`: a cycle that next_cycle brought, with
+        nothing new since the last."""
+        kept = {j: (kr.start, kr.allocation) for j, kr in reservations.items()}
+        old = self.kept
+        self.moving = kept != old if turning else bool(kept)     # an event: probe
+        sig = frozenset(kept.items())
+        if not (turning and self.moving):
+            self.seen.clear()
+            self.period = 0
+        elif not self.period and sig in self.seen:
+            self.period = t - self.seen[sig]
+        elif not self.period and len(self.seen) > 8 + 4 * len(kept):
+            self.moving = False             # a guard, not a rule: no round in sight
+        self.seen[sig] = t
+        self.kept, self.last = kept, t
+
+
 class _Replay:
     """One replay's loop state and its steps: take the events at a time, add the arrivals,
     maybe leave the cycle out (leave_idle), run it, and turn its starts into end events and
@@ -160,6 +210,9 @@ class _Replay:
         self.ends: list[tuple[str, bool]] = []
         self.left_ended: list[str] = []     # what cycles left out saw (leave_idle)
         self.left_freed, self.left_least = 0, _INF
+        self.turn = _Turn() if (compat_rules(sim.config).turns and not self.interval
+                                and not self.per_event and sim.config.get("RESERVATIONPOLICY")
+                                is ReservationPolicy.HIGHEST) else None
 
     def replay(self) -> dict[str, str] | None:
         """Every event time in order until the jobs and events run out (or stop_time);
@@ -172,6 +225,8 @@ class _Replay:
             if stop_time is not None and t > stop_time:
                 break
             self.sim.now = t
+            if self.turning(t):
+                continue
             quiet, ended = self.take_events(t)
             if self.per_event:
                 self.per_event_cycles(t)
@@ -186,6 +241,18 @@ class _Replay:
                 return {jid: r.reason for jid, r in sorted(final.reports.items())
                         if self.records[jid].start is None}
         return None
+
+    def turning(self, t: int) -> bool:
+        """Under MAUICOMPAT 3.3 with HIGHEST, the cycle of a second before the next event
+        t while the kept reservations go round (_Turn); whether it ran."""
+        if self.turn is None:
+            return False
+        s = self.turn.next_cycle(t)
+        if s >= t:
+            return False
+        self.sim.now = s
+        self.cycle(s, turning=True)
+        return True
 
     def take_events(self, t: int) -> tuple[bool, int]:
         """Pop every event at t: ends free their jobs (per-event replays keep a job that
@@ -245,7 +312,7 @@ class _Replay:
         first = self.nxt
         while self.nxt < self.total and self.submits[self.nxt] == t:
             self.submit_next()
-        if quiet and self.left_out(t, first, ended):
+        if quiet and (self.turn is None or not self.turn.moving) and self.left_out(t, first, ended):
             return False
         if self.interval:
             if t < self.next_tick:
@@ -271,8 +338,9 @@ class _Replay:
                 self.left_least = job.procs
         return True
 
-    def cycle(self, t: int) -> None:
-        """One scheduling cycle at t; its starts become end events."""
+    def cycle(self, t: int, turning: bool = False) -> None:
+        """One scheduling cycle at t; its starts become end events. `turning`: brought by
+        the kept reservations going round (_Turn), nothing new since the last."""
         if self.left_least != _INF or self.left_ended:
             self.left_ended.clear()
             self.left_freed, self.left_least = 0, _INF
@@ -290,6 +358,8 @@ class _Replay:
         if failures:
             state.note_failures(failures)
         self.follow(result.decisions, acts, t)
+        if self.turn is not None:
+            self.turn.after(t, state.reservations, turning)
         if opt.on_cycle is not None:
             opt.on_cycle(t, result)
         if opt.progress is not None and self.cycles % 2000 == 0:

@@ -1,9 +1,17 @@
 """MAUICOMPAT 3.3, one rule at a time (planning/maui33.py): each case is one where maui-py's
 own rule and Maui 3.3's choose differently, so each assertion fails under the other rule."""
 
+from dataclasses import replace
+
+import pytest
+
+from maui_py.cfg.choices import MauiCompat
+from maui_py.core.compat import COMPAT_RULES, MAUI33_HIGHEST
 from maui_py.core.cycle import run_cycle
 from maui_py.model import ClusterSnapshot, Reservation, ReservationKind
 from maui_py.model.reservation import Acl
+from maui_py.planning import maui33
+from maui_py.sim.engine import _Turn
 
 from .build import cluster, config, job
 
@@ -136,3 +144,150 @@ def test_rule3_a_reservation_open_to_all_is_part_of_the_windows():
     # window holds n2, n3 for ever, and J, which may use them, backfills there although no
     # processor outside the reservation is free (Maui 3.3, kth-standing-reservation).
     assert _open_reservation_case("MAUICOMPAT 3.3\n") == {"J": ("n2", "n3")}
+
+
+HIGHEST = ("RESERVATIONPOLICY HIGHEST\nRESERVATIONDEPTH 10\nBACKFILLPOLICY FIRSTFIT\n"
+           "QUEUETIMEWEIGHT 1\nNODEALLOCATIONPOLICY LASTAVAILABLE\n")
+
+
+@pytest.fixture
+def maui_highest(monkeypatch):
+    """MAUICOMPAT 3.3 with Maui's own HIGHEST re-make (core/compat.MAUI33_HIGHEST: rules 4,
+    5, not what MAUICOMPAT 3.3 selects, for its cost)."""
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), MAUI33_HIGHEST)
+
+
+def _kept_starts(compat: str, times: tuple[int, ...]) -> dict[str, int]:
+    """Three one-processor nodes: r0 holds n0 until 110, r1 holds n1, n2 until 50; A and B
+    (three processors, 100 s each) are reserved back to back at 110 and 210 by the cycle
+    at 10, then kept under HIGHEST by the cycles at `times`. The kept starts after them."""
+    jobs = [job("r0", 1, 110, 0, start=0, nodes=("n0",)),
+            job("r1", 2, 50, 0, start=0, nodes=("n1", "n2")),
+            job("A", 3, 100, 1), job("B", 3, 100, 2)]
+    cfg = config(HIGHEST + compat)
+    state, res = None, None
+    for now in (10, *times):
+        res = run_cycle(ClusterSnapshot(now, tuple(cluster(3)), tuple(jobs)), cfg, state)
+        state = res.state
+    return {r.job_id: r.start for r in res.reservations()}
+
+
+def test_rule4_a_kept_reservation_is_remade_where_mjobgetestarttime_finds_a_start(maui_highest):
+    # A re-made at 11: n1, n2 offer starts in [50, 110], n0 only at 110 (its place is as
+    # long as A). MRLMerge closes the ranges ending at 110 before it opens those starting
+    # there, so no merged range holds 3 tasks at 110: A goes behind B (310) and B takes
+    # 110. maui-py's own rule keeps A at its earliest start, 110, never later.
+    assert _kept_starts("MAUICOMPAT 3.3\n", (11,)) == {"A": 310, "B": 110}
+    assert _kept_starts("", (11,)) == {"A": 110, "B": 210}
+
+
+def test_rule5_kept_reservations_are_remade_once_a_cycle(maui_highest):
+    # Maui re-makes them once an iteration (MQueueScheduleRJobs): the cycle at 11 moves A
+    # behind B; at 12 the next walk moves A to 210 (free behind B) and then B behind it
+    # (the same merge); at 13 back to the start: the order goes round every three cycles.
+    # A cycle at 12 after 10 walks once, as an iteration does, whatever the gap; walking
+    # until none moves (maui-py's rule) would go round without end (the guard stops it).
+    assert _kept_starts("MAUICOMPAT 3.3\n", (12,)) == {"A": 310, "B": 110}
+    assert _kept_starts("MAUICOMPAT 3.3\n", (11, 12)) == {"A": 210, "B": 310}
+    assert _kept_starts("MAUICOMPAT 3.3\n", (11, 12, 13)) == {"A": 110, "B": 210}
+
+
+def _turning_replay(r0_end: int, **options) -> dict[str, int]:
+    """_kept_starts' jobs replayed: j1 (two nodes, 50 s) and j2 (one node, ending at
+    `r0_end`) from 0, A and B (three nodes, 100 s) arriving at 9 and 10. Their starts."""
+    from .build import replay
+    jobs = [job("j1", 2, 50, 0), job("j2", 1, 110, 0), job("A", 3, 100, 9),
+            job("B", 3, 100, 10)]
+    _res, starts = replay(cluster(3), jobs, HIGHEST + "MAUICOMPAT 3.3\n",
+                          runtimes={"j2": r0_end}, **options)
+    return {j: starts[j][0] for j in ("A", "B")}
+
+
+@pytest.mark.parametrize("r0_end", [95, 96, 97, 98, 110])
+def test_rule5_a_replay_cycles_each_second_while_kept_reservations_go_round(r0_end,
+                                                                           monkeypatch,
+                                                                           maui_highest):
+    # A and B swap places every second (period 3) from 10 on; j2's early end at r0_end
+    # starts whichever is in front the second before, as a cycle every second
+    # (poll_interval=1, Maui's iterations in maui-sim) starts it. The replay cycles only
+    # while they move, and leaves out whole rounds (sim/engine._Turn); cycling at events
+    # only (the step taken out) starts the other one first at 95, 97, 98 and 110.
+    every_second = _turning_replay(r0_end, poll_interval=1)
+    assert _turning_replay(r0_end) == every_second
+    monkeypatch.setattr(_Turn, "next_cycle", lambda self, t: t)
+    if r0_end != 96:
+        assert _turning_replay(r0_end) != every_second
+
+
+def test_rule4_reserve_start_leaves_the_merge_out_only_where_it_finds_the_earliest(
+        monkeypatch, maui_highest):
+    # plain_at lets reserve_start skip MRLMerge where it shows the earliest start is the
+    # first candidate that fits; on the turning replays, every re-make it answers so must
+    # be where the full merge puts it (start and nodes).
+    calls = {"plain": 0, "merged": 0}
+    real = maui33.plain_at
+
+    def checked(table, cr, duration, now, *, policy, ignore=()):
+        fast = reserve(table, cr, duration, now, policy=policy, ignore=ignore)
+        monkeypatch.setattr(maui33, "plain_at", lambda *a: False)
+        full = reserve(table, cr, duration, now, policy=policy, ignore=ignore)
+        monkeypatch.setattr(maui33, "plain_at", counted)
+        assert (fast.start, fast.allocation) == (full.start, full.allocation)
+        return fast
+
+    def counted(lists, t, tasks):
+        got = real(lists, t, tasks)
+        calls["plain" if got else "merged"] += 1
+        return got
+
+    reserve = maui33.reserve_start
+    monkeypatch.setattr(maui33, "plain_at", counted)
+    rules = COMPAT_RULES[MauiCompat("3.3")]
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), replace(rules, reserve_start=checked))
+    for r0_end in (95, 96, 110):
+        _turning_replay(r0_end)
+    assert calls["plain"] > 0 and calls["merged"] > 0, calls
+
+
+def test_rule4_a_new_reservation_is_made_where_mjobgetestarttime_finds_a_start(maui_highest):
+    # Maui makes a new priority reservation with the same MJobReserve (MQueueScheduleIJobs)
+    # as it re-makes a kept one. After the walk at 12 (A at 210, B at 310: rule 5's
+    # second cycle) C (three nodes, 100 s) arriving then has a place exactly as long as
+    # it, [110, 210), where n1, n2 offer starts from 50 and n0 only at 110: MRLMerge
+    # misses it, as it missed A's at 11, so C goes behind B (410). maui-py's rule takes
+    # the earliest start, 110.
+    def starts(compat: str) -> dict[str, int]:
+        jobs = [job("r0", 1, 110, 0, start=0, nodes=("n0",)),
+                job("r1", 2, 50, 0, start=0, nodes=("n1", "n2")),
+                job("A", 3, 100, 1), job("B", 3, 100, 2), job("C", 3, 100, 12)]
+        cfg = config(HIGHEST + compat)
+        state, res = None, None
+        for now in (10, 11, 12):
+            snap = ClusterSnapshot(now, tuple(cluster(3)),
+                                   tuple(j for j in jobs if j.submit_time <= now))
+            res = run_cycle(snap, cfg, state)
+            state = res.state
+        return {r.job_id: r.start for r in res.reservations()}
+
+    assert starts("MAUICOMPAT 3.3\n") == {"A": 210, "B": 310, "C": 410}
+    assert starts("") == {"A": 110, "B": 210, "C": 310}
+
+
+@pytest.mark.parametrize("b_at", [11, 12, 13])
+def test_rule5_the_round_starts_the_second_after_a_cycle_that_made_a_reservation(
+        b_at, maui_highest):
+    # B's new reservation (behind A) moves nothing in its cycle, yet the next second's walk
+    # puts A behind B (rule 4): Maui's round starts at b_at + 1, not at the next event
+    # (j1's end at 50). So after any cycle that leaves kept reservations the replay cycles
+    # the next second too (sim/engine._Turn), and stops when that cycle moves nothing; a
+    # round begun at 50 instead would be b_at - 10 seconds (mod 3) out of phase at j2's end.
+    from .build import replay
+    jobs = [job("j1", 2, 50, 0), job("j2", 1, 110, 0), job("A", 3, 100, 9),
+            job("B", 3, 100, b_at)]
+
+    def starts(**options):
+        _res, got = replay(cluster(3), jobs, HIGHEST + "MAUICOMPAT 3.3\n",
+                           runtimes={"j2": 96}, **options)
+        return {j: got[j][0] for j in ("A", "B")}
+
+    assert starts() == starts(poll_interval=1)

@@ -31,17 +31,36 @@ def _loader():
 
 
 LOAD = _loader()
-_HIGHEST = ("Maui's earliest-start search (MJobGetEStartTime over MJobGetRange's ranges, "
-            "src/MJob.c) re-makes a HIGHEST reservation later than its own free place (its log: "
-            "\"reservation completion for job '150' delayed from 3:29:42 to 12:29:42\"), and the "
-            "jobs behind it take that place; maui-py keeps the documented intent, never later. "
-            "The node windows of that search now follow MJobGetSNRange (planning/maui33."
-            "available_window) for a start now only; MJobGetRange's ranges for later starts "
-            "and MJobGetEStartTime's walk over them are not reproduced. First differing job: ")
+_HIGHEST = ("Maui re-makes each kept HIGHEST reservation once an iteration (MQueueScheduleRJobs, "
+            "src/MQueue.c) with MJobReserve -> MJobGetEStartTime (src/MJob.c), whose "
+            "MRLMerge (src/MRes.c) misses a place exactly as long as the job, which goes "
+            "behind the others: a rotation, one step a second. MAUICOMPAT 3.3 walks until "
+            "none moves (core/compat.MAUI33). core/compat.MAUI33_HIGHEST follows Maui "
+            "(planning/maui33.py rules 4, 5, each tested in test_maui33_rules.py) and, as "
+            "LOGLEVEL 3 runs of Maui show second for second (kth-cons-highest, iterations "
+            "77991-82810), also makes NEW reservations with MJobGetEStartTime (policy/"
+            "priority_pass.reserve; Maui at 680634 puts job 159 behind 153, not in the exact "
+            "gap at 688410) and starts a round the second after any cycle that leaves kept "
+            "reservations (sim/engine._Turn; Maui's round began at 678507, one second after "
+            "151 arrived, not at the next event 678532): its rotation then equals Maui's at "
+            "every second logged and job 159 starts at 682594 as in Maui. It costs 11-14 x "
+            "the CPU (41 s against 3.0 s, 150 s against 13 s; 2.1 x on kth-depth4-highest, "
+            "217 s against 103 s), so MAUICOMPAT 3.3 does not select it. With it: ")
 NOT_YET = {
-    "kth-cons-highest": _HIGHEST + "159 (Maui 682594, maui-py 708100)",
-    "kth-depth4-highest": _HIGHEST + "11111 (Maui 12348612, maui-py 12383442)",
-    "sdsc-cons-highest-minresource": _HIGHEST + "11203 (Maui 10175835, maui-py 10210945)",
+    "kth-cons-highest": _HIGHEST + "2 of 200 starts differ (184: Maui 689297, maui-py 689450; "
+                        "185) and 36 host sets: at a reserved start Maui's MJobAllocMNL "
+                        "(src/MSched.c, affinity iterations 0-5) took job 128's nodes where "
+                        "129's reservation begins at its end (675580) over 34 unbounded idle "
+                        "ones, and job 130 (675700) n100 outside its own reservation; "
+                        "maui-py keeps a job's own reserved nodes (nodechoice prefer). "
+                        "With MAUI33: 47 differ, first 159 (Maui 682594, maui-py 708100)",
+    "kth-depth4-highest": _HIGHEST + "70 differ, first 11114 (Maui 12348512, maui-py "
+                          "12350222). With MAUI33: 83 differ, first 11111 (Maui 12348612, "
+                          "maui-py 12383442)",
+    "sdsc-cons-highest-minresource": _HIGHEST + "11 differ, first 11213 (Maui 10176075, "
+                                     "maui-py 10217965); not logged in Maui. With MAUI33: "
+                                     "13 differ, first 11204 (Maui 10175835, maui-py "
+                                     "10214735)",
 }
 NAMES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
          if n in NOT_YET else n for n in LOAD.names()]
