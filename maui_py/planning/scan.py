@@ -98,8 +98,7 @@ class Scanning:
         fewer than `deficit` gained means it fails at t: passed over unevaluated.
         """
         w = max(int(wallclock), 1)
-        origin = self.origin
-        if until is not None and until <= origin and self._ruled_out(cr, after, ignore):
+        if until is not None and self._ruled_out(cr, after, until, ignore):
             return None
         (t, sure, shape, ign_mask, ign_list, extra, idle, full, i, j, window, touched, fullin
          ) = self._scan_start(cr, w, after, until, ignore)
@@ -248,12 +247,23 @@ class Scanning:
             cnt_o += 1 if f >= per else 0
         return tot_o, cnt_o
 
-    def _ruled_out(self, cr: Compiled, after: int | None, ignore: Iterable[str]) -> bool:
-        """Is a start-now question (scan with until at the origin) answered "no" by the
-        free-shape index (planning/freeshape.py: exact, no node walked)? O(kinds x buckets)."""
-        return (self.use_shapes and not ignore and (after is None or after <= self.origin)
-                and self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
-                                             cr.nodes_needed, cr.tasks))
+    def _ruled_out(self, cr: Compiled, after: int | None, until: int,
+                   ignore: Iterable[str]) -> bool:
+        """Is a question answered by `until` (scan's candidates: after, then up to until)
+        answered "no" by the free-shape index (planning/freeshape.py: exact, no node
+        walked)? Asked when no change point falls in (origin, max(after, until)]: every
+        candidate then sees the origin's usage, and a window from it uses no less, as the
+        index's bound assumes (a start-now question; a cycle's question at a later instant
+        before anything changes, core/changes.py). O(kinds x buckets)."""
+        if not self.use_shapes or ignore:
+            return False
+        last = until if after is None or after <= until else after
+        if last > self.origin:
+            times = self._pts.times
+            if times and times[0] <= last:
+                return False
+        return self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
+                                        cr.nodes_needed, cr.tasks)
 
     def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int, gfullin: int,
                    gwindow: SlidingOr, evaluate: bool) -> tuple[int, int, int, int]:

@@ -36,11 +36,12 @@ def _answer(table, req, w, after, until, policy, job_class, gain: bool):
         del table.use_gain
 
 
-def _staggered(draw, table: ReservationTable) -> None:
-    """Running jobs on a random part of the nodes, each using some of a node's processors
-    (and memory, GPUs) and ending at its own time: the nodes free one after another."""
+def _staggered(draw, table: ReservationTable, every: bool = False) -> None:
+    """Running jobs on a random part of the nodes (`every`: on every usable node), each
+    using some of a node's processors (and memory, GPUs) and ending at its own time: the
+    nodes free one after another."""
     for i, nd in enumerate(table.nodes):
-        if not nd.state.usable or draw(st.integers(0, 3)) == 0:
+        if not nd.state.usable or (not every and draw(st.integers(0, 3)) == 0):
             continue
         cap = nd.resources
         procs = draw(st.integers(1, max(cap.procs, 1)))
