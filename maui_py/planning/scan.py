@@ -169,8 +169,6 @@ class Scanning:
                 t_new = extra[ei]
             if (until is not None and t_new > until) or t_new >= _HORIZON:
                 return None
-            if window is None:
-                window = SlidingOr(pts, i, j)
             evaluate = True
             if i < npts and keys[i] == t_new:
                 chg = chgs[i]
@@ -198,7 +196,11 @@ class Scanning:
                 changed |= chgs[j]
                 j += 1
             if evaluate:
-                touched, fullin = window.move(i, j)
+                if window is None:      # made where first needed: passed-over points skipped
+                    window = SlidingOr(pts, i, j)
+                    touched, fullin = window.total()
+                else:
+                    touched, fullin = window.move(i, j)
             if gres_bound:
                 gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gfullin,
                                                          gwindow, evaluate)
