@@ -31,7 +31,7 @@ def first_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | Non
     the origin for `w` seconds, in index order; None when it does not fit now. Holds no
     owner is ignored for (the caller asks only then)."""
     origin = table.origin
-    if table._ruled_out(cr, None, ()):
+    if table._ruled_out(cr, None, origin, ()):
         return None
     e = origin + w
     E = cr.eligible

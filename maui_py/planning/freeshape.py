@@ -33,6 +33,10 @@ from .bitset import mask_of
 from .steps import tasks_in
 
 
+MET = 4096
+"""Eligible sets whose kinds met FreeShapes keeps."""
+
+
 class FreeShapes:
     """Node kinds and per kind the free-shape buckets (the module docstring).
 
@@ -58,6 +62,9 @@ class FreeShapes:
         self.ktop: list[tuple[int, ...] | None] = []
         self.by_cap: dict[tuple[int, ...], list[int]] = {}
         """Capacity -> its kinds (move's nodes share one capacity)."""
+        self._met: dict[int, tuple[int, ...]] = {}
+        """Eligible set -> the kinds it meets, ascending (kinds never change: kept, at most
+        MET entries); cannot_start reads it instead of testing every kind's mask."""
         for k, (key, ix) in enumerate(kinds.items()):
             for i in ix:
                 self.kind_of[i] = k
@@ -168,11 +175,12 @@ class FreeShapes:
         d0 = d[0]
         lo = d0 * per if mode == "tpn" else d0    # fewer processors free: no task counted
         nz = [(j, x) for j, x in enumerate(d) if x > 0]
-        if not self._some_kind_holds(eligible, nz, per if mode == "tpn" else 1):
+        met = self._met.get(eligible)
+        if met is None:
+            met = self._kinds_met(eligible)
+        if not self._some_kind_holds(met, nz, per if mode == "tpn" else 1):
             return True
-        for k, m in enumerate(self.masks):
-            if not eligible & m:
-                continue
+        for k in met:
             top, count, order = self.top[k], self.count[k], self.order[k]
             for x in range(len(order) - 1, -1, -1):
                 c = order[x]
@@ -195,19 +203,28 @@ class FreeShapes:
                         return False
         return True
 
-    def _some_kind_holds(self, eligible: int, nz: list[tuple[int, int]], per: int) -> bool:
-        """Does the maximum free vector of some kind `eligible` meets (ktop, a bound on
-        each of its nodes' free vectors) hold `per` tasks of the per-task vector whose
-        nonzero parts are `nz`? False: no node holds them, the question fails unread.
-        O(kinds met), plus O(buckets) for a kind whose maximum is recomputed."""
-        for k, m in enumerate(self.masks):
-            if not eligible & m:
-                continue
+    def _kinds_met(self, eligible: int) -> tuple[int, ...]:
+        """The kinds whose nodes `eligible` meets, ascending, kept in _met. O(kinds)."""
+        if len(self._met) >= MET:
+            self._met.clear()
+        met = self._met[eligible] = tuple(k for k, m in enumerate(self.masks) if eligible & m)
+        return met
+
+    def _some_kind_holds(self, met: tuple[int, ...], nz: list[tuple[int, int]],
+                         per: int) -> bool:
+        """Does the maximum free vector of some kind of `met` (ktop, a bound on each of its
+        nodes' free vectors) hold `per` tasks of the per-task vector whose nonzero parts
+        are `nz`? False: no node holds them, the question fails unread. O(kinds met), plus
+        O(buckets) for a kind whose maximum is recomputed."""
+        for k in met:
             t = self.ktop[k]
             if t is None:
                 tops = [self.top[k].get(c) or self._top(k, c) for c in self.count[k]]
                 t = self.ktop[k] = tuple(map(max, *tops)) if len(tops) > 1 else tops[0]
-            if all(t[j] >= x * per for j, x in nz):
+            for j, x in nz:
+                if t[j] < x * per:
+                    break
+            else:
                 return True
         return False
 
@@ -229,6 +246,9 @@ class FreeShapes:
             b = shapes[k].setdefault(free[0], {})
             b[free] = b.get(free, 0) + 1
         assert count == self.count, "free-shape counts out of step"
+        assert len(self._met) <= MET and all(
+            met == tuple(k for k, m in enumerate(self.masks) if e & m)
+            for e, met in self._met.items()), "stale kinds met"
         assert self.order == [sorted(c) for c in count], "free-shape bucket order out of step"
         for k, kt in enumerate(self.ktop):
             vecs = [v for b in shapes[k].values() for v in b]

@@ -64,6 +64,12 @@ class Scanning:
     every candidate, the definition the property tests compare against)."""
     skipped = 0
     """Candidates the count bound passed over, summed over scans (operation count)."""
+    use_gain = True
+    """Pass over change points until enough eligible nodes have freed something since the
+    last failed evaluation to make up its shortfall (the gain bound, see scan) without
+    evaluating them (False: the definition the property tests compare against)."""
+    gained_over = 0
+    """Candidates the gain bound passed over, summed over scans (operation count)."""
     use_first = True
     """Answer FIRSTAVAILABLE start-now questions of tasks-per-node requests by the walk in
     index order that stops at the nodes it takes (planning/firstnow.py; False: scan then
@@ -85,11 +91,14 @@ class Scanning:
         `others_prev` to its tasks over the window last evaluated, `tot_o`/`cnt_o` their
         sum and how many hold a task, `changed` the nodes with a change point since; the
         same for gres with gi/gj. When `sure` (nothing fits before t) a start found is
-        kept as a floor (_floor).
+        kept as a floor (_floor). The gain bound: `deficit` is how many nodes the last
+        evaluation (at s) lacked, `gained` the eligible nodes whose usage falls at some
+        point in (s, t]. A node holds more tasks over [t, t + w) than over [s, s + w) only
+        if its usage falls in (s, t] (else its most used over the window is no less), so
+        fewer than `deficit` gained means it fails at t: passed over unevaluated.
         """
         w = max(int(wallclock), 1)
-        origin = self.origin
-        if until is not None and until <= origin and self._ruled_out(cr, after, ignore):
+        if until is not None and self._ruled_out(cr, after, until, ignore):
             return None
         (t, sure, shape, ign_mask, ign_list, extra, idle, full, i, j, window, touched, fullin
          ) = self._scan_start(cr, w, after, until, ignore)
@@ -109,11 +118,11 @@ class Scanning:
         others_prev = 0
         changed = 0
         ei = 0
-        tt, cap = self._T, self.cap
-        fit_between = self._fit_between
         exclusive = cr.exclusive
         short = (self.use_short and procs_bound and not exclusive and not ign_mask
                  and mode != "any")
+        gain = self.use_gain and not ign_mask and mode != "any"
+        deficit = gained = 0        # nodes short at the last evaluation; who freed since
         evaluate = True
         while True:
             if evaluate:
@@ -125,37 +134,8 @@ class Scanning:
                         gbusy ^= gbusy & ign_mask
                     others ^= others & gbusy
                 if others or others_prev:
-                    for k in members(others_prev ^ (others_prev & others)):
-                        f = fits.pop(k)
-                        tot_o -= f if mode != "tpn" else 0
-                        cnt_o -= 1 if f >= per else 0
-                    both = others & others_prev
-                    redo = (others ^ both) | (both & changed)
-                    memo: dict[tuple, int] = {}
-                    if t == origin and not ign_mask and not fits:
-                        # the first look at the origin: _fit_now's fits, its cache for memo
-                        tot_o, cnt_o = self._fits_now(cr, redo, t + w, fits, mode != "tpn", per)
-                        redo = 0
-                    for k in members(redo):
-                        old = fits.get(k)
-                        if old is not None:
-                            tot_o -= old if mode != "tpn" else 0
-                            cnt_o -= 1 if old >= per else 0
-                        if (ign_mask >> k) & 1:
-                            key = (id(tt[k]), cap[k],
-                                   tuple(self.holds[o].vec.get(k) for o in ign_list))
-                            f = memo.get(key)
-                            if f is None:
-                                f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
-                        else:
-                            key = (id(tt[k]), cap[k])
-                            f = memo.get(key)
-                            if f is None:
-                                f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
-                                                 else fit_between(cr, k, t, t + w))
-                        fits[k] = f
-                        tot_o += f if mode != "tpn" else 0
-                        cnt_o += 1 if f >= per else 0
+                    tot_o, cnt_o = self._refit(cr, t, w, fits, others, others_prev, changed,
+                                               ign_mask, ign_list, tot_o, cnt_o)
                     others_prev = others
                 cnt_f = tot_f = 0
                 for cm, kc in classes:
@@ -176,6 +156,8 @@ class Scanning:
                     return t, fast, (fits if cnt_o == len(fits) else
                                      {k: f for k, f in fits.items() if f >= per})
                 changed = ign_mask
+                if gain:
+                    deficit, gained = need - cnt_f - cnt_o, 0
             if until is not None and t >= until:
                 return None
             while ei < len(extra) and extra[ei] <= t:
@@ -187,15 +169,14 @@ class Scanning:
                 t_new = extra[ei]
             if (until is not None and t_new > until) or t_new >= _HORIZON:
                 return None
-            if window is None:
-                window = SlidingOr(pts, i, j)
             evaluate = True
             if i < npts and keys[i] == t_new:
                 chg = chgs[i]
                 idle = (idle ^ (idle & chg)) | idles[i]
                 full = (full ^ (full & chg)) | fulls[i]
                 # no eligible node frees anything: it fails as it did (see the module's)
-                evaluate = bool(frees[i] & E) or (ei < len(extra) and extra[ei] == t_new)
+                fr = frees[i] & E
+                evaluate = bool(fr) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
                 if evaluate and short:      # too few nodes not full at t_new: it fails
@@ -203,6 +184,11 @@ class Scanning:
                     evaluate = (E ^ (E & busy)).bit_count() >= need
                     if not evaluate:
                         self.skipped += 1
+                if gain:                    # too few nodes freed since to make up the deficit
+                    gained |= fr
+                    if evaluate and gained.bit_count() < deficit:
+                        evaluate = False
+                        self.gained_over += 1
             if j < i:
                 j = i
             lim = t_new + w
@@ -210,18 +196,76 @@ class Scanning:
                 changed |= chgs[j]
                 j += 1
             if evaluate:
-                touched, fullin = window.move(i, j)
+                if window is None:      # made where first needed: passed-over points skipped
+                    window = SlidingOr(pts, i, j)
+                    touched, fullin = window.total()
+                else:
+                    touched, fullin = window.move(i, j)
             if gres_bound:
                 gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gfullin,
                                                          gwindow, evaluate)
             t = t_new
 
-    def _ruled_out(self, cr: Compiled, after: int | None, ignore: Iterable[str]) -> bool:
-        """Is a start-now question (scan with until at the origin) answered "no" by the
-        free-shape index (planning/freeshape.py: exact, no node walked)? O(kinds x buckets)."""
-        return (self.use_shapes and not ignore and (after is None or after <= self.origin)
-                and self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
-                                             cr.nodes_needed, cr.tasks))
+    def _refit(self, cr: Compiled, t: int, w: int, fits: dict[int, int], others: int,
+               others_prev: int, changed: int, ign_mask: int, ign_list: list[str],
+               tot_o: int, cnt_o: int) -> tuple[int, int]:
+        """scan's `fits` moved to candidate t: the nodes that left `others` dropped, those
+        that joined it or changed since the last evaluation fitted over [t, t + w) (the
+        ignored owners' holds as free on the nodes of `ign_mask`), one fit per step function
+        and capacity at t; returns (tot_o, cnt_o) kept in step. O(k) fits for k nodes redone,
+        O(1) each with a flat fit at the origin (Compiling._fits_now)."""
+        mode, per = cr.mode, cr.per_node
+        count = mode != "tpn"
+        for k in members(others_prev ^ (others_prev & others)):
+            f = fits.pop(k)
+            tot_o -= f if count else 0
+            cnt_o -= 1 if f >= per else 0
+        both = others & others_prev
+        redo = (others ^ both) | (both & changed)
+        memo: dict[tuple, int] = {}
+        origin = self.origin
+        if t == origin and not ign_mask and not fits:
+            # the first look at the origin: _fit_now's fits, its cache for memo
+            return self._fits_now(cr, redo, t + w, fits, count, per)
+        tt, cap, fit_between = self._T, self.cap, self._fit_between
+        for k in members(redo):
+            old = fits.get(k)
+            if old is not None:
+                tot_o -= old if count else 0
+                cnt_o -= 1 if old >= per else 0
+            if (ign_mask >> k) & 1:
+                key = (id(tt[k]), cap[k], tuple(self.holds[o].vec.get(k) for o in ign_list))
+                f = memo.get(key)
+                if f is None:
+                    f = memo[key] = self._fit(cr, k, t, t + w, ign_list)
+            else:
+                key = (id(tt[k]), cap[k])
+                f = memo.get(key)
+                if f is None:
+                    f = memo[key] = (self._fit_now(cr, k, t + w) if t == origin
+                                     else fit_between(cr, k, t, t + w))
+            fits[k] = f
+            tot_o += f if count else 0
+            cnt_o += 1 if f >= per else 0
+        return tot_o, cnt_o
+
+    def _ruled_out(self, cr: Compiled, after: int | None, until: int,
+                   ignore: Iterable[str]) -> bool:
+        """Is a question answered by `until` (scan's candidates: after, then up to until)
+        answered "no" by the free-shape index (planning/freeshape.py: exact, no node
+        walked)? Asked when no change point falls in (origin, max(after, until)]: every
+        candidate then sees the origin's usage, and a window from it uses no less, as the
+        index's bound assumes (a start-now question; a cycle's question at a later instant
+        before anything changes, core/changes.py). O(kinds x buckets)."""
+        if not self.use_shapes or ignore:
+            return False
+        last = until if after is None or after <= until else after
+        if last > self.origin:
+            times = self._pts.times
+            if times and times[0] <= last:
+                return False
+        return self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
+                                        cr.nodes_needed, cr.tasks)
 
     def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int, gfullin: int,
                    gwindow: SlidingOr, evaluate: bool) -> tuple[int, int, int, int]:

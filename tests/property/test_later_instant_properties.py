@@ -1,0 +1,61 @@
+"""The free-shape index asked of questions at a later instant (ReservationTable.scan's
+_ruled_out with after or until past the origin, planning/scan.py) against the node walk
+(use_shapes False, the definition).
+
+The index describes usage at the origin; it may answer a question whose candidates all
+come before the first change point, where usage is the origin's (core/changes.py asks a
+cycle's start-now question so, on a table whose origin is the last cycle's). On random
+clusters of several node kinds with random running jobs (started before the origin) and
+future holds, every answer whose `after` and `until` fall before, at or after the first
+change point equals the walk's (start, nodes, amounts) under each NODEALLOCATIONPOLICY."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from maui_py.planning.table import ReservationTable
+
+from .strategies import clusters, populate, requests
+from .test_gain_bound_properties import GPUS, POLICIES, _staggered
+from .test_table_properties import SETTINGS
+
+
+def _answer(table, req, w, after, until, policy, job_class, walk: bool):
+    table.use_shapes = not walk
+    table._floors_at = None
+    try:
+        return table.earliest_start(req, w, after, until=until, policy=policy,
+                                    job_class=job_class)
+    finally:
+        del table.use_shapes
+
+
+@SETTINGS
+@given(st.data())
+def test_later_instant_answers_equal_the_walk(data):
+    table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
+    _staggered(data.draw, table, every=data.draw(st.booleans()))
+    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 12])), gpus=GPUS)
+    table._check()
+    times = table.change_points()
+    first = times[0] if times else 5000
+    for _ in range(data.draw(st.integers(1, 6))):
+        req = data.draw(requests(table.nodes, GPUS))
+        if data.draw(st.booleans()):        # several nodes
+            tpn = data.draw(st.integers(1, 2))
+            req = replace(req, tasks_per_node=tpn, nodes=0,
+                          tasks=tpn * data.draw(st.integers(2, 8)))
+        w = data.draw(st.integers(1, 600))
+        pick = st.sampled_from(sorted({1000, 1001, first - 1, first, first + 1, 1100}))
+        after, until = data.draw(pick), data.draw(pick)
+        policy = data.draw(st.sampled_from(POLICIES))
+        job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
+        fast = _answer(table, req, w, after, until, policy, job_class, walk=False)
+        walked = _answer(table, req, w, after, until, policy, job_class, walk=True)
+        assert bool(fast) == bool(walked)
+        if fast:
+            assert (fast.start, fast.end, fast.items, fast.allocation) == (
+                walked.start, walked.end, walked.items, walked.allocation)
