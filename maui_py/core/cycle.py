@@ -41,7 +41,7 @@ from ..planning import memo, owners
 from ..planning.sync import sync_table
 from ..planning.api import FOREVER, Compiled, NoPlacement, Placement, Planner
 from ..policy import deferral, prediction, standing
-from ..policy.limits import Limits, Usage, job_amounts
+from ..policy.limits import Limits, Usage, Violation, job_amounts
 from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
@@ -130,7 +130,9 @@ class Cycle:
     """Where each job started this cycle stands in the order the passes were given
     (changes.remember takes them out by place)."""
     bf_positions: list[int]
-    blocked_soft: dict[str, str]
+    blocked_soft: dict[str, Violation]
+    """Jobs a soft limit held back in the priority pass, with that limit (formatted only
+    by the reports: a deep queue behind one limit meets it every cycle)."""
     no_reservation: dict[str, str]
     settled: set[str]
     """Jobs deferred or held during this cycle: their report stands."""
