@@ -18,6 +18,7 @@ from ..policy.limits import Limits
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import PriorityEngine
 from .context import Settings, settings_of
+from .jobsets import JobSets
 from .selection import FsTails, SelectionCache
 
 
@@ -77,6 +78,8 @@ class CycleCaches:
     counting: CountingCache | None = None
     standing: StandingCache | None = None
     nodecfg: NodecfgCache | None = None
+    jobsets: JobSets | None = None
+    """The last full cycle's snapshot split into running, queued and by id (core/jobsets.py)."""
     changes: Any = None
     """What the last cycle leaves for a cycle from what changed (core/changes.ChangeCache)."""
     selection: SelectionCache | None = None

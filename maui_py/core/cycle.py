@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from ..cfg import SchedulerConfig
-from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, JobState, NodeState,
+from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, NodeState,
                      Reservation, ReservationKind, Reserve, Start, StartKind)
 from ..model.report import ReportStatus
 from ..model.times import duration
@@ -41,14 +41,15 @@ from ..planning import memo, owners
 from ..planning.sync import sync_table
 from ..planning.api import FOREVER, Compiled, NoPlacement, Placement, Planner
 from ..policy import deferral, prediction, standing
-from ..policy.limits import Limits, Usage, job_amounts
+from ..policy.limits import Limits, Usage, Violation, job_amounts
 from ..policy.nodecfg import apply_nodecfg
 from ..policy.priority_pass import NO_ROOM
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
-from ..priority.policy import Arrangement, MauiOrder, PolicyView
+from ..priority.policy import (Arrangement, FairShareHost, MauiFairShare, MauiOrder,
+                               PolicyView)
 from ..priority.queues import make_queue_policy
-from . import changes, selection
+from . import changes, jobsets, selection
 from .caches import CountingCache, EngineCache, NodecfgCache, StandingCache, engine_for
 from .context import Settings
 from .passes import run_passes
@@ -60,8 +61,6 @@ _NO_FLAGS: frozenset[str] = frozenset()
 _REQUEST = attrgetter("wallclock")
 MAX_RUNNOW = 1_000_000_000
 """The system priority a runjob request gives (the top of setspri's range)."""
-_IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
-_RUNNING, _STARTING, _SUSPENDED = JobState.RUNNING, JobState.STARTING, JobState.SUSPENDED
 
 
 def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
@@ -131,7 +130,9 @@ class Cycle:
     """Where each job started this cycle stands in the order the passes were given
     (changes.remember takes them out by place)."""
     bf_positions: list[int]
-    blocked_soft: dict[str, str]
+    blocked_soft: dict[str, Violation]
+    """Jobs a soft limit held back in the priority pass, with that limit (formatted only
+    by the reports: a deep queue behind one limit meets it every cycle)."""
     no_reservation: dict[str, str]
     settled: set[str]
     """Jobs deferred or held during this cycle: their report stands."""
@@ -187,22 +188,11 @@ class Cycle:
                 return fast
         st.iteration += 1
         snap, now = self.snap, self.now
-        running: list[Job] = []
-        queued: list[Job] = []
-        by_id: dict[str, Job] = {}
-        for j in snap.jobs:
-            s = j.state
-            if s is _IDLE:
-                queued.append(j)
-            elif s is _COMPLETED or s is _REMOVED:
-                continue
-            elif s is _RUNNING or s is _STARTING or s is _SUSPENDED:
-                running.append(j)
-            else:
-                queued.append(j)
-            by_id[j.id] = j
+        running, queued, by_id, st.caches.jobsets, moves = jobsets.split(snap,
+                                                                         st.caches.jobsets)
         if st.system_priority or st.run_now:
             queued = [self._override(j) for j in queued]
+            by_id = dict(by_id)             # the kept sets' dictionary stays the snapshot's
             by_id.update((j.id, j) for j in queued)
         self.by_id = by_id
         self.running = running
@@ -225,9 +215,12 @@ class Cycle:
         self._ign_cache: dict[str, tuple[str, ...]] = {}
         self.policy = st.queue_policy
         self.passive_policy = type(self.policy) is MauiOrder
-        self.policy.charge(now, running)
+        if isinstance(self.policy, FairShareHost):      # ours: told what moved
+            self.policy.charge(now, running, moves)
+        else:
+            self.policy.charge(now, running)
         if self.limits.any_active:
-            self.usage = self.limits.active.usage(now, running)
+            self.usage = self.limits.active.usage(now, running, moves)
         self._forget_gone(by_id)
         deferral.settle_starts(self)
         deferral.release_defers(self)
@@ -421,6 +414,9 @@ class Cycle:
     def _arrange(self, order):
         """Let the queue policy reorder the queue and hold jobs back for this cycle."""
         if self.passive_policy:
+            return order
+        if type(self.policy) is MauiFairShare:  # keeps the order: only notes the totals
+            self.policy.arrange([], self._view())
             return order
         by_job = {job.id: (job, cr, prio) for job, cr, prio in order}
         arr: Arrangement = self.policy.arrange([job for job, _cr, _p in order], self._view())

@@ -26,13 +26,13 @@ checks the decisions against cycles without it.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model.report import ReportStatus
 from ..policy import deferral
-from ..priority.engine import order_key
+from ..priority.engine import entry_key
 from ..priority.policy import MauiFairShare
 
 if TYPE_CHECKING:
@@ -75,11 +75,20 @@ class FsTails:
     engine: Any
     iteration: int
     tails: dict
+    by_creds: dict = field(default_factory=dict)
+    """(user, group, account, qos, class) -> the tail of the subfactors the queue policy
+    gave that credential set this cycle (`fs_of`), or None when they are empty: the
+    re-ranking of kept jobs (fs_entries) finds a job's tail with one look-up."""
+    fs_of: dict = field(default_factory=dict)
 
     def check(self) -> None:
         """Raise AssertionError unless every entry equals its from-scratch value."""
         for key, (fs, tail) in self.tails.items():
             assert key == id(fs) and tail == self.engine.fs_tail(fs), (fs, tail)
+        assert self.by_creds.keys() == self.fs_of.keys()
+        for creds, tail in self.by_creds.items():
+            fs = self.fs_of[creds]
+            assert tail == (self.engine.fs_tail(fs) if fs else None), (fs, tail)
 
 
 def fast_priority(c: Cycle, job, fs: dict) -> float:
@@ -91,13 +100,41 @@ def fast_priority(c: Cycle, job, fs: dict) -> float:
     qt, bp = st.queue_time.get(job.id, job.submit_time), st.bypass.get(job.id, 0)
     if not fs:
         return eng.serv_priority(job, c.now, qt, bp)
-    cache = st.caches.fs_tails
-    if cache is None or cache.engine is not eng or cache.iteration != st.iteration:
-        cache = st.caches.fs_tails = FsTails(eng, st.iteration, {})
+    cache = _tails(c)
     hit = cache.tails.get(id(fs))
     if hit is None or hit[0] is not fs:
         hit = cache.tails[id(fs)] = (fs, eng.fs_tail(fs))
     return eng.fs_priority(job, c.now, qt, bp, hit[1])
+
+
+def _tails(c: Cycle) -> FsTails:
+    """This cycle's FsTails (made anew for another engine or cycle). O(1)."""
+    st, eng = c.state, c.engine
+    cache = st.caches.fs_tails
+    if cache is None or cache.engine is not eng or cache.iteration != st.iteration:
+        cache = st.caches.fs_tails = FsTails(eng, st.iteration, {})
+    return cache
+
+
+def fs_entries(c: Cycle, kept: list) -> list:
+    """`kept` (job, compiled, old priority) with each priority Cycle._priority gives now,
+    under fair share with explain off and engine.serv_only: the (TARG, FS) tail found per
+    credential set (FsTails.by_creds), then fast_priority's operations
+    (PriorityEngine.fs_priorities: the same floats); with a system priority among them,
+    through Cycle._priority. O(1) per job, plus O(subfactors) per credential set and
+    cycle."""
+    if any(map(_SYSTEM_PRIORITY, map(_JOB, kept))):
+        return [(j, cr, c._priority(j)) for j, cr, _p in kept]
+    st, eng = c.state, c.engine
+    cache = _tails(c)
+    tails, fs_of, subfactors, fs_tail = cache.by_creds, cache.fs_of, c.policy.subfactors, eng.fs_tail
+
+    def miss(j):
+        creds = (j.user, j.group, j.account, j.qos, j.class_)
+        fs = fs_of[creds] = subfactors(j)
+        t = tails[creds] = fs_tail(fs) if fs else None
+        return t
+    return eng.fs_priorities(kept, c.now, st.queue_time, st.bypass, tails, miss)
 
 
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
@@ -156,20 +193,29 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, f
                 kept = c.engine.fixed_priorities(kept, now, static)
             return (_merge(kept, new) if new else kept), True, static
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
-    out = [(j, cr, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0))
-            if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
+    if serv is None and not c.passive_policy and c.engine.serv_only:
+        out = fs_entries(c, kept)
+    else:
+        out = [(j, cr, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0))
+                if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
     out += new
-    out.sort(key=lambda x: order_key(x[0], x[2]))
+    out.sort(key=entry_key)
     return out, *_fixed(c, out)
 
 
 def _under_caps(c: Cycle, kept: list) -> list:
     """The kept entries whose job no fair-share cap blocks now; the others are dealt with
     as Cycle.select deals with a capped job (fair-share usage moves every cycle, so a
-    kept job's cap is asked again: O(1) per job whose credentials have no cap)."""
-    cap, out = c.policy.cap_violation, []
+    kept job's cap is asked again: one look-up per job whose credentials have no cap,
+    FairShare.capped)."""
+    fs = c.policy.fs
+    cap, capped, out = fs.cap_violation, fs.capped, []
     for e in kept:
-        why = cap(e[0])
+        j = e[0]
+        if not capped((j.user, j.group, j.account, j.qos, j.class_)):
+            out.append(e)
+            continue
+        why = cap(j)
         if why:
             jid = e[0].id
             deferral.reset_accrual(c, jid, "limit")

@@ -66,8 +66,11 @@ class Usage:
     """Per (credential kind, name) totals of the counters in ACTIVE."""
 
     totals: dict[tuple[str, str], dict[str, int]] = field(default_factory=dict)
+    adds = 0
+    """How many add() calls changed it (Limits.active_violation's memo of verdicts)."""
 
     def add(self, job: Job, amounts: dict[str, int]) -> None:
+        self.adds += 1
         for _param, kind in CREDS:
             name = cred_name(job, kind)
             if not name:
@@ -108,6 +111,7 @@ class LiveUsage(Usage):
         return {k: t for k, t in self._rows.items() if t is not None}
 
     def add(self, job: Job, amounts: dict[str, int]) -> None:
+        self.adds += 1
         for _param, kind in CREDS:
             name = cred_name(job, kind)
             if not name:
@@ -133,10 +137,11 @@ class ActiveUsage:
     are kept as sums of procs x end, procs, end and their number, and a heap of ends moves
     a job out of them once `now` passes its end. Integers: exactly what adding every
     running job's job_amounts from scratch gives. O(credentials + jobs started, ended or
-    past their end) per cycle, plus an identity check per running job; a clock that goes
-    back rebuilds from scratch."""
+    past their end) per cycle, plus an identity check per running job unless the cycle
+    hands it the moves of its running set (core/jobsets.py); a clock that goes back
+    rebuilds from scratch."""
 
-    __slots__ = ("_jobs", "_sums", "_heap", "_now", "_seq", "_gen")
+    __slots__ = ("_jobs", "_sums", "_heap", "_now", "_seq", "_gen", "_synced")
 
     def __init__(self):
         self._jobs: dict[str, list] = {}
@@ -148,17 +153,29 @@ class ActiveUsage:
         self._now: int | None = None
         self._seq = 0
         self._gen = getattr(self, "_gen", 0) + 1
+        self._synced: int | None = None
+        """The running set (core/jobsets token) the last usage() synced to; None: none."""
 
-    def usage(self, now: int, running: Iterable[Job]) -> Usage:
-        """A fresh Usage of `running` at `now` (the cycle adds its own starts to it)."""
+    def usage(self, now: int, running: Iterable[Job], moves=None) -> Usage:
+        """A fresh Usage of `running` at `now` (the cycle adds its own starts to it).
+        `moves` (core/jobsets.Moves): when they start from the running set this usage
+        last synced to, only the jobs they name are looked at."""
         if self._now is not None and now < self._now:
             self.__init__()
         self._now = now
-        cur = {job.id: job for job in running}
         jobs = self._jobs
-        if not cur.keys() >= jobs.keys():
-            for jid in [j for j in jobs if j not in cur]:
-                self._remove(jobs.pop(jid))
+        if moves is not None and self._synced is not None and moves.prev == self._synced:
+            cur = {job.id: job for job in moves.jobs}
+            for jid in moves.left:
+                rec = jobs.pop(jid, None)
+                if rec is not None:
+                    self._remove(rec)
+        else:
+            cur = {job.id: job for job in running}
+            if not cur.keys() >= jobs.keys():
+                for jid in [j for j in jobs if j not in cur]:
+                    self._remove(jobs.pop(jid))
+        self._synced = moves.cur if moves is not None else None
         for jid, job in cur.items():
             rec = jobs.get(jid)
             if rec is not None:
@@ -274,10 +291,17 @@ class Limits:
         self.sys_procs = procs if isinstance(procs, int) and procs > 0 else None
         self.class_wallclock: dict[str, tuple[int, str] | None] = {}
         self.active = ActiveUsage()
-        self.plans: dict[str, tuple[Job, tuple]] = {}
-        """job id -> (job, active_plan(job)): checked by identity before use."""
         """The running jobs' usage, kept from cycle to cycle (a Limits lives as long as its
         state's engine cache)."""
+        self.plans: dict[str, tuple[Job, tuple]] = {}
+        """job id -> (job, active_plan(job)): checked by identity before use."""
+        self._interned: dict[tuple, tuple] = {}
+        """Each distinct plan once, so that equal plans are one object (keys of _verdicts)."""
+        self._verdicts: tuple = (None, -1, {})
+        """(usage, usage.adds, {(id(plan), level): Violation or None}): the verdicts asked
+        of one usage as it stood after that many adds (see active_violation)."""
+        self.walks = 0
+        """How many plans active_violation checked against usage (not from _verdicts)."""
 
     def class_max_wallclock(self, job_class: str) -> tuple[int, str] | None:
         """(CLASSCFG[class] MAX.WCLIMIT, "class"), else CLASSCFG[DEFAULT]'s with "DEFAULT";
@@ -348,11 +372,31 @@ class Limits:
     def active_violation(self, job: Job, usage: Usage, level: Level = HARD) -> Violation | None:
         """Would starting `job` now exceed an active-job limit at `level`? The answer of
         _first_violation(job, usage, job_amounts(job), "MAX", ACTIVE, level), from the
-        job's kept plan (active_plan): O(limits that apply to the job), none for most."""
+        job's kept plan (active_plan): O(limits that apply to the job), none for most.
+        A verdict is a function of the plan, `usage` and `level` alone, and equal plans
+        are one object: jobs with the same plan asked of the same usage (not added to
+        since) share one walk. A deep queue held back by one limit (QOS MAXJOB) thus
+        costs a look-up per job and cycle, not a walk (tests/unit/test_fs_counts.py)."""
         if not self.any_active:
             return None
         hit = self.plans.get(job.id)
         plan = hit[1] if hit is not None and hit[0] is job else self.active_plan(job)
+        if not plan:
+            return None
+        memo = self._verdicts
+        if memo[0] is not usage or memo[1] != usage.adds:
+            memo = self._verdicts = (usage, usage.adds, {})
+        key = (id(plan), level)
+        verdicts = memo[2]
+        if key in verdicts:
+            return verdicts[key]
+        v = verdicts[key] = self._walk(plan, usage, level)
+        return v
+
+    def _walk(self, plan: tuple, usage: Usage, level: Level) -> Violation | None:
+        """The first limit of `plan` that `usage` plus the job's amounts would cross at
+        `level`. O(limits in the plan)."""
+        self.walks += 1
         for attr, counter, amount, checks, override in plan:
             for kind, name, lim in checks:
                 value = lim.soft if level == SOFT else lim.hard
@@ -372,8 +416,12 @@ class Limits:
         object in `plans` (swept when it passes 200,000 entries). O(counters x creds)."""
         if len(self.plans) > 200_000:
             self.plans.clear()
-        out = self.plans[job.id] = (job, self._plan(job))
-        return out[1]
+            self._interned.clear()
+            self._verdicts = (None, -1, {})     # keyed by ids of plans no longer held
+        plan = self._plan(job)
+        plan = self._interned.setdefault(plan, plan)
+        self.plans[job.id] = (job, plan)
+        return plan
 
     def check_plans(self) -> None:
         """Raise AssertionError unless every kept plan equals one made from scratch."""

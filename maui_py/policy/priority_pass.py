@@ -54,7 +54,7 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
             continue
         v = None if jid in st.run_now else c.limits.active_violation(job, c.usage, SOFT)
         if v:
-            c.blocked_soft[jid] = str(v)
+            c.blocked_soft[jid] = v         # the reports format it, when explained
             waiting = True
             continue
         plan = None

@@ -108,6 +108,12 @@ def order_key(job: Job, priority: float) -> tuple:
     return (-priority, job.submit_time, len(job.id), job.id)
 
 
+def entry_key(entry: tuple) -> tuple:
+    """order_key of a (job, compiled request, priority) entry, without the call."""
+    job = entry[0]
+    return (-entry[2], job.submit_time, len(job.id), job.id)
+
+
 class PriorityEngine:
     """Weights and caps read once from a config; priority() per job and cycle."""
 
@@ -155,7 +161,8 @@ class PriorityEngine:
         serv_priority() gives priority() without building a breakdown."""
         self._serv_terms = tuple((s, self.sw[s], self.scap[s]) for s in SUBFACTORS["SERV"]
                                  if self.sw.get(s, 0.0))
-        if [s for s, _w, _c in self._serv_terms] == ["QUEUETIME"]:
+        self._qt_only = [s for s, _w, _c in self._serv_terms] == ["QUEUETIME"]
+        if self._qt_only:
             self.serv_priority = self._queue_time_only
             self._qt_terms = (*self._serv_terms[0][1:], self.ccap["SERV"], self.cw["SERV"])
             """(QUEUETIME weight and cap, SERV cap and weight): read once, not per job."""
@@ -354,6 +361,45 @@ class PriorityEngine:
         p = p + tail[1]
         p = p + 0.0
         return p + 0.0
+
+    def fs_priorities(self, entries: list, now: int, queue_time: dict, bypass: dict,
+                      tails: dict, miss) -> list:
+        """`entries` (job, compiled request, priority), none with a system priority, with
+        each priority fs_priority gives (serv_priority when the job's tail is None):
+        `tails` maps (user, group, account, qos, class) to the tail (fs_tail of the
+        credentials' subfactors, or None when they are empty); `miss(job)` gives, and
+        records, one not there. The same operations in the same order as serv_priority
+        (_queue_time_only inline) and fs_priority, so the same floats, without three
+        calls per job. O(len(entries)) plus a miss per credential set."""
+        out = []
+        serv, quick, prefix = self.serv_priority, self._qt_only, self._prefix
+        w, cap, scap, cw = self._qt_terms if quick else (0.0, 0.0, 0.0, 0.0)
+        for e in entries:
+            j = e[0]
+            creds = (j.user, j.group, j.account, j.qos, j.class_)
+            t = tails[creds] if creds in tails else miss(j)
+            jid = j.id
+            eff = queue_time.get(jid, j.submit_time) if queue_time else j.submit_time
+            if quick:
+                hit = prefix.get(jid)
+                static = hit[1] if hit is not None and hit[0] is j else self._new_static(j)
+                qt_s = now - eff
+                v = (qt_s if qt_s > 0 else 0) / 60.0
+                if cap > 0 and v > cap:
+                    v = cap
+                total = 0.0 + w * v
+                if scap > 0 and total > scap:
+                    total = scap
+                p = static + cw * total
+            else:
+                p = serv(j, now, eff, bypass.get(jid, 0) if bypass else 0)
+            if t is not None:
+                p = p + t[0]
+                p = p + t[1]
+                p = p + 0.0
+                p = p + 0.0
+            out.append((j, e[1], p))
+        return out
 
     def _queue_time_only(self, job: Job, now: int, eff_queue_time: int, bypass: int) -> float:
         """serv_priority() when QUEUETIME is SERV's only weighted subfactor (FCFS and most

@@ -109,9 +109,11 @@ class FairShare:
         self._memo: dict[tuple[str, ...], dict[str, float]] = {}
         """subfactors per credential tuple, valid until the next charge."""
         self._caps: dict[tuple[str, ...], tuple] = {}
+        """_caps_of per credential tuple, valid until the next charge."""
         self._targets: dict[tuple[str, ...], tuple] = {}
         """_targets_of per credential tuple: fixed for the configuration."""
-        """_caps_of per credential tuple, valid until the next charge."""
+        self._capped: dict[tuple[str, ...], bool] = {}
+        """capped() per credential tuple: fixed for the configuration."""
         self._reset_rates()
 
     # ------------------------------------------------------------------ charging
@@ -136,7 +138,7 @@ class FairShare:
         """Processors and memory (MB) of the usable nodes, for processor-equivalents."""
         self.totals = (max(1, int(procs)), int(mem))
 
-    def charge(self, now: int, running: Iterable[Job]) -> None:
+    def charge(self, now: int, running: Iterable[Job], moves=None) -> None:
         """Charge the running jobs (and those gone since the last cycle) up to `now`.
 
         Incremental: the jobs charged since the last cycle at an unchanged rate sit in
@@ -144,26 +146,57 @@ class FairShare:
         out at its end), charged in one step per key; only new, changed and gone jobs are
         charged one by one. The same numbers as charging every job from scratch: rates
         are whole processors (exact float sums) except with processor-equivalents
-        (DEDICATEDPES), equal there within float rounding. O(credentials charged x
-        windows crossed + jobs that started, changed or ended), plus an identity check
-        per running job."""
+        (DEDICATEDPES), equal there within float rounding. `moves` (core/jobsets.Moves):
+        when they start from the running set this fair share last charged, they name
+        every job to look at (the moved ones, the ones started here since, the few not in
+        the sums yet) and no running job is walked. O(credentials charged x windows
+        crossed + jobs that started, changed or ended), plus, without usable moves, an
+        identity check per running job."""
         if not self.enabled:
             return
         last = self.last if self.last is not None else now
         if self.pes and self.totals != self._rated_totals:
             self._reset_rates()             # a processor-equivalent depends on the totals
-        cur = {job.id: job for job in running}
+        if moves is not None and self._synced is not None and moves.prev == self._synced:
+            moved = {job.id: job for job in moves.jobs}
+            gone = [j for j in self._started if j not in moved]
+            gone += [j for j in moves.left if j in self.seen]
+            items = list(moved.items())
+            items += [(j, self._objs[j]) for j in self._loose
+                      if j not in moved and j not in moves.left]
+        else:
+            cur = {job.id: job for job in running}
+            gone = [j for j in self.seen if j not in cur] if not cur.keys() >= self.seen.keys() else []
+            objs, bulk = self._objs, self._bulk
+            items = [(jid, job) for jid, job in cur.items()
+                     if objs.get(jid) is not job or jid not in bulk]
+            self._loose = set()
+        self._charge_jobs(now, last, gone, items)
+        self._synced = moves.cur if moves is not None else None
+        self._started = set()
+        self.last = now
+        self._memo.clear()
+        self._caps.clear()
+        self._roll(now // self.interval)
+
+    def _charge_jobs(self, now: int, last: int, gone: list[str], items: list) -> None:
+        """Charge the jobs `gone` since the last charge up to their end, then each of
+        `items` (job id, job: running, new, changed or not yet in the rate sums) from
+        the last charge (or its start), then the rate sums; the jobs charged one by one
+        join the sums. O(gone + items + keys x windows crossed)."""
         seen, objs, bulk = self.seen, self._objs, self._bulk
-        for jid in [j for j in seen if j not in cur] if not cur.keys() >= seen.keys() else ():
-            start, rate, wallclock, keys = rec = seen.pop(jid)
+        for jid in gone:
+            rec = seen.pop(jid, None)
+            if rec is None:
+                continue
+            start, rate, wallclock, keys = rec
             objs.pop(jid, None)
+            self._loose.discard(jid)
             if bulk.pop(jid, None) is not None:
                 self._unrate(rec)
             self._add(keys, rate, max(last, start), min(now, start + max(wallclock, 1)))
         fresh = []
-        for jid, job in cur.items():
-            if objs.get(jid) is job and jid in bulk:
-                continue                    # unchanged since it joined the rate sums
+        for jid, job in items:
             known = seen.get(jid)
             start = job.start_time if job.start_time is not None else (known[0] if known else now)
             rec = (start, self.rate(job), job.wallclock, self.keys(job))
@@ -181,10 +214,9 @@ class FairShare:
         for jid, rec in fresh:
             if rec[0] <= now:
                 self._rate(jid, rec)
-        self.last = now
-        self._memo.clear()
-        self._caps.clear()
-        self._roll(now // self.interval)
+                self._loose.discard(jid)
+            else:
+                self._loose.add(jid)
 
     def note_started(self, jobs: Iterable[Job], now: int) -> None:
         """Jobs the cycle just started: charged from now on even if they end before the next
@@ -193,6 +225,8 @@ class FairShare:
             for job in jobs:
                 rec = self.seen[job.id] = (now, self.rate(job), job.wallclock, self.keys(job))
                 self._objs.pop(job.id, None)
+                self._loose.discard(job.id)
+                self._started.add(job.id)
                 old = self._bulk.pop(job.id, None)
                 if old is not None:
                     self._unrate(old)
@@ -206,6 +240,13 @@ class FairShare:
         self._bulk: dict[str, tuple[int, float, int, tuple[str, ...]]] = {}
         self._objs: dict[str, Job] = {}
         self._rated_totals = self.totals
+        self._synced: int | None = None
+        """The running set (core/jobsets token) the last charge saw; None: unknown."""
+        self._loose: set[str] = set()
+        """Running jobs charged one by one that are not in the rate sums (start after
+        the last charge): every charge looks at them again."""
+        self._started: set[str] = set()
+        """Jobs note_started since the last charge: gone at the next one unless running."""
 
     def _rate(self, jid: str, rec) -> None:
         """Put a job charged up to the last charge into the rate sums."""
@@ -334,6 +375,7 @@ class FairShare:
                         out.append((prefix, name, sf, f"{prefix}:{name}", t))
             if len(self._targets) > 100_000:
                 self._targets.clear()
+                self._capped.clear()
             got = self._targets[creds] = tuple(out)
         return got
 
@@ -359,6 +401,16 @@ class FairShare:
                 return (f"fair-share cap {prefix} {name}: {100.0 * used / total:.2f}% of system usage "
                         f"would exceed {t}")
         return None
+
+    def capped(self, creds: tuple[str, ...]) -> bool:
+        """Whether a credential set (user, group, account, qos, class) has a cap that
+        cap_violation could name: a function of the configuration only (without one,
+        cap_violation is None for every job of the set). O(1) after the first ask."""
+        got = self._capped.get(creds)
+        if got is None:
+            got = self._capped[creds] = self.enabled and any(
+                t.mode in ("capabs", "caprel") for *_r, t in self._targets_of(creds))
+        return got
 
     def _caps_of(self, creds: tuple[str, ...]) -> tuple:
         """((prefix, name, cap target, usage), ...) of the credentials in `creds` (KINDS'

@@ -2,7 +2,8 @@
 
 The cycle asks its queue policy, in this order:
   charge(now, running)      once per cycle, before anything else: account usage since the
-                            last cycle (fair-share windows);
+                            last cycle (fair-share windows; a FairShareHost also takes the
+                            running jobs' moves, core/jobsets.Moves, to walk only those);
   subfactors(job)           the FS priority subfactors (FSUSER, FSGROUP, FSACCOUNT, FSQOS,
                             FSCLASS) of a job, for Maui's priority formula;
   cap_violation(job)        a reason when a fair-share cap (FSTARGET ^ or %) blocks the job;

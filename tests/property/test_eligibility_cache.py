@@ -27,6 +27,7 @@ from maui_py.core.selection import FsTails
 from maui_py.core.state import SchedulerState
 from maui_py.model import (ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources,
                            Start)
+from maui_py.model.snapshot import SnapshotDelta
 from maui_py.policy.limits import ACTIVE, HARD, SOFT, Limits, Usage, job_amounts
 from maui_py.priority.engine import JobContext, PriorityEngine
 
@@ -188,5 +189,54 @@ def test_cycles_keeping_eligibility_decide_as_cycles_from_scratch(sc):
         state, bare = got.state, want.state
         for d in got.decisions:
             if isinstance(d, Start):
+                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
+                                         allocation=d.allocation)
+
+
+def _delta_snapshot(seq: int, now: int, nodes, jobs: dict, last: dict) -> ClusterSnapshot:
+    """The snapshot of `jobs` with the SnapshotDelta from the one of `last` (id -> job) an
+    adapter that knows its changes sends: started, ended, changed and arrived jobs, the
+    others the very objects of the last snapshot, in their places (new ones at the end)."""
+    ended = frozenset(k for k in last if k not in jobs)
+    arrived = tuple(k for k in jobs if k not in last)
+    touched = {k: j for k, j in jobs.items() if last.get(k) is not j}
+    started = frozenset(k for k, j in touched.items()
+                        if k in last and j.state.active and not last[k].state.active)
+    changed = frozenset(k for k in touched if k in last and k not in started)
+    delta = SnapshotDelta(seq - 1, started, ended, changed, False, arrived, touched)
+    return ClusterSnapshot(now, nodes, tuple(jobs.values()), seq=seq, delta=delta)
+
+
+@SETTINGS
+@given(scenarios())
+def test_cycles_from_snapshot_deltas_decide_as_cycles_from_scratch(sc):
+    """The same, the snapshots carrying deltas: the kept state brings its job sets, the
+    fair-share charge and the limits' usage forward from the moves alone (core/jobsets.py)
+    and each equals what the full split gives; the bare state splits every snapshot in
+    full and walks every running job."""
+    nodes, text, steps = sc
+    cfg = parse_config(text)
+    jobs: dict[str, Job] = {}
+    last: dict[str, Job] = {}
+    state, bare = SchedulerState(), SchedulerState()
+    now = 1000
+    for k, (kind, pick) in enumerate(steps):
+        now = _step(jobs, kind, pick, k, now)
+        snap = _delta_snapshot(k + 1, now, nodes, jobs, last)
+        last = dict(jobs)
+        got = run_cycle(snap, cfg, state, explain=False)
+        _scratch(bare, cfg)
+        want = run_cycle(replace(snap, delta=None), cfg, bare, explain=False)
+        assert got.decisions == want.decisions, f"step {k} ({kind})"
+        assert got.order == want.order, f"step {k} ({kind})"
+        for name in ("deferred", "batch_holds", "bypass", "queue_time", "pending"):
+            assert getattr(got.state, name) == getattr(want.state, name), f"step {k}: {name}"
+        assert got.state.queue_policy.dump() == want.state.queue_policy.dump()
+        sets = got.state.caches.jobsets
+        if sets is not None:
+            sets.check(snap)
+        state, bare = got.state, want.state
+        for n, d in enumerate(got.decisions):
+            if isinstance(d, Start) and (pick + n) % 5:    # else the start fails: still idle
                 jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
                                          allocation=d.allocation)

@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
+from maui_py.core.jobsets import Moves
 from maui_py.policy.limits import ActiveUsage
 from maui_py.priority.fairshare import KEEP_WINDOWS, FairShare
 from tests.scenarios.build import job
@@ -76,6 +77,26 @@ step = st.tuples(
 )
 
 
+class Mover:
+    """The Moves (core/jobsets.py) from one running set to the next, as the cycle hands
+    them to charge and usage: the jobs new or replaced, the ids that left."""
+
+    def __init__(self):
+        self.last: dict = {}
+        self.token = 0
+
+    def __call__(self, running) -> Moves:
+        cur = {j.id: j for j in running}
+        moved = tuple(j for jid, j in cur.items() if self.last.get(jid) is not j)
+        left = frozenset(k for k in self.last if k not in cur)
+        self.last, prev = cur, self.token
+        self.token = next(TOKENS)
+        return Moves(prev, self.token, moved, left)
+
+
+TOKENS = iter(range(10**9, 2 * 10**9))
+
+
 def _running(jid, procs, user, acct, back, mem, now, wall):
     start = None if back is None else max(0, now - back)
     j = job(f"j{jid}", procs, wall, 0, user=user, account=acct, mem=mem, start=0,
@@ -91,14 +112,19 @@ def _running(jid, procs, user, acct, back, mem, now, wall):
          + [(dt, [], [], False, (64, 0)) for dt in (52, 116, 120, 136, 151, 151, 167, 170, 171,
                                                    184, 222, 225, 227, 250, 253, 258, 258)],
          wall=50)           # found by hypothesis: a job running past KEEP_WINDOWS windows
+@example(steps=[(0, [(0, 1, "u1", "", 0, 0)], [], True, (64, 0)), (10, [], [0], False, (64, 0)),
+                (10, [], [], False, (64, 0))],
+         wall=300)          # a job started by the cycle that ends before a snapshot shows it
 def test_incremental_fairshare_equals_charging_every_job(policy, steps, wall):
-    fs = FairShare(parse_config(f"FSPOLICY {policy}\nFSINTERVAL {INTERVAL}\nFSDEPTH 3\n", "t.cfg"))
+    cfg = parse_config(f"FSPOLICY {policy}\nFSINTERVAL {INTERVAL}\nFSDEPTH 3\n", "t.cfg")
+    fs, moving, mover = FairShare(cfg), FairShare(cfg), Mover()
     ref = Scratch(policy == "DEDICATEDPES")
     world: dict[str, object] = {}
     now = 1000
     for dt, starts, ends, noted, totals in steps:
         now += dt
         fs.set_totals(*totals)
+        moving.set_totals(*totals)
         ref.totals = fs.totals
         for jid in ends:
             world.pop(f"j{jid}", None)
@@ -111,9 +137,11 @@ def test_incremental_fairshare_equals_charging_every_job(policy, steps, wall):
                 world[j.id] = j
         running = list(world.values())
         fs.charge(now, running)
+        moving.charge(now, running, mover(running))
         ref.charge(now, running)
         if later:                           # started by this cycle: charged from now on
             fs.note_started(later, now)
+            moving.note_started(later, now)
             for j in later:
                 ref.seen[j.id] = (now, ref.rate(j), j.wallclock, _keys(j))
                 world[j.id] = j
@@ -125,6 +153,9 @@ def test_incremental_fairshare_equals_charging_every_job(policy, steps, wall):
                 assert got[k] == w              # whole processors: exactly the same floats
             else:
                 assert got[k] == pytest.approx(w, rel=1e-9, abs=1e-6)
+        assert moving.seen == fs.seen           # the moves name every job that changed
+        assert {k: w for k, w in moving.windows.items() if any(w.values())} == got \
+            or policy == "DEDICATEDPES" and moving.windows.keys() == fs.windows.keys()
 
 
 usage_step = st.tuples(
@@ -159,7 +190,7 @@ def _scratch_usage(now, running) -> dict:
 @settings(max_examples=200, deadline=None)
 @given(steps=st.lists(usage_step, min_size=1, max_size=25))
 def test_active_usage_equals_adding_every_running_job(steps):
-    tracker = ActiveUsage()
+    tracker, moving, mover = ActiveUsage(), ActiveUsage(), Mover()
     world: dict[str, object] = {}
     now = 1000
     for dt, starts, ends in steps:
@@ -170,4 +201,6 @@ def test_active_usage_equals_adding_every_running_job(steps):
             j = _running(jid, procs, user, acct, back, mem, now, wall)
             world[j.id] = j
         running = list(world.values())
-        assert tracker.usage(now, running).totals == _scratch_usage(now, running)
+        want = _scratch_usage(now, running)
+        assert tracker.usage(now, running).totals == want
+        assert moving.usage(now, running, mover(running)).totals == want

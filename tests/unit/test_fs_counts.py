@@ -1,0 +1,75 @@
+"""What a fair-share cycle under throttling limits no longer walks (issue 33), by operation
+counts, never by time: with the snapshot's delta the cycle splits the jobs, charges fair
+share and brings the limits' usage forward from what moved (core/jobsets.py), so a cycle
+costs the same calls whether 40 or 160 jobs run; and a queue whose jobs share one limit costs
+one walk of that limit per cycle and level, not one per job (Limits.active_violation's
+verdicts)."""
+
+from __future__ import annotations
+
+from maui_py.cfg import parse_config
+from maui_py.core.cycle import run_cycle
+from maui_py.core.state import SchedulerState
+from maui_py.model import Job, JobRequest, Node, Resources
+from maui_py.sim.rm import SimulatedRM
+from tests.opcount import calls
+
+CFG = ("FSPOLICY DEDICATEDPS\nFSINTERVAL 600\nFSDEPTH 3\nFSDECAY 0.5\nFSWEIGHT 1\n"
+       "FSUSERWEIGHT 10\nQUEUETIMEWEIGHT 1\nUSERCFG[DEFAULT] FSTARGET=5-\n"
+       "USERCFG[u1] FSTARGET=30\nQOSCFG[long] MAXJOB=2\nRESERVATIONDEPTH 1\n")
+
+
+def _cycle(rm, cfg, state, now, k: int):
+    """One cycle at which one job arrives and nothing can start: its snapshot carries the
+    delta from the last one."""
+    now[0] += 60
+    rm.submit(Job(f"a{k}", f"u{k % 7}", JobRequest(tasks=1), 3000, now[0]), 3000)
+    snap = rm.snapshot()
+    assert snap.delta is not None
+    out: list = []
+    n = calls(lambda: out.append(run_cycle(snap, cfg, state, explain=False)))
+    result = out[0]
+    rm.apply(result.actions())
+    return n, result
+
+
+def _setup(running: int, blocked: int):
+    cfg = parse_config(CFG)
+    now = [1000]
+    rm = SimulatedRM(tuple(Node(f"n{i}", Resources.of(1)) for i in range(running)),
+                     lambda: now[0])
+    for k in range(running):
+        rm.submit(Job(f"r{k}", f"u{k % 7}", JobRequest(tasks=1), 10_000, now[0]), 10_000)
+    state = SchedulerState()
+    result = run_cycle(rm.snapshot(), cfg, state, explain=False)
+    rm.apply(result.actions())
+    now[0] += 30
+    for k in range(blocked):
+        rm.submit(Job(f"l{k}", "u1", JobRequest(tasks=1), 50_000, now[0], qos="long"), 50_000)
+    result = run_cycle(rm.snapshot(), cfg, result.state, explain=False)
+    rm.apply(result.actions())
+    assert rm.running() == running
+    return rm, cfg, result.state, now
+
+
+def test_a_cycle_costs_the_same_calls_whatever_number_of_jobs_runs():
+    counts = []
+    for running in (40, 160):
+        rm, cfg, state, now = _setup(running, 5)
+        _cycle(rm, cfg, state, now, 0)          # the first delta cycle makes the sets' token
+        n, result = _cycle(rm, cfg, state, now, 1)
+        assert not result.actions()
+        assert state.caches.jobsets is not None and state.caches.jobsets.walked == 1
+        counts.append(n)
+    # before: three walks of the running jobs (split, charge, usage), 360 more calls
+    assert counts[1] - counts[0] < 40, counts
+
+
+def test_a_queue_under_one_limit_plan_is_walked_once_per_cycle():
+    rm, cfg, state, now = _setup(20, 30)
+    limits = state.caches.engine.limits
+    for k in range(3):
+        before = limits.walks
+        _n, result = _cycle(rm, cfg, state, now, k)
+        assert len([j for j in result.order if j.startswith("l")]) == 30
+        assert limits.walks - before <= 2, limits.walks - before     # one plan, two levels
