@@ -12,28 +12,14 @@ floor the other found."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from maui_py.planning.table import ReservationTable
 
+from .both_ways import GPUS, POLICIES, answer, assert_same, spread
 from .strategies import clusters, populate, requests
 from .test_table_properties import SETTINGS
-
-GPUS = (0, 0, 1, 2)
-POLICIES = ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD", "FASTEST"]
-
-
-def _answer(table, req, w, after, until, policy, job_class, short: bool):
-    table.use_short = table.use_first = short
-    table._floors_at = None             # forget floors: each side scans on its own
-    try:
-        return table.earliest_start(req, w, after, until=until, policy=policy,
-                                    job_class=job_class)
-    finally:
-        del table.use_short, table.use_first
 
 
 def _same(table, data, now_first: bool = False) -> None:
@@ -41,9 +27,7 @@ def _same(table, data, now_first: bool = False) -> None:
     tasks-per-node request (the walk's)."""
     req = data.draw(requests(table.nodes, GPUS))
     if now_first:
-        tpn = data.draw(st.integers(1, 4))
-        req = replace(req, tasks_per_node=tpn, nodes=0,
-                      tasks=tpn * data.draw(st.integers(1, 5)))
+        req = spread(data.draw, req, 4, 1, 5)
     w = data.draw(st.integers(1, 600))
     after = table.origin + data.draw(st.sampled_from([0, 0, 0, 40, 250]))
     until = data.draw(st.sampled_from([None, None, table.origin, after + 300]))
@@ -51,12 +35,9 @@ def _same(table, data, now_first: bool = False) -> None:
     if now_first:
         after, until, policy = None, table.origin, "FIRSTAVAILABLE"
     job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
-    fast = _answer(table, req, w, after, until, policy, job_class, short=True)
-    walked = _answer(table, req, w, after, until, policy, job_class, short=False)
-    assert bool(fast) == bool(walked)
-    if fast:
-        assert (fast.start, fast.end, fast.items, fast.allocation) == (
-            walked.start, walked.end, walked.items, walked.allocation)
+    ask = (req, w, after, until, policy, job_class)
+    assert_same(answer(table, {"use_short": True, "use_first": True}, *ask),
+                answer(table, {"use_short": False, "use_first": False}, *ask))
 
 
 @SETTINGS

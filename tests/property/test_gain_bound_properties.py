@@ -11,29 +11,15 @@ are cleared before each answer, so neither side reads a floor the other found.""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from maui_py.model import Resources
 from maui_py.planning.table import ReservationTable
 
+from .both_ways import GPUS, POLICIES, answer, assert_same, spread
 from .strategies import clusters, populate, requests
 from .test_table_properties import SETTINGS
-
-GPUS = (0, 0, 1, 2)
-POLICIES = ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD", "FASTEST"]
-
-
-def _answer(table, req, w, after, until, policy, job_class, gain: bool):
-    table.use_gain = gain
-    table._floors_at = None             # forget floors: each side scans on its own
-    try:
-        return table.earliest_start(req, w, after, until=until, policy=policy,
-                                    job_class=job_class)
-    finally:
-        del table.use_gain
 
 
 def _staggered(draw, table: ReservationTable, every: bool = False) -> None:
@@ -56,20 +42,14 @@ def _same(table, data) -> None:
     """One question asked both ways."""
     req = data.draw(requests(table.nodes, GPUS))
     if data.draw(st.booleans()):        # several nodes, as the MPI jobs that wait do
-        tpn = data.draw(st.integers(1, 2))
-        req = replace(req, tasks_per_node=tpn, nodes=0,
-                      tasks=tpn * data.draw(st.integers(2, 8)))
+        req = spread(data.draw, req, 2, 2, 8)
     w = data.draw(st.integers(1, 600))
     after = table.origin + data.draw(st.sampled_from([0, 0, 0, 40, 250]))
     until = data.draw(st.sampled_from([None, None, None, table.origin, after + 300]))
     policy = data.draw(st.sampled_from(POLICIES))
     job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
-    fast = _answer(table, req, w, after, until, policy, job_class, gain=True)
-    walked = _answer(table, req, w, after, until, policy, job_class, gain=False)
-    assert bool(fast) == bool(walked)
-    if fast:
-        assert (fast.start, fast.end, fast.items, fast.allocation) == (
-            walked.start, walked.end, walked.items, walked.allocation)
+    ask = (req, w, after, until, policy, job_class)
+    assert_same(answer(table, {"use_gain": True}, *ask), answer(table, {"use_gain": False}, *ask))
 
 
 @SETTINGS

@@ -11,26 +11,15 @@ change point equals the walk's (start, nodes, amounts) under each NODEALLOCATION
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from hypothesis import given
 from hypothesis import strategies as st
 
 from maui_py.planning.table import ReservationTable
 
+from .both_ways import GPUS, POLICIES, answer, assert_same, spread
 from .strategies import clusters, populate, requests
-from .test_gain_bound_properties import GPUS, POLICIES, _staggered
+from .test_gain_bound_properties import _staggered
 from .test_table_properties import SETTINGS
-
-
-def _answer(table, req, w, after, until, policy, job_class, walk: bool):
-    table.use_shapes = not walk
-    table._floors_at = None
-    try:
-        return table.earliest_start(req, w, after, until=until, policy=policy,
-                                    job_class=job_class)
-    finally:
-        del table.use_shapes
 
 
 @SETTINGS
@@ -45,17 +34,12 @@ def test_later_instant_answers_equal_the_walk(data):
     for _ in range(data.draw(st.integers(1, 6))):
         req = data.draw(requests(table.nodes, GPUS))
         if data.draw(st.booleans()):        # several nodes
-            tpn = data.draw(st.integers(1, 2))
-            req = replace(req, tasks_per_node=tpn, nodes=0,
-                          tasks=tpn * data.draw(st.integers(2, 8)))
+            req = spread(data.draw, req, 2, 2, 8)
         w = data.draw(st.integers(1, 600))
         pick = st.sampled_from(sorted({1000, 1001, first - 1, first, first + 1, 1100}))
         after, until = data.draw(pick), data.draw(pick)
         policy = data.draw(st.sampled_from(POLICIES))
         job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
-        fast = _answer(table, req, w, after, until, policy, job_class, walk=False)
-        walked = _answer(table, req, w, after, until, policy, job_class, walk=True)
-        assert bool(fast) == bool(walked)
-        if fast:
-            assert (fast.start, fast.end, fast.items, fast.allocation) == (
-                walked.start, walked.end, walked.items, walked.allocation)
+        ask = (req, w, after, until, policy, job_class)
+        assert_same(answer(table, {"use_shapes": True}, *ask),
+                    answer(table, {"use_shapes": False}, *ask))

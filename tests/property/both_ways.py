@@ -1,0 +1,41 @@
+"""One earliest-start question asked twice, with a planner shortcut on and with it off (the
+definition), for the property tests of the scan's shortcuts (count bound, gain bound, the
+free-shape index at a later instant): the request drawn, the flags set, floors forgotten, the
+two answers compared placement for placement."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import strategies as st
+
+GPUS = (0, 0, 1, 2)
+POLICIES = ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD", "FASTEST"]
+
+
+def answer(table, flags: dict[str, bool], req, w, after, until, policy, job_class):
+    """`table.earliest_start` with the attributes `flags` set on the table for this one
+    question; floors forgotten first, so neither side reads a floor the other found."""
+    for name, value in flags.items():
+        setattr(table, name, value)
+    table._floors_at = None
+    try:
+        return table.earliest_start(req, w, after, until=until, policy=policy,
+                                    job_class=job_class)
+    finally:
+        for name in flags:
+            delattr(table, name)
+
+
+def spread(draw, req, per_node: int, lo: int, hi: int):
+    """`req` as a tasks-per-node request over lo..hi nodes, as the MPI jobs that wait are."""
+    tpn = draw(st.integers(1, per_node))
+    return replace(req, tasks_per_node=tpn, nodes=0, tasks=tpn * draw(st.integers(lo, hi)))
+
+
+def assert_same(fast, walked) -> None:
+    """Both found nothing, or the same start, end, tasks per node and amounts."""
+    assert bool(fast) == bool(walked)
+    if fast:
+        assert (fast.start, fast.end, fast.items, fast.allocation) == (
+            walked.start, walked.end, walked.items, walked.allocation)
