@@ -26,7 +26,7 @@ from .compiling import Compiling
 from .credits import Credits
 from .freeshape import FreeShapes
 from .freshload import FreshLoading
-from .firstnow import first_now, placement
+from .firstnow import first_now, placement, walk_start
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
@@ -346,13 +346,14 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
         if isinstance(cr, NoPlacement):
             return cr
         w = max(int(wallclock), 1)
-        if (self.use_first and not ignore and cr.mode == "tpn" and until is not None
-                and until <= self.origin and (after is None or after <= self.origin)
+        if (self.use_first and until is not None and not ignore and cr.mode == "tpn"
                 and type(policy) in (NodeAllocation, str) and policy == "FIRSTAVAILABLE"):
-            chosen = first_now(self, cr, w)         # planning/firstnow.py: same nodes
-            if chosen is None:
-                return NoPlacement("does not fit by the time asked")
-            return placement(self, cr, self.origin, w, chosen)
+            t0 = walk_start(self, cr, after, until)
+            if t0 is not None:
+                chosen = first_now(self, cr, w, t0)     # planning/firstnow.py: same nodes
+                if chosen is None:
+                    return NoPlacement("does not fit by the time asked")
+                return placement(self, cr, t0, w, chosen)
         found = self.scan(cr, wallclock, after, until, ignore)
         if found is None:
             if until is not None:
