@@ -61,7 +61,9 @@ def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None
     origin = table.origin
     if t0 is None:
         t0 = origin
-    if table._ruled_out(cr, t0, t0, ()):
+    # no change point by t0: the free-shape index may answer (Scanning._ruled_out's test)
+    if table.use_shapes and table.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
+                                                      cr.nodes_needed, cr.tasks):
         return None
     e = t0 + w
     E = cr.eligible

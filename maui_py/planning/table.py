@@ -34,6 +34,11 @@ from .timeline import Timeline
 from .steps import TableHold, ever_full, vadd, index_nodes
 
 
+NOT_BY_THEN = NoPlacement("does not fit by the time asked")
+"""earliest_start's answer when nothing fits by `until`: one frozen value, not one built per
+question (a deep queue's backfill asks hundreds of thousands)."""
+
+
 class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
     """Free resources of every node over time, and the earliest-start question on them."""
 
@@ -352,12 +357,12 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
             if t0 is not None:
                 chosen = first_now(self, cr, w, t0)     # planning/firstnow.py: same nodes
                 if chosen is None:
-                    return NoPlacement("does not fit by the time asked")
+                    return NOT_BY_THEN
                 return placement(self, cr, t0, w, chosen)
         found = self.scan(cr, wallclock, after, until, ignore)
         if found is None:
             if until is not None:
-                return NoPlacement("does not fit by the time asked")
+                return NOT_BY_THEN
             return NoPlacement("never fits on the nodes that are up (reservations block it)")
         t, fast, fits = found
         prefer = 0
