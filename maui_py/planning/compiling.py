@@ -222,12 +222,14 @@ class Compiling:
             flat[i] = (T, f)
         return f
 
-    def _first_fits(self, cr: Compiled, fast: int, others: int, e: int
+    def _first_fits(self, cr: Compiled, fast: int, others: int, e: int, s: int | None = None
                     ) -> list[tuple[int, int]] | None:
         """The first cr.nodes_needed nodes, in index order, of `fast` (each holds its
         class's idle fit) and of `others` where _fit_now(cr, i, e) >= cr.per_node, as
         (node, per_node); None when fewer qualify. _fits_now's loop (and flat fits) that
-        stops at the last node taken (planning/firstnow.py). O(k log h), k nodes walked."""
+        stops at the last node taken (planning/firstnow.py). With `s` (an instant before
+        every change point), a flat fit's miss is _fit_between(cr, i, s, e), the same
+        number. O(k log h), k nodes walked."""
         per, need = cr.per_node, cr.nodes_needed
         if (fast | others).bit_count() < need:
             return None
@@ -241,6 +243,8 @@ class Compiling:
                 got = flat.get(i)
                 if got is not None and got[0] is T:
                     f = got[1]
+                elif s is not None:
+                    f = self._fit_between(cr, i, s, e)
                 else:
                     f = self._fit_missed(i, T, e, d, exclusive, flat)
                 if f < per:

@@ -13,6 +13,13 @@ partly used nodes so asks one or a few fits instead of one per partly used node.
 fewer than `need` are found the whole set was walked, as the scan does: the answer is
 "no" either way.
 
+The same walk answers a question asked at a later instant t0 (after = until = t0 > the
+origin) before the first change point (core/changes.py asks it of each arrival while the
+last cycle's table stands): the scan's only candidate is then t0, every node's usage is
+constant over [origin, t0], so the idle and full sets at t0 are the origin's, a node's
+fit over [t0, t0 + w) is its fit over [origin, t0 + w) (a flat fit _first_fits keeps) and the
+nodes changing in (t0, t0 + w) are those changing before t0 + w (_origin_sets).
+
 Cost: O(1) big-int operations plus O(k log h) for the k nodes walked
 (Compiling._first_fits, with _fits_now's flat fits)."""
 
@@ -26,14 +33,39 @@ Table = Any
 """A ReservationTable (planning/table.py, which imports this module: not imported here)."""
 
 
-def first_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | None:
-    """The (node, tasks) FIRSTAVAILABLE takes for tasks-per-node request `cr` starting at
-    the origin for `w` seconds, in index order; None when it does not fit now. Holds no
-    owner is ignored for (the caller asks only then)."""
-    origin = table.origin
-    if table._ruled_out(cr, None, origin, ()):
+def walk_start(table: Table, cr: Compiled, after: int | None, until: int | None) -> int | None:
+    """The instant first_now answers the question (cr, after, until) at, when it can: for
+    a tasks-per-node request asked by `until` whose scan's only candidate t0 = max(after,
+    origin) (until <= t0) is the origin or an instant before the first change point (the
+    module's docstring); else None. The caller checks the policy and that no owner is
+    ignored. O(1)."""
+    if cr.mode != "tpn" or until is None:
         return None
-    e = origin + w
+    origin = table.origin
+    t0 = origin if after is None or after <= origin else int(after)
+    if until > t0:
+        return None
+    if t0 > origin:
+        times = table.points.times
+        if times and times[0] <= t0:
+            return None
+    return t0
+
+
+def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None
+              ) -> list[tuple[int, int]] | None:
+    """The (node, tasks) FIRSTAVAILABLE takes for tasks-per-node request `cr` starting at
+    t0 (default: the origin; else an instant walk_start gave) for `w` seconds, in index
+    order; None when it does not fit then. Holds no owner is ignored for (the caller asks
+    only then)."""
+    origin = table.origin
+    if t0 is None:
+        t0 = origin
+    # no change point by t0: the free-shape index may answer (Scanning._ruled_out's test)
+    if table.use_shapes and table.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
+                                                      cr.nodes_needed, cr.tasks):
+        return None
+    e = t0 + w
     E = cr.eligible
     idle, full = table.idle0, table.full0
     touched, fullin = table._origin_sets(E, idle, full, e)
@@ -45,7 +77,7 @@ def first_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | Non
         if cr.d[0] > 0:
             busy = full | fullin
             others ^= others & busy
-    return table._first_fits(cr, fast, others, e)
+    return table._first_fits(cr, fast, others, e, t0 if t0 > origin else None)
 
 
 def placement(table: Table, cr: Compiled, t: int, w: int,

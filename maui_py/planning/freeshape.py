@@ -45,7 +45,9 @@ class FreeShapes:
     how many have it (no zero counts, no empty buckets), top[k][c], when present, is
     the componentwise maximum of shapes[k][c]'s vectors, and order[k] is count[k]'s keys
     ascending (cannot_start reads the buckets that can hold a task, from the top), and
-    ktop[k], when not None, is the componentwise maximum of all kind k's free vectors."""
+    ktop[k], when not None, is the componentwise maximum of all kind k's free vectors;
+    _met and _nz map eligible sets and per-task vectors to what they always make (the kinds
+    met, the nonzero parts)."""
 
     def __init__(self, nodes: Sequence[Node], cap: Sequence[tuple[int, ...]], usable: int):
         """Every node idle (free = capacity). O(N)."""
@@ -65,6 +67,8 @@ class FreeShapes:
         self._met: dict[int, tuple[int, ...]] = {}
         """Eligible set -> the kinds it meets, ascending (kinds never change: kept, at most
         MET entries); cannot_start reads it instead of testing every kind's mask."""
+        self._nz: dict[tuple[int, ...], tuple[tuple[int, int], ...]] = {}
+        """Per-task vector -> its (position, amount) with amount > 0 (at most MET kept)."""
         for k, (key, ix) in enumerate(kinds.items()):
             for i in ix:
                 self.kind_of[i] = k
@@ -174,7 +178,11 @@ class FreeShapes:
         tot = cnt = 0
         d0 = d[0]
         lo = d0 * per if mode == "tpn" else d0    # fewer processors free: no task counted
-        nz = [(j, x) for j, x in enumerate(d) if x > 0]
+        nz = self._nz.get(d)
+        if nz is None:
+            if len(self._nz) >= MET:
+                self._nz.clear()
+            nz = self._nz[d] = tuple((j, x) for j, x in enumerate(d) if x > 0)
         met = self._met.get(eligible)
         if met is None:
             met = self._kinds_met(eligible)
@@ -210,7 +218,7 @@ class FreeShapes:
         met = self._met[eligible] = tuple(k for k, m in enumerate(self.masks) if eligible & m)
         return met
 
-    def _some_kind_holds(self, met: tuple[int, ...], nz: list[tuple[int, int]],
+    def _some_kind_holds(self, met: tuple[int, ...], nz: tuple[tuple[int, int], ...],
                          per: int) -> bool:
         """Does the maximum free vector of some kind of `met` (ktop, a bound on each of its
         nodes' free vectors) hold `per` tasks of the per-task vector whose nonzero parts
@@ -250,6 +258,8 @@ class FreeShapes:
             met == tuple(k for k, m in enumerate(self.masks) if e & m)
             for e, met in self._met.items()), "stale kinds met"
         assert self.order == [sorted(c) for c in count], "free-shape bucket order out of step"
+        assert len(self._nz) <= MET and all(nz == tuple((j, x) for j, x in enumerate(d) if x > 0)
+                                            for d, nz in self._nz.items()), "wrong nonzero parts"
         for k, kt in enumerate(self.ktop):
             vecs = [v for b in shapes[k].values() for v in b]
             assert kt is None or kt == (tuple(map(max, *vecs)) if len(vecs) > 1

@@ -81,19 +81,47 @@ class PointIndex:
 
     def check(self) -> None:
         """Assert that every cached bucket OR is the OR of its points (put updates them in
-        place). O(P)."""
+        place) and every cached bucket set pair what its points leave (sets_before), one
+        cache slot per bucket, fences ascending. O(P)."""
+        fences = self._fences
+        assert len(self._bucket) == len(self._sets) == len(fences) + 1, "bucket slots"
+        assert all(a < b for a, b in zip(fences, fences[1:])), "fences out of order"
         for b, got in enumerate(self._bucket):
             if got is not None:
                 assert got == self._or_span(*self._span(b)), f"stale bucket {b}"
+        for b, got in enumerate(self._sets):
+            if got is not None:
+                kept, self._sets[b] = got, None
+                assert self._bucket_sets(b) == kept, f"stale bucket sets {b}"
 
     def pop_through(self, t: int) -> list[tuple[int, int, int]]:
         """Remove every point at or before t; returns their (chg, idle, full) in time order.
-        O(k + P) for k removed points."""
-        k = bisect_right(self.times, t)
+        The buckets wholly after t keep their fences and cached ORs and sets (the table's
+        origin moves every cycle; rebuilding dropped every cached OR, which the next scan's
+        window then recomputed point by point); the fences are made afresh when the points
+        after the last fence outnumber two buckets' worth or the count drifts (_stale).
+        O(k + P) memmove for k removed points, O(B) list work."""
+        times = self.times
+        k = bisect_right(times, t)
+        if not k:
+            return []
         removed = list(zip(self.chg[:k], self.idle[:k], self.full[:k]))
-        del self.times[:k], self.chg[:k], self.idle[:k], self.full[:k], self.frees[:k]
-        self._rebuild()   # fresh fences: without them or_before() would walk every point
+        del times[:k], self.chg[:k], self.idle[:k], self.full[:k], self.frees[:k]
+        b = bisect_right(self._fences, t)       # buckets 0..b-1 are gone, b lost its head
+        fences = self._fences = self._fences[b:]
+        self._bucket = [None] + self._bucket[b + 1:]
+        self._sets = [None] + self._sets[b + 1:]
+        self._prefix = []
+        self._dirty_from = 0
+        n = len(times)
+        if (not fences or self._stale(n)
+                or n - bisect_left(times, fences[-1]) > 2 * max(16, int(n ** 0.5))):
+            self._rebuild()   # fresh fences: without them or_before() would walk every point
         return removed
+
+    def _stale(self, n: int) -> bool:
+        """Has the point count drifted from the one the fences were made for (by 2 x)?"""
+        return n > 2 * self._size_at_build + 64 or 4 * n + 64 < self._size_at_build
 
     def _rebuild(self) -> None:
         n = len(self.times)
@@ -143,8 +171,7 @@ class PointIndex:
         """(idle, full) after the points 0..i-1 change them in turn (each clears its chg and
         sets its idle and full nodes): whole buckets at once, then the points of the last
         one. O(B + P/B) amortised big-int operations instead of O(i)."""
-        n = len(self.times)
-        if n > 2 * self._size_at_build + 64 or 4 * n + 64 < self._size_at_build:
+        if self._stale(len(self.times)):
             self._rebuild()
         k = 0
         if i > 32:
@@ -167,8 +194,7 @@ class PointIndex:
         wholly inside, the points of the two partial ones. O(B + P/B) amortised."""
         if hi - lo <= 32:
             return self._or_span(lo, hi)
-        n = len(self.times)
-        if n > 2 * self._size_at_build + 64 or 4 * n + 64 < self._size_at_build:
+        if self._stale(len(self.times)):
             self._rebuild()
         times, fences = self.times, self._fences
         b_lo = bisect_right(fences, times[lo])
@@ -188,7 +214,7 @@ class PointIndex:
         n = len(self.times)
         if not n or x <= self.times[0]:
             return 0, 0
-        if n > 2 * self._size_at_build + 64 or 4 * n + 64 < self._size_at_build:
+        if self._stale(n):
             self._rebuild()
         b = bisect_right(self._fences, x - 1)
         pre = self._prefix

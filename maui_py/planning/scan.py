@@ -71,9 +71,10 @@ class Scanning:
     gained_over = 0
     """Candidates the gain bound passed over, summed over scans (operation count)."""
     use_first = True
-    """Answer FIRSTAVAILABLE start-now questions of tasks-per-node requests by the walk in
-    index order that stops at the nodes it takes (planning/firstnow.py; False: scan then
-    select, the definition the property tests compare against)."""
+    """Answer FIRSTAVAILABLE start-now questions of tasks-per-node requests (at the origin,
+    or at a later instant before the first change point) by the walk in index order that
+    stops at the nodes it takes (planning/firstnow.py; False: scan then select, the
+    definition the property tests compare against)."""
 
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):

@@ -26,12 +26,17 @@ from .compiling import Compiling
 from .credits import Credits
 from .freeshape import FreeShapes
 from .freshload import FreshLoading
-from .firstnow import first_now, placement
+from .firstnow import first_now, placement, walk_start
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
 from .timeline import Timeline
 from .steps import TableHold, ever_full, vadd, index_nodes
+
+
+NOT_BY_THEN = NoPlacement("does not fit by the time asked")
+"""earliest_start's answer when nothing fits by `until`: one frozen value, not one built per
+question (a deep queue's backfill asks hundreds of thousands)."""
 
 
 class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
@@ -346,17 +351,18 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
         if isinstance(cr, NoPlacement):
             return cr
         w = max(int(wallclock), 1)
-        if (self.use_first and not ignore and cr.mode == "tpn" and until is not None
-                and until <= self.origin and (after is None or after <= self.origin)
+        if (self.use_first and until is not None and not ignore and cr.mode == "tpn"
                 and type(policy) in (NodeAllocation, str) and policy == "FIRSTAVAILABLE"):
-            chosen = first_now(self, cr, w)         # planning/firstnow.py: same nodes
-            if chosen is None:
-                return NoPlacement("does not fit by the time asked")
-            return placement(self, cr, self.origin, w, chosen)
+            t0 = walk_start(self, cr, after, until)
+            if t0 is not None:
+                chosen = first_now(self, cr, w, t0)     # planning/firstnow.py: same nodes
+                if chosen is None:
+                    return NOT_BY_THEN
+                return placement(self, cr, t0, w, chosen)
         found = self.scan(cr, wallclock, after, until, ignore)
         if found is None:
             if until is not None:
-                return NoPlacement("does not fit by the time asked")
+                return NOT_BY_THEN
             return NoPlacement("never fits on the nodes that are up (reservations block it)")
         t, fast, fits = found
         prefer = 0

@@ -1,0 +1,64 @@
+"""The index-order walk of FIRSTAVAILABLE questions (use_first, planning/firstnow.py) asked
+at a later instant: after = until = t0 past the origin, before, at or after the first
+change point (core/changes.py asks each arrival so, on the last cycle's table), against
+the scan followed by node choice with every shortcut off (use_first, use_shapes,
+use_short, use_gain False: the definition).
+
+On random clusters of several node kinds (cores, memory, GPUs, partitions, features, down
+nodes) with random running jobs (started before the origin, ending one after another) and
+future holds, every answer is the same placement (start, nodes, amounts) either way, under
+FIRSTAVAILABLE (the walk's) and the other NODEALLOCATIONPOLICY values (where the walk is
+never taken). Floors are cleared before each answer, so neither side reads a floor the
+other found."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from maui_py.planning.table import ReservationTable
+
+from .strategies import clusters, populate, requests
+from .test_gain_bound_properties import GPUS, POLICIES, _staggered
+from .test_table_properties import SETTINGS
+
+FLAGS = ("use_first", "use_shapes", "use_short", "use_gain")
+
+
+def _answer(table, req, w, t0, policy, job_class, walk: bool):
+    for f in FLAGS:
+        setattr(table, f, not walk)
+    table._floors_at = None
+    try:
+        return table.earliest_start(req, w, t0, until=t0, policy=policy, job_class=job_class)
+    finally:
+        for f in FLAGS:
+            delattr(table, f)
+
+
+@SETTINGS
+@given(st.data())
+def test_later_instant_walk_equals_the_scan(data):
+    table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
+    _staggered(data.draw, table, every=data.draw(st.booleans()))
+    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 12])), gpus=GPUS)
+    table._check()
+    times = table.change_points()
+    first = times[0] if times else 5000
+    for _ in range(data.draw(st.integers(1, 6))):
+        req = data.draw(requests(table.nodes, GPUS))
+        tpn = data.draw(st.integers(1, 3))
+        req = replace(req, tasks_per_node=tpn, nodes=0,
+                      tasks=tpn * data.draw(st.integers(1, 6)))
+        w = data.draw(st.integers(1, 600))
+        t0 = data.draw(st.sampled_from(sorted({1000, 1001, first - 1, first, first + 1})))
+        policy = data.draw(st.sampled_from(["FIRSTAVAILABLE"] * 4 + POLICIES))
+        job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
+        fast = _answer(table, req, w, t0, policy, job_class, walk=False)
+        walked = _answer(table, req, w, t0, policy, job_class, walk=True)
+        assert bool(fast) == bool(walked)
+        if fast:
+            assert (fast.start, fast.end, fast.items, fast.allocation) == (
+                walked.start, walked.end, walked.items, walked.allocation)
