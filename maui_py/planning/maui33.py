@@ -45,6 +45,7 @@ lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Iterator
@@ -75,44 +76,39 @@ def _mem_bucket(mb: int) -> int:
     return m
 
 
+def _step_function(table: "ReservationTable", i: int, ignore: frozenset = frozenset()):
+    """Node i's step function (T, U) from the timeline, the holds of `ignore` left out: the
+    table's own lists (shared by nodes alike, never mutated) when none of them is on i.
+    O(1), O(x h) with a hold of `ignore` on i."""
+    if ignore:
+        return table._steps_without(i, ignore)
+    return table._T[i], table._U[i]
+
+
+def _steps(T, U, cap: int, t: int) -> list[tuple[int, int]]:
+    """(instant, processors free) from t on of a node of `cap` processors with step
+    function T, U: one entry per change of the free count. O(log h + h)."""
+    k = max(bisect_right(T, t) - 1, 0)
+    out = [(t, cap - U[k][0])]
+    last = out[0][1]
+    for j in range(k + 1, len(T)):
+        when = T[j]
+        if when >= FOREVER:
+            break
+        free = cap - U[j][0]
+        if free != last:
+            out.append((when, free))
+            last = free
+    return out
+
+
 def free_steps(table: "ReservationTable", i: int, t: int, ignore: frozenset = frozenset()
                ) -> list[tuple[int, int]]:
     """(instant, processors free on node i from it) from t on, one entry per change of the
-    table's step function (what Maui's node reservation events come to, per timestamp);
-    the holds of the owners in `ignore` left out. O(change points of node i x log h),
-    O(H) with `ignore`."""
-    if ignore:
-        return _steps_without(table, i, t, ignore)
-    name = table.nodes[i].name
-    out = [(t, table.free_at(name, t).procs)]
-    nxt = table.node_next_change(i, t)
-    while nxt < FOREVER:
-        out.append((nxt, table.free_at(name, nxt).procs))
-        nxt = table.node_next_change(i, nxt)
-    return out
-
-
-def _steps_without(table: "ReservationTable", i: int, t: int, ignore: frozenset
-                   ) -> list[tuple[int, int]]:
-    """free_steps from node i's holds, those of `ignore` left out. O(H log H)."""
-    delta: dict[int, int] = {}
-    used = 0
-    for s, e, v, owner in table.holds_on(i):
-        if owner in ignore or e <= t or e <= s:
-            continue
-        if s <= t:
-            used += v[0]
-        else:
-            delta[s] = delta.get(s, 0) + v[0]
-        if e < FOREVER:
-            delta[e] = delta.get(e, 0) - v[0]
-    cap = table.cap[i][0]
-    out = [(t, cap - used)]
-    for when in sorted(delta):
-        used += delta[when]
-        if cap - used != out[-1][1]:
-            out.append((when, cap - used))
-    return out
+    free count (what Maui's node reservation events come to, per timestamp); the holds of
+    the owners in `ignore` left out. O(change points of node i), O(x h) with `ignore`."""
+    T, U = _step_function(table, i, ignore)
+    return _steps(T, U, table.cap[i][0], t)
 
 
 def _ranges(steps: list[tuple[int, int]], tested: int) -> list[list[int]]:
@@ -492,15 +488,43 @@ def merge(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
     return out
 
 
+_STARTS: dict[tuple, tuple] = {}
+"""(id(T), processors, now, per task, duration) -> (T, start ranges) of the table's shared
+step functions (Timeline._T: never mutated, kept alive here so that an id is not reused;
+a hit is checked by identity). Nodes alike share one entry, and one re-make to the next
+in a cycle changes a few nodes only. Cleared when it outgrows _STARTS_MAX."""
+_STARTS_MAX = 8192
+
+
+def _node_starts(table: "ReservationTable", i: int, per_task: int, duration: int, now: int,
+                 ignore: frozenset) -> list[list[int]]:
+    """Node i's start ranges (MJobGetSNRange, MRLSFromA), read from _STARTS when its step
+    function is the table's own. O(1) on a hit, O(h) else."""
+    T, U = _step_function(table, i, ignore)
+    cap = table.cap[i][0]
+    shared = T is table._T[i]
+    if shared:
+        key = (id(T), cap, now, per_task, duration)
+        hit = _STARTS.get(key)
+        if hit is not None and hit[0] is T:
+            return hit[1]
+    got = _start_ranges(_node_ranges(_steps(T, U, cap, now), per_task, duration), duration)
+    if shared:
+        if len(_STARTS) >= _STARTS_MAX:
+            _STARTS.clear()
+        _STARTS[key] = (T, got)
+    return got
+
+
 def _lists(table: "ReservationTable", cr, duration: int, now: int, ignore: frozenset
            ) -> list[list[list[int]]]:
     """Every feasible node's start ranges (MJobGetSNRange, MRLSFromA), in node-table order,
-    the empty ones left out. O(N x ranges)."""
+    the empty ones left out (shared: read, never written). O(N) on _STARTS hits, O(N x
+    ranges) at worst."""
     per_task = max(1, cr.d[0]) if cr.d else 1
     out = []
     for i in members(cr.eligible & table.usable):
-        s = _start_ranges(_node_ranges(free_steps(table, i, now, ignore), per_task, duration),
-                          duration)
+        s = _node_starts(table, i, per_task, duration, now, ignore)
         if s:
             out.append(s)
     return out
