@@ -27,8 +27,8 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
 
 4. A priority reservation, new (MQueueScheduleIJobs) or kept under HIGHEST, is made
    where MJobGetEStartTime (src/MJob.c) finds a start (reserve_start): every node's
-   start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge (merge,
-   src/MRes.c, literal), whose ranges ending at t close before those starting at t
+   start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge
+   (planning/mrlmerge.py: literal, swept at once up to the first instant range), whose ranges ending at t close before those starting at t
    open, so a job whose place is exactly its length can go behind the others (Maui's
    "reservation completion ... delayed").
 5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
@@ -40,7 +40,8 @@ cost: docs/compatibility.md S11).
 
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
-lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use.
+lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use; a
+re-make (rule 4) reads each node's start ranges from a cache shared by nodes alike.
 """
 
 from __future__ import annotations

@@ -43,9 +43,10 @@ _HIGHEST = ("Maui re-makes each kept HIGHEST reservation once an iteration (MQue
             "gap at 688410) and starts a round the second after any cycle that leaves kept "
             "reservations (sim/engine._Turn; Maui's round began at 678507, one second after "
             "151 arrived, not at the next event 678532): its rotation then equals Maui's at "
-            "every second logged and job 159 starts at 682594 as in Maui. It costs 11-14 x "
-            "the CPU (41 s against 3.0 s, 150 s against 13 s; 2.1 x on kth-depth4-highest, "
-            "217 s against 103 s), so MAUICOMPAT 3.3 does not select it. With it: ")
+            "every second logged and job 159 starts at 682594 as in Maui. It costs 7.6-8.5 x "
+            "the CPU (17.8 s against 2.1 s, 70 s against 9.3 s; 1.8 x on kth-depth4-highest, "
+            "121 s against 68 s; docs/compatibility.md, Cost), so MAUICOMPAT 3.3 does not "
+            "select it. With it: ")
 NOT_YET = {
     "kth-cons-highest": _HIGHEST + "2 of 200 starts differ (184: Maui 689297, maui-py 689450; "
                         "185) and 36 host sets: at a reserved start Maui's MJobAllocMNL "
