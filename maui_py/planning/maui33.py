@@ -28,9 +28,10 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
 4. A priority reservation, new (MQueueScheduleIJobs) or kept under HIGHEST, is made
    where MJobGetEStartTime (src/MJob.c) finds a start (reserve_start): every node's
    start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge
-   (planning/mrlmerge.py: literal, swept at once up to the first instant range), whose ranges ending at t close before those starting at t
-   open, so a job whose place is exactly its length can go behind the others (Maui's
-   "reservation completion ... delayed").
+   (planning/mrlmerge.py: literal, swept at once up to the first instant range),
+   whose ranges ending at t close before those starting at t open, so a job whose
+   place is exactly its length can go behind the others (Maui's "reservation
+   completion ... delayed").
 5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
    (walks), so the order can go round, a step each iteration; a replay cycles the
    second after a cycle at an event and each second while a kept reservation moves

@@ -55,13 +55,13 @@ NOT_YET = {
                         "ones, and job 130 (675700) n100 outside its own reservation; "
                         "maui-py keeps a job's own reserved nodes (nodechoice prefer). "
                         "With MAUI33: 47 differ, first 159 (Maui 682594, maui-py 708100)",
-    "kth-depth4-highest": _HIGHEST + "70 differ, first 11114 (Maui 12348512, maui-py "
-                          "12350222). With MAUI33: 83 differ, first 11111 (Maui 12348612, "
-                          "maui-py 12383442)",
-    "sdsc-cons-highest-minresource": _HIGHEST + "11 differ, first 11213 (Maui 10176075, "
-                                     "maui-py 10217965); not logged in Maui. With MAUI33: "
-                                     "13 differ, first 11204 (Maui 10175835, maui-py "
-                                     "10214735)",
+    "kth-depth4-highest": _HIGHEST + "70 differ (and 25 host sets), first 11114 (Maui "
+                          "12348512, maui-py 12350222). With MAUI33: 83 differ, first "
+                          "11111 (Maui 12348612, maui-py 12383442)",
+    "sdsc-cons-highest-minresource": _HIGHEST + "11 differ (and 1 host set), first 11213 "
+                                     "(Maui 10176075, maui-py 10217965); not logged in "
+                                     "Maui. With MAUI33: 13 differ, first 11204 (Maui "
+                                     "10175835, maui-py 10214735)",
 }
 NAMES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
          if n in NOT_YET else n for n in LOAD.names()]
