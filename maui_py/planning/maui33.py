@@ -27,10 +27,11 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
 
 4. A priority reservation, new (MQueueScheduleIJobs) or kept under HIGHEST, is made
    where MJobGetEStartTime (src/MJob.c) finds a start (reserve_start): every node's
-   start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge (merge,
-   src/MRes.c, literal), whose ranges ending at t close before those starting at t
-   open, so a job whose place is exactly its length can go behind the others (Maui's
-   "reservation completion ... delayed").
+   start ranges (MJobGetSNRange, MRLSFromA) merged in node order by MRLMerge
+   (planning/mrlmerge.py: literal, swept at once up to the first instant range),
+   whose ranges ending at t close before those starting at t open, so a job whose
+   place is exactly its length can go behind the others (Maui's "reservation
+   completion ... delayed").
 5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
    (walks), so the order can go round, a step each iteration; a replay cycles the
    second after a cycle at an event and each second while a kept reservation moves
@@ -40,11 +41,13 @@ cost: docs/compatibility.md S11).
 
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
-lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use.
+lazy shortcut), O(N c log h) per window, O(N H) with a reservation BFWindow may use; a
+re-make (rule 4) reads each node's start ranges from a cache shared by nodes alike.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Iterator
@@ -52,6 +55,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..cfg.choices import NodeAllocation
 from .api import FOREVER
 from .bitset import members
+from .mrlmerge import MAX_MRANGE, MAX_MTIME, merge_all
 
 if TYPE_CHECKING:
     from .timeline import Timeline as ReservationTable
@@ -75,44 +79,39 @@ def _mem_bucket(mb: int) -> int:
     return m
 
 
+def _step_function(table: "ReservationTable", i: int, ignore: frozenset = frozenset()):
+    """Node i's step function (T, U) from the timeline, the holds of `ignore` left out: the
+    table's own lists (shared by nodes alike, never mutated) when none of them is on i.
+    O(1), O(x h) with a hold of `ignore` on i."""
+    if ignore:
+        return table._steps_without(i, ignore)
+    return table._T[i], table._U[i]
+
+
+def _steps(T, U, cap: int, t: int) -> list[tuple[int, int]]:
+    """(instant, processors free) from t on of a node of `cap` processors with step
+    function T, U: one entry per change of the free count. O(log h + h)."""
+    k = max(bisect_right(T, t) - 1, 0)
+    out = [(t, cap - U[k][0])]
+    last = out[0][1]
+    for j in range(k + 1, len(T)):
+        when = T[j]
+        if when >= FOREVER:
+            break
+        free = cap - U[j][0]
+        if free != last:
+            out.append((when, free))
+            last = free
+    return out
+
+
 def free_steps(table: "ReservationTable", i: int, t: int, ignore: frozenset = frozenset()
                ) -> list[tuple[int, int]]:
     """(instant, processors free on node i from it) from t on, one entry per change of the
-    table's step function (what Maui's node reservation events come to, per timestamp);
-    the holds of the owners in `ignore` left out. O(change points of node i x log h),
-    O(H) with `ignore`."""
-    if ignore:
-        return _steps_without(table, i, t, ignore)
-    name = table.nodes[i].name
-    out = [(t, table.free_at(name, t).procs)]
-    nxt = table.node_next_change(i, t)
-    while nxt < FOREVER:
-        out.append((nxt, table.free_at(name, nxt).procs))
-        nxt = table.node_next_change(i, nxt)
-    return out
-
-
-def _steps_without(table: "ReservationTable", i: int, t: int, ignore: frozenset
-                   ) -> list[tuple[int, int]]:
-    """free_steps from node i's holds, those of `ignore` left out. O(H log H)."""
-    delta: dict[int, int] = {}
-    used = 0
-    for s, e, v, owner in table.holds_on(i):
-        if owner in ignore or e <= t or e <= s:
-            continue
-        if s <= t:
-            used += v[0]
-        else:
-            delta[s] = delta.get(s, 0) + v[0]
-        if e < FOREVER:
-            delta[e] = delta.get(e, 0) - v[0]
-    cap = table.cap[i][0]
-    out = [(t, cap - used)]
-    for when in sorted(delta):
-        used += delta[when]
-        if cap - used != out[-1][1]:
-            out.append((when, cap - used))
-    return out
+    free count (what Maui's node reservation events come to, per timestamp); the holds of
+    the owners in `ignore` left out. O(change points of node i), O(x h) with `ignore`."""
+    T, U = _step_function(table, i, ignore)
+    return _steps(T, U, table.cap[i][0], t)
 
 
 def _ranges(steps: list[tuple[int, int]], tested: int) -> list[list[int]]:
@@ -277,12 +276,6 @@ def within(cr, mask: int):
                    classes=[(cm & mask, kc) for cm, kc in cr.classes if cm & mask])
 
 
-MAX_MTIME = 2140000000
-"""Maui's end of time (include/msched-common.h): the end of a range open to the future."""
-MAX_MRANGE = 256
-"""Maui's range list length (include/msched.h): MRLMerge stops merging past it."""
-
-
 def _node_ranges(steps: list[tuple[int, int]], per_task: int, duration: int
                  ) -> list[list[int]]:
     """MJobGetSNRange (src/MJob.c) from steps[0]'s instant to MAX_MTIME: [start, end,
@@ -335,172 +328,53 @@ def _start_ranges(ranges: list[list[int]], duration: int) -> list[list[int]]:
     return out
 
 
-_START, _END, _INSTANT, _NONE = range(4)
+_STARTS: dict[tuple, tuple] = {}
+"""(id(T), processors, now, per task, duration, the ignored holds on the node) -> (T, start
+ranges), T the table's step function of the node (Timeline._T: never mutated, kept alive
+here so that an id is not reused; a hit is checked by identity). Nodes alike (the same
+step function and ignored holds) share one entry. Cleared when it outgrows _STARTS_MAX."""
+_STARTS_MAX = 8192
 
 
-class _Merge:
-    """MRLMerge's state: a cursor and a state (_START, _END, _INSTANT, _NONE) per list, the
-    tasks and nodes open now, and the output C."""
-
-    def __init__(self, r1: list[list[int]], r2: list[list[int]]):
-        self.r = (r1, r2)
-        self.i = [0, 0]
-        self.s = [_START, _START]
-        self.tc = self.nc = self.ci = 0
-        self.C = [[0, 0, 0, 0]]         # grown as written: rows past it read all 0
-
-    def at(self, k: int, state: int | None = None) -> int:
-        """The next instant of list k (its range's start, or its end in _END)."""
-        r, i = self.r[k], self.i[k]
-        if i >= len(r):
-            return MAX_MTIME + 1
-        return r[i][1] if (self.s[k] if state is None else state) == _END else r[i][0]
-
-    def cur(self, k: int) -> list[int] | None:
-        return self.r[k][self.i[k]] if self.i[k] < len(self.r[k]) else None
-
-    def advance(self, k: int) -> None:
-        self.i[k] += 1
-        self.s[k] = _START
-
-    def row(self) -> list[int]:
-        """Output row ci (Maui's C[ci]), all 0 until written."""
-        C = self.C
-        while len(C) <= self.ci:
-            C.append([0, 0, 0, 0])
-        return C[self.ci]
-
-    def out(self, start: int | None = None, end: int | None = None, tasks=None) -> None:
-        c = self.row()
-        if start is not None:
-            c[0] = start
-        if end is not None:
-            c[1] = end
-        if tasks is not None:
-            c[2], c[3] = tasks
-
-    def open_again(self, e: int) -> None:
-        if self.tc > 0:
-            self.out(e, None, (self.tc, self.nc))
-
-
-def _instant(m: _Merge, k: int, o: int, t: list[int], e: int) -> None:
-    """MRLMerge's case of list k's range an instant at e, the other list o (t: the next
-    instants), literal: k = 0 (the list merged so far) does not close a range open at e
-    and an instant in both resets the count carried on; k = 1 does both as it should."""
-    a, b = m.cur(k), m.cur(o)
-    if m.s[o] == _END and t[o] == e:
-        m.out(None, e)
-        m.ci += 1
-        old = (m.tc, m.nc)
-        m.tc -= b[2]
-        m.nc -= b[3]
-        m.advance(o)
-        m.out(e)
-        t[o] = m.at(o, _START)
-        if t[o] == e:
-            nb = m.cur(o)
-            m.out(tasks=(a[2] + nb[2], a[3] + nb[3]))
-            if t[o] == nb[1]:
-                if k == 0:
-                    m.tc = m.nc = 0
-                m.advance(o)
-        else:
-            m.out(tasks=(a[2] + old[0], a[3] + old[1]))
-        m.out(None, e)
-    elif k == 0:
-        m.out(e, e)
-        if m.s[o] == _INSTANT:
-            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
-            m.tc = m.nc = 0
-            m.advance(o)
-        elif m.s[o] == _START and t[o] == e:
-            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
-        else:
-            m.out(tasks=(m.tc + a[2], m.nc + a[3]))
-    else:
-        if m.tc > 0:
-            m.out(None, e)
-            m.ci += 1
-        m.out(e)
-        if m.s[o] == _START and t[o] == e:
-            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
-        else:
-            m.out(tasks=(m.tc + a[2], m.nc + a[3]))
-        m.out(None, e)
-    m.advance(k)
-    m.ci += 1
-    m.open_again(e)
-
-
-def _step(m: _Merge) -> None:
-    """One event of MRLMerge's loop: an instant, else the ends at the earliest time,
-    else the starts at it."""
-    for k in (0, 1):
-        if m.i[k] >= len(m.r[k]):
-            m.s[k] = _NONE
-    t = [m.at(0), m.at(1)]
-    e = min(t)
-    for k in (0, 1):
-        r = m.cur(k)
-        if r is not None and r[1] == e and r[0] == e:
-            m.s[k] = _INSTANT
-    inst = [m.s[k] == _INSTANT and t[k] == e for k in (0, 1)]
-    if inst[0] or inst[1]:
-        _instant(m, 0 if inst[0] else 1, 1 if inst[0] else 0, t, e)
-        return
-    ends = [m.s[k] == _END and t[k] == e for k in (0, 1)]
-    if ends[0] or ends[1]:
-        m.out(None, e)
-        m.ci += 1
-        for k in (0, 1):
-            if ends[k]:
-                r = m.cur(k)
-                m.tc -= r[2]
-                m.nc -= r[3]
-                m.advance(k)
-        m.open_again(e)
-        return
-    if m.tc > 0 and e > m.row()[0]:
-        m.out(None, e)
-        m.ci += 1
-    for k in (0, 1):
-        if m.s[k] == _START and t[k] == e:
-            r = m.cur(k)
-            m.tc += r[2]
-            m.nc += r[3]
-            m.s[k] = _END
-    m.open_again(e)
-
-
-def merge(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
-    """MRLMerge (src/MRes.c): two lists of closed start ranges [start, end, tasks, nodes]
-    summed into one, as Maui merges them, quirks included: ranges that end at t are
-    closed before those that start at t are opened (so t counts only the latter), an
-    instant range of r1 (the list merged so far) drops the part before it of a range of
-    r2 open across it, and the list stops at MAX_MRANGE. O(len(r1) + len(r2))."""
-    m = _Merge(r1, r2)
-    while m.i[0] < len(r1) or m.i[1] < len(r2):
-        if m.ci >= MAX_MRANGE:
-            break
-        _step(m)
-    out = []
-    for r in m.C[:min(m.ci, MAX_MRANGE - 1)]:
-        if r[1] == 0:
-            break                       # Maui's list ends at the first EndTime 0
-        out.append(r)
+def _ignored_on(table: "ReservationTable", i: int, ignore: frozenset) -> tuple:
+    """(start, end, vector) of the holds of `ignore` on node i. O(len(ignore))."""
+    out = ()
+    holds = table.holds
+    for owner in ignore:
+        h = holds.get(owner)
+        v = h.vec.get(i) if h is not None else None
+        if v is not None:
+            out += ((h.start, h.end, v),)
     return out
+
+
+def _node_starts(table: "ReservationTable", i: int, per_task: int, duration: int, now: int,
+                 ignore: frozenset) -> list[list[int]]:
+    """Node i's start ranges (MJobGetSNRange, MRLSFromA), shared through _STARTS (read,
+    never written). O(x) on a hit, O(x h) else."""
+    T = table._T[i]
+    cap = table.cap[i][0]
+    key = (id(T), cap, now, per_task, duration, _ignored_on(table, i, ignore) if ignore else ())
+    hit = _STARTS.get(key)
+    if hit is not None and hit[0] is T:
+        return hit[1]
+    T2, U = _step_function(table, i, ignore if key[-1] else frozenset())
+    got = _start_ranges(_node_ranges(_steps(T2, U, cap, now), per_task, duration), duration)
+    if len(_STARTS) >= _STARTS_MAX:
+        _STARTS.clear()
+    _STARTS[key] = (T, got)
+    return got
 
 
 def _lists(table: "ReservationTable", cr, duration: int, now: int, ignore: frozenset
            ) -> list[list[list[int]]]:
     """Every feasible node's start ranges (MJobGetSNRange, MRLSFromA), in node-table order,
-    the empty ones left out. O(N x ranges)."""
+    the empty ones left out (shared: read, never written). O(N) on _STARTS hits, O(N x
+    ranges) at worst."""
     per_task = max(1, cr.d[0]) if cr.d else 1
     out = []
     for i in members(cr.eligible & table.usable):
-        s = _start_ranges(_node_ranges(free_steps(table, i, now, ignore), per_task, duration),
-                          duration)
+        s = _node_starts(table, i, per_task, duration, now, ignore)
         if s:
             out.append(s)
     return out
@@ -509,10 +383,9 @@ def _lists(table: "ReservationTable", cr, duration: int, now: int, ignore: froze
 def _candidates(lists: list[list[list[int]]], tasks: int) -> list[int]:
     """MJobGetRange's merged list (MRLMerge over `lists` in order) as MJobGetEStartTime
     tries it: every range start when the first range holds `tasks`, else those of the
-    ranges that do (MJobSelectFRL). O(N x merged ranges)."""
-    g: list[list[int]] = []
-    for s in lists:
-        g = merge(g, s)
+    ranges that do (MJobSelectFRL). O(E log E + N x merged ranges from the first node
+    with an instant range on: mrlmerge.merge_all)."""
+    g = merge_all(lists)
     if not g:
         return []
     if g[0][2] >= tasks:

@@ -291,3 +291,27 @@ def test_rule5_the_round_starts_the_second_after_a_cycle_that_made_a_reservation
         return {j: got[j][0] for j in ("A", "B")}
 
     assert starts() == starts(poll_interval=1)
+
+
+def test_rule4_cached_start_ranges_are_those_of_the_node_as_it_stands(monkeypatch,
+                                                                      maui_highest):
+    # reserve_start reads each node's start ranges from planning/maui33._STARTS, shared by
+    # nodes with one step function and the same ignored holds; on the turning replays each
+    # read must equal the ranges worked out afresh from the node's holds as they stand.
+    real = maui33._node_starts
+    calls = {"hit": 0, "all": 0}
+
+    def checked(table, i, per_task, duration, now, ignore):
+        before = len(maui33._STARTS)
+        got = real(table, i, per_task, duration, now, ignore)
+        fresh = maui33._start_ranges(maui33._node_ranges(
+            maui33.free_steps(table, i, now, frozenset(ignore)), per_task, duration), duration)
+        assert got == fresh, (i, now, duration, got, fresh)
+        calls["all"] += 1
+        calls["hit"] += len(maui33._STARTS) == before
+        return got
+
+    monkeypatch.setattr(maui33, "_node_starts", checked)
+    for r0_end in (95, 96, 110):
+        _turning_replay(r0_end)
+    assert calls["hit"] > 0 and calls["all"] > calls["hit"], calls

@@ -1,0 +1,245 @@
+"""MRLMerge (Maui 3.3, src/MRes.c): two lists of start ranges summed into one, quirks and
+all (merge, literal), and the same fold over many lists done as one sweep where the quirks
+cannot arise (merge_all). planning/maui33.py rule 4 (MJobGetRange) folds every feasible
+node's start ranges in node order with it.
+
+A start range is [start, last start, tasks, nodes], closed. MRLMerge's quirks come from
+instant ranges (start = last start: a node's place exactly as long as the job) and its
+range limit (MAX_MRANGE); without either, folding the lists one after another gives, at
+each instant where something starts or ends, the ranges ending there closed before those
+starting there open, which a single sweep over all the lists' events gives too, in
+O(E log E) for E ranges instead of O(lists x merged ranges) with Python's per-event cost
+(tests/property/test_mrlmerge.py checks the two against each other).
+"""
+
+from __future__ import annotations
+
+MAX_MTIME = 2140000000
+"""Maui's end of time (include/msched-common.h): the end of a range open to the future."""
+MAX_MRANGE = 256
+"""Maui's range list length (include/msched.h): MRLMerge stops merging past it."""
+
+
+_START, _END, _INSTANT, _NONE = range(4)
+
+
+class _Merge:
+    """MRLMerge's state: a cursor and a state (_START, _END, _INSTANT, _NONE) per list, the
+    tasks and nodes open now, and the output C."""
+
+    def __init__(self, r1: list[list[int]], r2: list[list[int]]):
+        self.r = (r1, r2)
+        self.i = [0, 0]
+        self.s = [_START, _START]
+        self.tc = self.nc = self.ci = 0
+        self.C = [[0, 0, 0, 0]]         # grown as written: rows past it read all 0
+
+    def at(self, k: int, state: int | None = None) -> int:
+        """The next instant of list k (its range's start, or its end in _END)."""
+        r, i = self.r[k], self.i[k]
+        if i >= len(r):
+            return MAX_MTIME + 1
+        return r[i][1] if (self.s[k] if state is None else state) == _END else r[i][0]
+
+    def cur(self, k: int) -> list[int] | None:
+        return self.r[k][self.i[k]] if self.i[k] < len(self.r[k]) else None
+
+    def advance(self, k: int) -> None:
+        self.i[k] += 1
+        self.s[k] = _START
+
+    def row(self) -> list[int]:
+        """Output row ci (Maui's C[ci]), all 0 until written."""
+        C = self.C
+        while len(C) <= self.ci:
+            C.append([0, 0, 0, 0])
+        return C[self.ci]
+
+    def out(self, start: int | None = None, end: int | None = None, tasks=None) -> None:
+        c = self.row()
+        if start is not None:
+            c[0] = start
+        if end is not None:
+            c[1] = end
+        if tasks is not None:
+            c[2], c[3] = tasks
+
+    def open_again(self, e: int) -> None:
+        if self.tc > 0:
+            self.out(e, None, (self.tc, self.nc))
+
+
+def _instant(m: _Merge, k: int, o: int, t: list[int], e: int) -> None:
+    """MRLMerge's case of list k's range an instant at e, the other list o (t: the next
+    instants), literal: k = 0 (the list merged so far) does not close a range open at e
+    and an instant in both resets the count carried on; k = 1 does both as it should."""
+    a, b = m.cur(k), m.cur(o)
+    if m.s[o] == _END and t[o] == e:
+        m.out(None, e)
+        m.ci += 1
+        old = (m.tc, m.nc)
+        m.tc -= b[2]
+        m.nc -= b[3]
+        m.advance(o)
+        m.out(e)
+        t[o] = m.at(o, _START)
+        if t[o] == e:
+            nb = m.cur(o)
+            m.out(tasks=(a[2] + nb[2], a[3] + nb[3]))
+            if t[o] == nb[1]:
+                if k == 0:
+                    m.tc = m.nc = 0
+                m.advance(o)
+        else:
+            m.out(tasks=(a[2] + old[0], a[3] + old[1]))
+        m.out(None, e)
+    elif k == 0:
+        m.out(e, e)
+        if m.s[o] == _INSTANT:
+            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
+            m.tc = m.nc = 0
+            m.advance(o)
+        elif m.s[o] == _START and t[o] == e:
+            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
+        else:
+            m.out(tasks=(m.tc + a[2], m.nc + a[3]))
+    else:
+        if m.tc > 0:
+            m.out(None, e)
+            m.ci += 1
+        m.out(e)
+        if m.s[o] == _START and t[o] == e:
+            m.out(tasks=(a[2] + b[2], a[3] + b[3]))
+        else:
+            m.out(tasks=(m.tc + a[2], m.nc + a[3]))
+        m.out(None, e)
+    m.advance(k)
+    m.ci += 1
+    m.open_again(e)
+
+
+def _step(m: _Merge) -> None:
+    """One event of MRLMerge's loop: an instant, else the ends at the earliest time,
+    else the starts at it."""
+    for k in (0, 1):
+        if m.i[k] >= len(m.r[k]):
+            m.s[k] = _NONE
+    t = [m.at(0), m.at(1)]
+    e = min(t)
+    for k in (0, 1):
+        r = m.cur(k)
+        if r is not None and r[1] == e and r[0] == e:
+            m.s[k] = _INSTANT
+    inst = [m.s[k] == _INSTANT and t[k] == e for k in (0, 1)]
+    if inst[0] or inst[1]:
+        _instant(m, 0 if inst[0] else 1, 1 if inst[0] else 0, t, e)
+        return
+    ends = [m.s[k] == _END and t[k] == e for k in (0, 1)]
+    if ends[0] or ends[1]:
+        m.out(None, e)
+        m.ci += 1
+        for k in (0, 1):
+            if ends[k]:
+                r = m.cur(k)
+                m.tc -= r[2]
+                m.nc -= r[3]
+                m.advance(k)
+        m.open_again(e)
+        return
+    if m.tc > 0 and e > m.row()[0]:
+        m.out(None, e)
+        m.ci += 1
+    for k in (0, 1):
+        if m.s[k] == _START and t[k] == e:
+            r = m.cur(k)
+            m.tc += r[2]
+            m.nc += r[3]
+            m.s[k] = _END
+    m.open_again(e)
+
+
+def merge(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
+    """MRLMerge (src/MRes.c): two lists of closed start ranges [start, end, tasks, nodes]
+    summed into one, as Maui merges them, quirks included: ranges that end at t are
+    closed before those that start at t are opened (so t counts only the latter), an
+    instant range of r1 (the list merged so far) drops the part before it of a range of
+    r2 open across it, and the list stops at MAX_MRANGE. O(len(r1) + len(r2))."""
+    m = _Merge(r1, r2)
+    while m.i[0] < len(r1) or m.i[1] < len(r2):
+        if m.ci >= MAX_MRANGE:
+            break
+        _step(m)
+    out = []
+    for r in m.C[:min(m.ci, MAX_MRANGE - 1)]:
+        if r[1] == 0:
+            break                       # Maui's list ends at the first EndTime 0
+        out.append(r)
+    return out
+
+
+
+
+def sweep(lists: list[list[list[int]]]) -> list[list[int]] | None:
+    """The fold of merge over `lists` (from the empty list), as one sweep: None when a
+    list holds an instant range or the result comes near MAX_MRANGE (then only the
+    literal fold says what Maui does). Each merged row is the span between two
+    consecutive instants where something starts or ends, with what is open after the
+    first (ends before starts), rows holding nothing left out; a fold's intermediate
+    list has at most as many rows as its end, so none of them reached the limit either.
+    Lists given more than once (the same object) are counted once, times their number.
+    O(E log E), E the ranges of the distinct lists."""
+    times: dict[int, list[int]] = {}
+    seen: dict[int, list] = {}
+    for s in lists:
+        got = seen.get(id(s))
+        if got is None:
+            seen[id(s)] = [s, 1]
+        else:
+            got[1] += 1
+    for s, n in seen.values():
+        for r in s:
+            a, b = r[0], r[1]
+            if a >= b:
+                return None
+            ev = times.get(a)
+            if ev is None:
+                ev = times[a] = [0, 0]
+            ev[0] += n * r[2]
+            ev[1] += n * r[3]
+            ev = times.get(b)
+            if ev is None:
+                ev = times[b] = [0, 0]
+            ev[0] -= n * r[2]
+            ev[1] -= n * r[3]
+    out: list[list[int]] = []
+    tc = nc = 0
+    row = None
+    for t in sorted(times):
+        dt, dn = times[t]
+        if row is not None:
+            row[1] = t
+            out.append(row)
+            row = None
+        tc += dt
+        nc += dn
+        if tc > 0:
+            row = [t, 0, tc, nc]
+    if len(out) >= MAX_MRANGE - 2:
+        return None
+    return out
+
+
+def merge_all(lists: list[list[list[int]]]) -> list[list[int]]:
+    """MRLMerge folded over `lists` in order, from the empty list (MJobGetRange): the
+    lists before the first that holds an instant range by sweep, the rest one at a time
+    by merge, so that the quirks apply where Maui applies them. O(E log E + the lists from
+    the first instant on x merged ranges)."""
+    k = 0
+    while k < len(lists) and all(r[0] != r[1] for r in lists[k]):
+        k += 1
+    g = sweep(lists[:k]) if k else []
+    if g is None:
+        g, k = [], 0
+    for s in lists[k:]:
+        g = merge(g, s)
+    return g
