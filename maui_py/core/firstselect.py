@@ -29,6 +29,7 @@ tests/property/test_first_select.py checks it against Cycle.select on random que
 from __future__ import annotations
 
 from dataclasses import fields
+from itertools import count
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
@@ -38,13 +39,16 @@ from ..planning.api import NoPlacement
 if TYPE_CHECKING:
     from .context import CycleContext as Cycle
 
-_SHAPE = attrgetter("class_", "wallclock",
-                    *(f"request.{f.name}" for f in fields(JobRequest)
-                      if f.compare and f.name != "per_task"),
-                    *(f"request.per_task.{f.name}" for f in fields(Resources) if f.compare))
+_REQUEST = attrgetter("request")
+_PER_TASK = attrgetter("per_task")
+_JOB_PART = attrgetter("class_", "wallclock")
+_REQUEST_PART = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
+                             and f.name != "per_task"))
+_TASK_PART = attrgetter(*(f.name for f in fields(Resources) if f.compare))
 """What Cycle.select reads of a plain job besides its id and submit time: its class,
-wallclock and every compared field of its request, as one tuple built in C (equal exactly
-when the requests are equal, without JobRequest's generated __hash__)."""
+wallclock and every compared field of its request (per_task's own fields apart), as
+tuples built in C: equal exactly when the requests are, without JobRequest's and
+Resources' generated __hash__ (Python calls)."""
 _PRIORITY = itemgetter(2)
 _OWN = attrgetter("holds", "depends_satisfied", "system_priority", "id")
 shapes_compiled = 0
@@ -68,14 +72,18 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     own.update(st.queue_time)
     own.update(st.bypass)
     own.update(compiled)
-    keys = list(map(_SHAPE, queued))
-    verdict = {}
-    for key, job in dict(zip(keys, queued)).items():
+    reqs = list(map(_REQUEST, queued))
+    first: dict = {}        # shape -> where it first appears: one hash per job, in C
+    at = list(map(first.setdefault, zip(map(_JOB_PART, queued), map(_REQUEST_PART, reqs),
+                                        map(_TASK_PART, map(_PER_TASK, reqs))), count()))
+    verdict = [None] * len(queued)
+    for k in first.values():
+        job = queued[k]
         cr = table.compile(job.request, job.class_)
         why = c.limits.system_violation(job)
-        verdict[key] = (cr, why, bool(why) or isinstance(cr, NoPlacement))
+        verdict[k] = (cr, why, bool(why) or isinstance(cr, NoPlacement))
         shapes_compiled += 1
-    got = list(map(verdict.__getitem__, keys))
+    got = list(map(verdict.__getitem__, at))
     special = [bool(h) or not d or bool(sp) or jid in own or v[2]
                for (h, d, sp, jid), v in zip(map(_OWN, queued), got)]
     plain = [(j, v) for j, v, s in zip(queued, got, special) if not s]
