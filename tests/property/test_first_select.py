@@ -131,23 +131,3 @@ def test_selecting_per_shape_ranks_and_classifies_as_job_by_job(sc):
                 jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
                                          allocation=d.allocation)
 
-
-def test_a_first_cycle_compiles_and_ranks_per_shape_not_per_job():
-    """600 queued jobs of 3 request shapes and 3 users: 3 shapes compiled and limit-checked
-    (where Cycle.select asks each of the 600 jobs), and the same order as Cycle.select."""
-    nodes = tuple(Node(f"n{i}", Resources(procs=4, mem=4000)) for i in range(4))
-    jobs = tuple(Job(f"q{k}", f"u{k % 3}", JobRequest(tasks=1 + k % 3,
-                                                     per_task=Resources(1, 500)),
-                     600, 1000 - k % 50) for k in range(600))
-    snap = ClusterSnapshot(2000, nodes, jobs)
-    before = firstselect.shapes_compiled
-    got = run_cycle(snap, parse_config("RESERVATIONDEPTH 1\n"), explain=False)
-    assert firstselect.shapes_compiled - before == 3
-    real = firstselect.first_select
-    firstselect.first_select = lambda c, q: None
-    try:
-        want = run_cycle(snap, parse_config("RESERVATIONDEPTH 1\n"), explain=False)
-    finally:
-        firstselect.first_select = real
-    assert got.order == want.order and got.decisions == want.decisions
-    assert _selection(got.state) == _selection(want.state)
