@@ -25,7 +25,7 @@ one to the bypass count of every job it jumped (spec §3.5.4).
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -59,6 +59,7 @@ from .state import PendingStart, SchedulerState
 
 _NO_FLAGS: frozenset[str] = frozenset()
 _REQUEST = attrgetter("wallclock")
+_ID, _ENTRY_JOB = attrgetter("id"), itemgetter(0)
 MAX_RUNNOW = 1_000_000_000
 """The system priority a runjob request gives (the top of setspri's range)."""
 
@@ -76,7 +77,8 @@ def run_cycle(snapshot: ClusterSnapshot, config: SchedulerConfig,
 
 
 def order_ids(order) -> list[str]:
-    return [job.id for job, _cr, _p in order]
+    """The job ids of (job, compiled, priority) entries, in order; in C (200,000 of them)."""
+    return list(map(_ID, map(_ENTRY_JOB, order)))
 
 
 def _engine(state: SchedulerState, cfg: SchedulerConfig, nodes) -> EngineCache:

@@ -31,6 +31,7 @@ from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model.report import ReportStatus
+from . import firstselect
 from ..policy import deferral
 from ..priority.engine import entry_key
 from ..priority.policy import MauiFairShare
@@ -151,8 +152,12 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
         return c.select(queued)
     if (cache is None or cache.cfg is not c.cfg or cache.table is not c.table
             or cache.engine is not c.engine):
-        out = c.select(queued)
-        fixed, static = _fixed(c, out)
+        first = firstselect.first_select(c, queued)     # the same, per shape
+        if first is not None:
+            out, fixed, static = first
+        else:
+            out = c.select(queued)
+            fixed, static = _fixed(c, out)
     else:
         out, fixed, static = _reuse(c, cache, queued)
     st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static)

@@ -16,7 +16,7 @@ FreeShapes.move per distinct (capacity, usage at the origin)).
 from __future__ import annotations
 
 from heapq import heapify
-from operator import gt
+from operator import add, gt, sub
 from typing import Iterable
 
 from ..model import Resources
@@ -190,5 +190,30 @@ class FreshLoading:
             s, e, v = held[0]
             return (([NEVER, e], [v, zero]) if s == self.origin else
                     ([NEVER, s, e], [zero, v, zero]), v[gs:] != gz)
+        origin = self.origin
+        if all(s == origin for s, _e, _v in held):     # running jobs: all from the origin
+            return _from_origin(held, zero), any(v[gs:] != gz for _s, _e, v in held)
         return (self._steps_from([(s, e, v, "") for s, e, v in held]),
                 any(v[gs:] != gz for _s, _e, v in held))
+
+
+def _from_origin(held: list[tuple[int, int, tuple[int, ...]]], zero: tuple[int, ...]
+                 ) -> tuple[list[int], list[tuple[int, ...]]]:
+    """Timeline._steps_from of holds that all start at the origin and end after it (as
+    _fresh_holds gives them): the same lists, from their sum at the origin less what ends
+    at each end in turn, a point kept where the usage changes. O(h log h) with one
+    dictionary, where _steps_from keeps starts and ends apart."""
+    total = zero
+    ends: dict[int, tuple[int, ...]] = {}
+    for _s, e, v in held:
+        total = tuple(map(add, total, v))
+        got = ends.get(e)
+        ends[e] = v if got is None else tuple(map(add, got, v))
+    T, U = [NEVER], [total]
+    cur = total
+    for t in sorted(ends):
+        cur = tuple(map(sub, cur, ends[t]))
+        if cur != U[-1]:
+            T.append(t)
+            U.append(cur)
+    return T, U

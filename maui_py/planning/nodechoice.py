@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from .timeline import Timeline as ReservationTable
 
 _SMALL_GROUP = 64
+_SORT_ALL = 64
+"""Up to this many keys, _best sorts them all rather than run heapq.nsmallest."""
 _SWEEP_LIMIT = 128
 """Change points examined after a job's end to rank idle nodes by their next use; nodes
 not reached by then rank as equally far, in index order. Bounds LASTAVAILABLE at O(1)
@@ -185,9 +187,7 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int,
         flat = [((T[k] - end if T[k] < FOREVER else FOREVER)
                  if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i)
                 for i, f in fits.items()]
-        flat = heapq.nsmallest(limit, flat) if limit is not None and limit < len(flat) \
-            else sorted(flat)
-        return [((0, g, f, i), i, f) for g, f, i in flat]
+        return [((0, g, f, i), i, f) for g, f, i in _best(flat, limit)]
     out = []
     for i, f in fits.items():
         T = tt[i]
@@ -203,9 +203,17 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int,
 
 
 def _best(keyed: list, limit: int | None) -> list:
-    """`keyed` sorted, only its `limit` first when given (heapq.nsmallest: the same list)."""
+    """`keyed` sorted, only its `limit` first when given: the same list as
+    sorted(keyed)[:limit] (keys are unique: each ends with its node), made by min() for one
+    (most start-now questions take one node), by sorting a short list, else by
+    heapq.nsmallest (whose pure-Python heap loop costs more than sorting some 60 keys)."""
     if limit is not None and limit < len(keyed):
-        return heapq.nsmallest(limit, keyed)
+        if limit == 1:
+            return [min(keyed)]
+        if len(keyed) > _SORT_ALL:
+            return heapq.nsmallest(limit, keyed)
+        keyed.sort()
+        return keyed[:limit]
     keyed.sort()
     return keyed
 

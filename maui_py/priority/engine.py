@@ -19,12 +19,18 @@ with explain off orders jobs exactly as one with explain on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Mapping
 
 from ..cfg import SchedulerConfig
 from ..model import Job
 
 MAX_PRIO_VAL = 1_000_000_000
+_CRED_KEY = attrgetter("user", "group", "account", "qos", "class_")
+_SHAPED_KEY = attrgetter("user", "group", "account", "qos", "class_", "request.nodes",
+                         "request.tasks", "request.per_task.procs", "request.per_task.mem",
+                         "wallclock")
+"""_new_static's key of a job (without and with a weighted RES), built in C."""
 
 COMPONENTS = ("CRED", "FS", "ATTR", "SERV", "TARG", "RES", "USAGE")
 SUBFACTORS: dict[str, tuple[str, ...]] = {
@@ -453,6 +459,17 @@ class PriorityEngine:
             value = self._shape_sum[key] = self._static_total(job)
         self._prefix[job.id] = (job, value)
         return value
+
+    def static_sums(self, jobs: list[Job]) -> list[float]:
+        """static_sum() of each of `jobs`, in order: the same floats, worked out once per
+        distinct _new_static key (one job of each key asked, the value depending on the key
+        only: see _new_static) instead of once per job; the other jobs are not cached per
+        job. A first cycle ranks every queued job: 200,000 jobs have some 400 credential
+        sets. O(jobs) keys built and looked up in C, plus O(distinct keys) static_sum."""
+        keys = list(map(_SHAPED_KEY if self._res_shaped else _CRED_KEY, jobs))
+        one = dict(zip(keys, jobs))
+        value = {k: self.static_sum(j) for k, j in one.items()}
+        return list(map(value.__getitem__, keys))
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""

@@ -60,3 +60,46 @@ def test_a_one_task_start_now_ranks_one_partly_used_node_not_all():
     ranked = sorted(real(table, {i: 4 for i in range(30)}, 0, 500))
     assert [n for n, _r in p.allocation] == [f"n{ranked[0][1]}"]
     assert [n for n, _r in q.allocation] == [f"n{e[1]}" for e in ranked[:3]]
+
+
+def test_a_first_cycle_compiles_and_ranks_per_shape_and_credential_set_not_per_job():
+    """600 queued jobs of 3 request shapes and 3 users, no order carried: the first cycle
+    compiles and limit-checks 3 shapes and works out 3 static priority parts, and the
+    first job's for the order kept (core/firstselect.py), where Cycle.select does both for each of the 600 jobs; the
+    order, priorities and decisions are Cycle.select's."""
+    from maui_py.cfg import parse_config
+    from maui_py.core import firstselect
+    from maui_py.core.cycle import run_cycle
+    from maui_py.model import ClusterSnapshot, Job
+    from maui_py.priority.engine import PriorityEngine
+
+    nodes = tuple(Node(f"n{i}", Resources.of(4, 4000)) for i in range(4))
+    jobs = tuple(Job(f"q{k}", f"u{k % 3}", JobRequest(tasks=1 + k % 3,
+                                                     per_task=Resources.of(1, 500)),
+                     600, 1000 - k % 50) for k in range(600))
+    snap = ClusterSnapshot(2000, nodes, jobs)
+    statics = {"n": 0}
+    real_static = PriorityEngine._new_static
+
+    def spy(self, job, _real=real_static):
+        statics["n"] += 1
+        return _real(self, job)
+    results = []
+    for per_shape in (True, False):
+        before, statics["n"] = firstselect.shapes_compiled, 0
+        real = firstselect.first_select
+        if not per_shape:
+            firstselect.first_select = lambda c, q: None
+        PriorityEngine._new_static = spy
+        try:
+            got = run_cycle(snap, parse_config("RESERVATIONDEPTH 1\n"), explain=False)
+        finally:
+            firstselect.first_select = real
+            PriorityEngine._new_static = real_static
+        results.append((got, firstselect.shapes_compiled - before, statics["n"]))
+    (fast, shapes, made), (slow, _none, per_job) = results
+    # 3 credential sets, and the static part of the first job in order (the cache's)
+    assert (shapes, made) == (3, 4) and per_job == 600
+    assert fast.order == slow.order and fast.decisions == slow.decisions
+    order = [(j.id, p.hex()) for j, _cr, p in fast.state.caches.selection.order]
+    assert order == [(j.id, p.hex()) for j, _cr, p in slow.state.caches.selection.order]

@@ -1,0 +1,152 @@
+"""Cycle.select for a whole queue at once, when no earlier order can be reused (the first
+cycle from a fresh state, a new table or configuration): the same list, the same reports,
+holds and defers, with the per-job work done per shape.
+
+Cycle.select walks every queued job: its holds, defers and dependencies, its compiled
+request and system limits, its priority. On a queue of 200,000 jobs that is most of a
+first cycle's set-up, yet the jobs share a few thousand (class, wallclock, request) shapes
+and a few hundred credential sets. Here:
+
+- a job is "plain" when Cycle.select would keep it for its shape alone: no hold, its
+  dependencies met, no batch hold, no defer running, no system priority, no queue time or
+  bypass count of its own and no compiled entry from an earlier cycle; and its shape
+  compiles to a placement with no system-limit violation. Everything Cycle.select reads
+  of a plain job is then its shape (table.compile reads the request and class,
+  Limits.system_violation the class, wallclock and processors) and its submit time;
+- the other jobs go through Cycle.select itself, in snapshot order: only they report,
+  defer or hold anything, so those effects come out in the same order;
+- a plain job's priority is serv(job, now, submit time, bypass), which with the engine's
+  order_fixed (a linear SERV, no caps) is PriorityEngine.fixed_priorities of its static
+  part (PriorityEngine.static_sums: one static_sum per credential set or shape);
+- both lists are merged by Cycle.select's key (priority, submit time, id length, id),
+  unique per job, so the order is Cycle.select's.
+
+Applies with Cycle.serv() (explain off, QUEUEPOLICY MAUI without fair share, only SERV
+moving) and the engine's order_fixed; else None and the caller runs Cycle.select.
+tests/property/test_first_select.py checks it against Cycle.select on random queues.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from itertools import count
+from operator import attrgetter, itemgetter
+from typing import TYPE_CHECKING
+
+from ..model import JobRequest, Resources
+from ..planning.api import NoPlacement
+
+if TYPE_CHECKING:
+    from .context import CycleContext as Cycle
+
+_REQUEST = attrgetter("request")
+_PER_TASK = attrgetter("per_task")
+_JOB_PART = attrgetter("class_", "wallclock")
+_REQUEST_PART = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
+                             and f.name != "per_task"))
+_TASK_PART = attrgetter(*(f.name for f in fields(Resources) if f.compare))
+"""What Cycle.select reads of a plain job besides its id and submit time: its class,
+wallclock and every compared field of its request (per_task's own fields apart), as
+tuples built in C: equal exactly when the requests are, without JobRequest's and
+Resources' generated __hash__ (Python calls)."""
+_PRIORITY = itemgetter(2)
+_OWN = attrgetter("holds", "depends_satisfied", "system_priority", "id")
+shapes_compiled = 0
+"""Shapes compiled and limit-checked by first_select, summed (operation count)."""
+
+
+def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | None:
+    """(Cycle.select(queued), fixed, static) as core/selection.select makes them from it
+    (selection._fixed), or None when this does not apply (see the module's docstring).
+    O(queued) keys and look-ups in C and a few comprehensions, plus O(shapes) compiles and
+    limit checks, plus Cycle.select of the other jobs, plus O(queued log queued) to sort."""
+    serv = c.serv()
+    eng = c.engine
+    if serv is None or not eng.order_fixed or len(queued) < 2:
+        return None
+    global shapes_compiled
+    st, now, table, cfg = c.state, c.now, c.table, c.cfg
+    compiled = st.caches.compiled
+    own = set(st.batch_holds)
+    own.update(k for k, rec in st.deferred.items() if rec.until > now)
+    own.update(st.queue_time)
+    own.update(st.bypass)
+    own.update(compiled)
+    reqs = list(map(_REQUEST, queued))
+    first: dict = {}        # shape -> where it first appears: one hash per job, in C
+    at = list(map(first.setdefault, zip(map(_JOB_PART, queued), map(_REQUEST_PART, reqs),
+                                        map(_TASK_PART, map(_PER_TASK, reqs))), count()))
+    verdict = [None] * len(queued)
+    for k in first.values():
+        job = queued[k]
+        cr = table.compile(job.request, job.class_)
+        why = c.limits.system_violation(job)
+        verdict[k] = (cr, why, bool(why) or isinstance(cr, NoPlacement))
+        shapes_compiled += 1
+    got = list(map(verdict.__getitem__, at))
+    special = [bool(h) or not d or bool(sp) or jid in own or v[2]
+               for (h, d, sp, jid), v in zip(map(_OWN, queued), got)]
+    plain = [(j, v) for j, v, s in zip(queued, got, special) if not s]
+    compiled.update((j.id, (j, table, v[0], cfg, v[1])) for j, v in plain)
+    ranked, values = _ranked(eng, now, [(j, v[0], 0.0) for j, v in plain])
+    if any(special):
+        rest = [j for j, s in zip(queued, special) if s]
+        others = c.select(rest)
+        if any(j.system_priority or j.id in st.queue_time for j, _cr, _p in others):
+            values = None           # selection._fixed: not fixed
+        elif values is not None and others:
+            values.update(eng.static_sums([e[0] for e in others]))
+        if _nan_in(ranked) or _nan_in(others):
+            ranked = _in_snapshot_order(ranked, others, queued)
+        else:                       # unique keys, a total order: any list sorts the same
+            ranked += others
+    keys = [(-p, j.submit_time, len(j.id), j.id) for j, _cr, p in ranked]   # entry_key's
+    if len(ranked) > 1:             # Cycle.select's sort, from the same list: the same order
+        ranked = [ranked[k] for k in sorted(range(len(ranked)), key=keys.__getitem__)]
+    if not values:
+        return ranked, values is not None, None
+    if len(values) > 1 or any(v != v for v in values):
+        return ranked, False, None
+    return ranked, True, eng.static_sum(ranked[0][0])
+
+
+def _ranked(eng, now: int, entries: list) -> tuple[list, set]:
+    """`entries` (job, compiled, 0.0) of plain jobs with each priority serv() gives it
+    (fixed_priorities per static part: static_sums gives one float object per part, and
+    parts with the same bits, float.hex, share one call), in the same order; and the set
+    of their static parts. O(entries) plus O(credential sets)."""
+    if not entries:
+        return [], set()
+    statics = eng.static_sums([e[0] for e in entries])
+    parts = dict(zip(map(id, statics), statics))
+    bits = {k: v.hex() for k, v in parts.items()}
+    if len(set(bits.values())) == 1:
+        return eng.fixed_priorities(entries, now, statics[0]), set(parts.values())
+    at: dict[str, list[int]] = {}
+    for k, s in enumerate(map(bits.__getitem__, map(id, statics))):
+        at.setdefault(s, []).append(k)
+    out = list(entries)
+    for ks in at.values():
+        part = statics[ks[0]]
+        for k, e in zip(ks, eng.fixed_priorities([entries[k] for k in ks], now, part)):
+            out[k] = e
+    return out, set(parts.values())
+
+
+def _nan_in(entries: list) -> bool:
+    """Might a priority of `entries` be NaN (their sum is: a NaN, or infinities of both
+    signs)? O(len(entries)) in C."""
+    total = sum(map(_PRIORITY, entries))
+    return total != total
+
+
+def _in_snapshot_order(plain: list, others: list, queued: list) -> list:
+    """The entries of both lists in the order of their jobs in `queued`, as Cycle.select
+    holds them before it sorts (NaN priorities make the sort's result depend on it);
+    `plain` is in that order already. O(queued), one sort of two runs."""
+    if not plain:
+        return others
+    place = {id(j): k for k, j in enumerate(queued)}
+    out = plain + sorted(others, key=lambda e: place[id(e[0])])
+    out.sort(key=lambda e: place[id(e[0])])     # two sorted runs: merged in O(n)
+    return out
