@@ -40,7 +40,6 @@ if TYPE_CHECKING:
 
 _SYSTEM_PRIORITY = attrgetter("system_priority")
 _JOB = itemgetter(0)
-_SECOND = itemgetter(1)
 _ID = attrgetter("id")
 
 
@@ -137,20 +136,22 @@ def fs_entries(c: Cycle, kept: list) -> list:
         return [(j, cr, c._priority(j)) for j, cr, _p in kept]
     st, eng = c.state, c.engine
     cache = _tails(c)
+    if eng.qt_only:         # the same floats, _queue_time_only written out in the loop
+        return eng.fs_quick(kept, c.now, st.queue_time, cache.by_creds, _miss(c, cache))
     return eng.fs_priorities(kept, c.now, st.queue_time, st.bypass, cache.by_creds,
                              _miss(c, cache))
 
 
 def _miss(c: Cycle, cache: FsTails):
-    """miss(job) for PriorityEngine.fs_priorities and fs_keyed: the tail of the job's
+    """miss(job) for PriorityEngine.fs_priorities and fs_quick: the tail of the job's
     credential set, worked out and recorded in `cache` (by_creds, fs_of; by_value shares
     one fs_tail among sets with equal subfactors). O(subfactors)."""
     tails, fs_of, by_value = cache.by_creds, cache.fs_of, cache.by_value
-    subfactors, fs_tail = c.policy.subfactors, c.engine.fs_tail
+    subfactors, fs_tail = c.policy.fs.subfactors_of, c.engine.fs_tail
 
     def miss(j):
         creds = (j.user, j.group, j.account, j.qos, j.class_)
-        fs = fs_of[creds] = subfactors(j)
+        fs = fs_of[creds] = subfactors(creds)
         if not fs:
             t = None
         else:
@@ -161,24 +162,6 @@ def _miss(c: Cycle, cache: FsTails):
         tails[creds] = t
         return t
     return miss
-
-
-def fs_ranked(c: Cycle, kept: list, new: list) -> list | None:
-    """fs_entries(c, kept) + new sorted by entry_key, when QUEUETIME is SERV's only
-    weighted subfactor and no kept job has a system priority (else None): the kept
-    entries' priorities and keys made in one loop (PriorityEngine.fs_keyed) and the
-    decorated list sorted without a key function. Keys are unique (job ids), so the
-    decorations decide every comparison, as the keys do in the plain sort: the same
-    order. O(len(kept)) plus the sort."""
-    eng = c.engine
-    if not eng.qt_only or any(map(_SYSTEM_PRIORITY, map(_JOB, kept))):
-        return None
-    cache = _tails(c)
-    dec = eng.fs_keyed(kept, c.now, c.state.queue_time, cache.by_creds, _miss(c, cache))
-    if new:
-        dec += [(entry_key(e), e) for e in new]
-    dec.sort()
-    return list(map(_SECOND, dec))
 
 
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
@@ -244,9 +227,6 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
             return (_merge(kept, new) if new else kept), True, static, capped
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
     if serv is None and not c.passive_policy and c.engine.serv_only:
-        ranked = fs_ranked(c, kept, new)
-        if ranked is not None:
-            return ranked, *_fixed(c, ranked), capped
         out = fs_entries(c, kept)
     else:
         out = [(j, cr, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0))

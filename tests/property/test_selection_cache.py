@@ -30,6 +30,19 @@ PRIORITIES = ["", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\n", "XFACTORWEIGHT 10\n"
               "JOBPRIOACCRUALPOLICY FULLPOLICY\n", "QUEUETIMEWEIGHT -1\n",
               "USERCFG[DEFAULT] MAXIJOB=3\n", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\nSERVICEWEIGHT 0\n",
               "USERCFG[DEFAULT] PRIORITY=-2\nUSERWEIGHT 1\nREJECTNEGPRIOJOBS TRUE\n"]
+FAIRSHARE = ("FSPOLICY DEDICATEDPS\nFSINTERVAL 120\nFSDEPTH 3\nFSDECAY 0.5\nFSWEIGHT 1\n"
+             "FSUSERWEIGHT 10\nFSQOSWEIGHT 5\nUSERCFG[DEFAULT] FSTARGET=30\n"
+             "USERCFG[u1] FSTARGET=40-\nQOSCFG[hi] PRIORITY=100 FSTARGET=20+\nQOSWEIGHT 1\n"
+             "GROUPCFG[nobody] FSTARGET=10^\n")
+PRIORITIES += [
+    FAIRSHARE,                                   # a cap no queued job has: no cap asked
+    FAIRSHARE + "USERCFG[u2] FSTARGET=30%\n",    # u2's kept jobs asked their cap each cycle
+    FAIRSHARE + "USERCFG[u2] FSTARGET=2000^\n",
+    FAIRSHARE + "XFACTORWEIGHT 10\n",            # not queue time only: fs_priorities
+]
+"""Fair share (FSINTERVAL rolls every fourth step): the kept jobs' priorities from the
+per-credential tails (selection._miss: one fs_tail per subfactor value, FairShare's
+subfactor per usage key), under caps that bind on queued jobs or on none."""
 
 
 @st.composite
