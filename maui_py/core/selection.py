@@ -17,8 +17,10 @@ jobs are merged into it. Otherwise the list is sorted again, as Cycle.select sor
 are unique, so the result is the same list either way.
 
 Applies with explain off and QUEUEPOLICY MAUI, with or without fair share (with it, a
-kept job's fair-share caps are asked again, as usage moves every cycle; the other policies
-arrange the queue themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
+kept job's fair-share caps are asked again, as usage moves every cycle, but only while some
+queued credential set has a cap: SelectionCache.capped; and every kept job is re-ranked, its
+(TARG, FS) tail found per credential set and worked out once per distinct subfactor value;
+the other policies arrange the queue themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
 cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
 checks the decisions against cycles without it.
 """
