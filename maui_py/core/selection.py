@@ -17,8 +17,10 @@ jobs are merged into it. Otherwise the list is sorted again, as Cycle.select sor
 are unique, so the result is the same list either way.
 
 Applies with explain off and QUEUEPOLICY MAUI, with or without fair share (with it, a
-kept job's fair-share caps are asked again, as usage moves every cycle; the other policies
-arrange the queue themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
+kept job's fair-share caps are asked again, as usage moves every cycle, but only while some
+queued credential set has a cap: SelectionCache.capped; and every kept job is re-ranked, its
+(TARG, FS) tail found per credential set and worked out once per distinct subfactor value;
+the other policies arrange the queue themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
 cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
 checks the decisions against cycles without it.
 """
@@ -61,6 +63,9 @@ class SelectionCache:
     """order is (submit time, id) order and stays so (see the module's docstring)."""
     static: float | None
     """The static priority part every job in order shares, when fixed."""
+    capped: bool = True
+    """Some job of order may have a credential set with a fair-share cap (FairShare.capped,
+    a function of the configuration): when False the next cycle asks no kept job's cap."""
 
 
 @dataclass(slots=True)
@@ -81,6 +86,10 @@ class FsTails:
     gave that credential set this cycle (`fs_of`), or None when they are empty: the
     re-ranking of kept jobs (fs_entries) finds a job's tail with one look-up."""
     fs_of: dict = field(default_factory=dict)
+    by_value: dict = field(default_factory=dict)
+    """tuple(subfactors.items()) -> engine.fs_tail of them: the credential sets of one user
+    (several QOS, groups, classes) often have equal subfactors, and fs_tail is a function
+    of the items alone."""
 
     def check(self) -> None:
         """Raise AssertionError unless every entry equals its from-scratch value."""
@@ -90,6 +99,8 @@ class FsTails:
         for creds, tail in self.by_creds.items():
             fs = self.fs_of[creds]
             assert tail == (self.engine.fs_tail(fs) if fs else None), (fs, tail)
+        for items, tail in self.by_value.items():
+            assert tail == self.engine.fs_tail(dict(items)), (items, tail)
 
 
 def fast_priority(c: Cycle, job, fs: dict) -> float:
@@ -128,14 +139,32 @@ def fs_entries(c: Cycle, kept: list) -> list:
         return [(j, cr, c._priority(j)) for j, cr, _p in kept]
     st, eng = c.state, c.engine
     cache = _tails(c)
-    tails, fs_of, subfactors, fs_tail = cache.by_creds, cache.fs_of, c.policy.subfactors, eng.fs_tail
+    if eng.qt_only:         # the same floats, _queue_time_only written out in the loop
+        return eng.fs_quick(kept, c.now, st.queue_time, cache.by_creds, _miss(c, cache))
+    return eng.fs_priorities(kept, c.now, st.queue_time, st.bypass, cache.by_creds,
+                             _miss(c, cache))
+
+
+def _miss(c: Cycle, cache: FsTails):
+    """miss(job) for PriorityEngine.fs_priorities and fs_quick: the tail of the job's
+    credential set, worked out and recorded in `cache` (by_creds, fs_of; by_value shares
+    one fs_tail among sets with equal subfactors). O(subfactors)."""
+    tails, fs_of, by_value = cache.by_creds, cache.fs_of, cache.by_value
+    subfactors, fs_tail = c.policy.fs.subfactors_of, c.engine.fs_tail
 
     def miss(j):
         creds = (j.user, j.group, j.account, j.qos, j.class_)
-        fs = fs_of[creds] = subfactors(j)
-        t = tails[creds] = fs_tail(fs) if fs else None
+        fs = fs_of[creds] = subfactors(creds)
+        if not fs:
+            t = None
+        else:
+            items = tuple(fs.items())
+            t = by_value.get(items)
+            if t is None:
+                t = by_value[items] = fs_tail(fs)
+        tails[creds] = t
         return t
-    return eng.fs_priorities(kept, c.now, st.queue_time, st.bypass, tails, miss)
+    return miss
 
 
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
@@ -158,15 +187,18 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
         else:
             out = c.select(queued)
             fixed, static = _fixed(c, out)
+        capped = _any_capped(c, out)
     else:
-        out, fixed, static = _reuse(c, cache, queued)
-    st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static)
+        out, fixed, static, capped = _reuse(c, cache, queued)
+    st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
+                                         capped)
     return out
 
 
-def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, float | None]:
+def _reuse(c: Cycle, cache: SelectionCache, queued: list
+           ) -> tuple[list, bool, float | None, bool]:
     """select() with a cache of this table, configuration and engine: (order, fixed,
-    static). The jobs of `queued` found in the cache by identity, not batch-held or
+    static, capped). The jobs of `queued` found in the cache by identity, not batch-held or
     deferred since, keep their entry (with a new priority unless the order is fixed: see
     SelectionCache.order); the rest go through
     Cycle.select in snapshot order. O(queued) set operations plus what select() says."""
@@ -188,15 +220,18 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, f
         live.difference_update(map(id, map(_JOB, kept)))
         redo |= live
     rest = [j for j in queued if id(j) in redo] if redo else []
-    if not c.passive_policy and c.policy.fs.has_caps:
+    capped = False
+    if cache.capped and not c.passive_policy and c.policy.fs.has_caps:
         kept = _under_caps(c, kept)
+        capped = _any_capped(c, kept)
     new = c.select(rest)
+    capped = capped or _any_capped(c, new)
     if cache.fixed and c.engine.order_fixed and timed <= redo:    # none kept has one
         fixed, static = _fixed(c, new, cache.static)
         if fixed:
             if kept and c.settings.reject_neg:   # the only reader of a kept entry's priority here
                 kept = c.engine.fixed_priorities(kept, now, static)
-            return (_merge(kept, new) if new else kept), True, static
+            return (_merge(kept, new) if new else kept), True, static, capped
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
     if serv is None and not c.passive_policy and c.engine.serv_only:
         out = fs_entries(c, kept)
@@ -205,7 +240,16 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list) -> tuple[list, bool, f
                 if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
     out += new
     out.sort(key=entry_key)
-    return out, *_fixed(c, out)
+    return out, *_fixed(c, out), capped
+
+
+def _any_capped(c: Cycle, entries: list) -> bool:
+    """Whether a job of `entries` has a credential set with a fair-share cap (always False
+    without caps or with a passive policy). O(len(entries)) look-ups when caps exist."""
+    if c.passive_policy or not c.policy.fs.has_caps:
+        return False
+    capped = c.policy.fs.capped
+    return any(capped((j.user, j.group, j.account, j.qos, j.class_)) for j in map(_JOB, entries))
 
 
 def _under_caps(c: Cycle, kept: list) -> list:

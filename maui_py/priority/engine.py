@@ -108,6 +108,10 @@ class JobContext:
 
 
 
+_UNKNOWN = object()
+"""A credential set not in fs_quick's tails yet."""
+
+
 def order_key(job: Job, priority: float) -> tuple:
     """The queue's order: priority, then submit time, then job id, shorter ids first so that
     numeric ids sort as numbers."""
@@ -168,6 +172,8 @@ class PriorityEngine:
         self._serv_terms = tuple((s, self.sw[s], self.scap[s]) for s in SUBFACTORS["SERV"]
                                  if self.sw.get(s, 0.0))
         self._qt_only = [s for s, _w, _c in self._serv_terms] == ["QUEUETIME"]
+        self.qt_only = self._qt_only
+        """QUEUETIME is SERV's only weighted subfactor (fs_quick applies)."""
         if self._qt_only:
             self.serv_priority = self._queue_time_only
             self._qt_terms = (*self._serv_terms[0][1:], self.ccap["SERV"], self.cw["SERV"])
@@ -395,6 +401,38 @@ class PriorityEngine:
                 p = p + 0.0
                 p = p + 0.0
             out.append((j, e[1], p))
+        return out
+
+    def fs_quick(self, entries: list, now: int, queue_time: dict, tails: dict, miss) -> list:
+        """fs_priorities when QUEUETIME is SERV's only weighted subfactor (_qt_only):
+        _queue_time_only's operations written out in the loop, one call a job fewer (the
+        same floats). O(len(entries)) plus a miss per credential set."""
+        out = []
+        append, prefix, new_static = out.append, self._prefix, self._new_static
+        w, cap, scap, cw = self._qt_terms
+        unknown = _UNKNOWN
+        for e in entries:
+            j = e[0]
+            t = tails.get((j.user, j.group, j.account, j.qos, j.class_), unknown)
+            if t is unknown:
+                t = miss(j)
+            jid = j.id
+            hit = prefix.get(jid)
+            static = hit[1] if hit is not None and hit[0] is j else new_static(j)
+            qt_s = now - (queue_time.get(jid, j.submit_time) if queue_time else j.submit_time)
+            v = (qt_s if qt_s > 0 else 0) / 60.0
+            if cap > 0 and v > cap:
+                v = cap
+            total = 0.0 + w * v
+            if scap > 0 and total > scap:
+                total = scap
+            p = static + cw * total
+            if t is not None:
+                p = p + t[0]
+                p = p + t[1]
+                p = p + 0.0
+                p = p + 0.0
+            append((j, e[1], p))
         return out
 
     def _queue_time_only(self, job: Job, now: int, eff_queue_time: int, bypass: int) -> float:

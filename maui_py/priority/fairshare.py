@@ -108,6 +108,9 @@ class FairShare:
         self._factor: dict[str, float] = {}
         self._memo: dict[tuple[str, ...], dict[str, float]] = {}
         """subfactors per credential tuple, valid until the next charge."""
+        self._by_key: dict[str, float] = {}
+        """usage key -> its FS subfactor, valid until the next charge: the credential
+        sets of one user (several QOS, classes, groups) share it (_subfactors)."""
         self._caps: dict[tuple[str, ...], tuple] = {}
         """_caps_of per credential tuple, valid until the next charge."""
         self._targets: dict[tuple[str, ...], tuple] = {}
@@ -176,6 +179,7 @@ class FairShare:
         self._started = set()
         self.last = now
         self._memo.clear()
+        self._by_key.clear()
         self._caps.clear()
         self._roll(now // self.interval)
 
@@ -350,13 +354,29 @@ class FairShare:
             out = self._memo[creds] = self._subfactors(creds)
         return out
 
+    def subfactors_of(self, creds: tuple[str, ...]) -> dict[str, float]:
+        """subfactors() of a credential set (user, group, account, qos, class), for a
+        caller that has made the tuple already. O(1), memoised as subfactors() is."""
+        if not self.enabled:
+            return {}
+        out = self._memo.get(creds)
+        if out is None:
+            out = self._memo[creds] = self._subfactors(creds)
+        return out
+
     def _subfactors(self, creds: tuple[str, ...]) -> dict[str, float]:
+        """subfactors() of a credential set, each credential's value worked out once per
+        charge (_by_key: a key's target is a function of the key, its usage and the
+        system's move only at a charge). O(KINDS)."""
         total = self.usage(SYSTEM)
         out: dict[str, float] = {}
         if total <= 0:
             return out
+        by_key = self._by_key
         for _prefix, name, sf, key, t in self._targets_of(creds):
-            v = fs_subfactor(t, 100.0 * self.usage(key) / total, self.percent)
+            v = by_key.get(key)
+            if v is None:
+                v = by_key[key] = fs_subfactor(t, 100.0 * self.usage(key) / total, self.percent)
             if v:
                 out[sf] = v
         return out
@@ -447,4 +467,5 @@ class FairShare:
         self._reset_rates()
         self._cur = None
         self._memo.clear()
+        self._by_key.clear()
         self._caps.clear()

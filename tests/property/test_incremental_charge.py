@@ -97,6 +97,40 @@ class Mover:
 TOKENS = iter(range(10**9, 2 * 10**9))
 
 
+TARGETS = ("FSDECAY 0.8\nUSERCFG[DEFAULT] FSTARGET=30\nUSERCFG[u2] FSTARGET=20-\n"
+           "ACCOUNTCFG[a1] FSTARGET=50+\nACCOUNTCFG[a2] FSTARGET=10\n")
+FS_TARGETS = {"user": {"u1": (30, ""), "u2": (20, "ceiling"), "u3": (30, "")},
+              "acct": {"a1": (50, "floor"), "a2": (10, "")}}
+
+
+def _check_subfactors(fs, ref, now, policy) -> None:
+    """Every credential set's subfactors (asked in two orders, so that the per-key values
+    kept until the next charge are met from another set) equal the definition worked out
+    from the from-scratch windows: usage = W0 + 0.8 W1 + 0.64 W2, pct = 100 usage / the
+    system's, FS = target - pct (a floor kept >= 0, a ceiling <= 0), zeros left out."""
+    cur = now // INTERVAL
+
+    def usage(key):
+        return sum(ref.windows.get(cur - i, {}).get(key, 0.0) * 0.8 ** i for i in range(3))
+    total = usage("sched:")
+    sets = [(u, a) for u in USERS for a in ACCOUNTS]
+    for order in (sets, sets[::-1]):
+        for u, a in order:
+            got = fs.subfactors(job("x", 1, 10, 0, user=u, account=a))
+            want = {}
+            for prefix, name, sf in (("user", u, "FSUSER"), ("acct", a, "FSACCOUNT")):
+                target, mode = FS_TARGETS[prefix].get(name, (0, ""))
+                if total <= 0 or not target:
+                    continue
+                v = target - 100.0 * usage(f"{prefix}:{name}") / total
+                v = max(v, 0.0) if mode == "floor" else min(v, 0.0) if mode == "ceiling" else v
+                if v:
+                    want[sf] = v
+            assert got.keys() == want.keys(), (u, a, got, want)
+            for k, v in want.items():
+                assert got[k] == pytest.approx(v, rel=1e-9, abs=1e-9), (u, a, k)
+
+
 def _running(jid, procs, user, acct, back, mem, now, wall):
     start = None if back is None else max(0, now - back)
     j = job(f"j{jid}", procs, wall, 0, user=user, account=acct, mem=mem, start=0,
@@ -116,7 +150,7 @@ def _running(jid, procs, user, acct, back, mem, now, wall):
                 (10, [], [], False, (64, 0))],
          wall=300)          # a job started by the cycle that ends before a snapshot shows it
 def test_incremental_fairshare_equals_charging_every_job(policy, steps, wall):
-    cfg = parse_config(f"FSPOLICY {policy}\nFSINTERVAL {INTERVAL}\nFSDEPTH 3\n", "t.cfg")
+    cfg = parse_config(f"FSPOLICY {policy}\nFSINTERVAL {INTERVAL}\nFSDEPTH 3\n" + TARGETS, "t.cfg")
     fs, moving, mover = FairShare(cfg), FairShare(cfg), Mover()
     ref = Scratch(policy == "DEDICATEDPES")
     world: dict[str, object] = {}
@@ -154,6 +188,7 @@ def test_incremental_fairshare_equals_charging_every_job(policy, steps, wall):
             else:
                 assert got[k] == pytest.approx(w, rel=1e-9, abs=1e-6)
         assert moving.seen == fs.seen           # the moves name every job that changed
+        _check_subfactors(fs, ref, now, policy)
         assert {k: w for k, w in moving.windows.items() if any(w.values())} == got \
             or policy == "DEDICATEDPES" and moving.windows.keys() == fs.windows.keys()
 

@@ -30,6 +30,19 @@ PRIORITIES = ["", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\n", "XFACTORWEIGHT 10\n"
               "JOBPRIOACCRUALPOLICY FULLPOLICY\n", "QUEUETIMEWEIGHT -1\n",
               "USERCFG[DEFAULT] MAXIJOB=3\n", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\nSERVICEWEIGHT 0\n",
               "USERCFG[DEFAULT] PRIORITY=-2\nUSERWEIGHT 1\nREJECTNEGPRIOJOBS TRUE\n"]
+FAIRSHARE = ("FSPOLICY DEDICATEDPS\nFSINTERVAL 120\nFSDEPTH 3\nFSDECAY 0.5\nFSWEIGHT 1\n"
+             "FSUSERWEIGHT 10\nFSQOSWEIGHT 5\nUSERCFG[DEFAULT] FSTARGET=30\n"
+             "USERCFG[u1] FSTARGET=40-\nQOSCFG[hi] PRIORITY=100 FSTARGET=20+\nQOSWEIGHT 1\n"
+             "GROUPCFG[nobody] FSTARGET=10^\n")
+PRIORITIES += [
+    FAIRSHARE,                                   # a cap no queued job has: no cap asked
+    FAIRSHARE + "USERCFG[u2] FSTARGET=30%\n",    # u2's kept jobs asked their cap each cycle
+    FAIRSHARE + "USERCFG[u2] FSTARGET=2000^\n",
+    FAIRSHARE + "XFACTORWEIGHT 10\n",            # not queue time only: fs_priorities
+]
+"""Fair share (FSINTERVAL rolls every fourth step): the kept jobs' priorities from the
+per-credential tails (selection._miss: one fs_tail per subfactor value, FairShare's
+subfactor per usage key), under caps that bind on queued jobs or on none."""
 
 
 @st.composite
@@ -50,10 +63,35 @@ SETTINGS = settings(max_examples=80, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+@st.composite
+def fs_scenarios(draw):
+    """Fair share over a queue that stays deep (one or two small nodes, long jobs), so
+    that most cycles keep jobs from the last one and re-rank them."""
+    nodes = (Node("n0", Resources(procs=draw(st.sampled_from([2, 4])), mem=4000)),)
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 3]))}\nBACKFILLPOLICY FIRSTFIT\n"
+            "DEFERTIME 60\nDEFERCOUNT 2\n" + draw(st.sampled_from(PRIORITIES[-4:])))
+    steps = [(draw(st.sampled_from(["arrive", "arrive", "arrive", "arrive", "old", "end",
+                                    "hold", "release", "copy", "tick"])),
+              draw(st.integers(0, 10_000))) for _ in range(draw(st.integers(10, 30)))]
+    return nodes, text, steps
+
+
 @SETTINGS
 @given(scenarios())
 def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
-    nodes, text, steps = sc
+    _replay(*sc)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(fs_scenarios())
+def test_fair_share_cycles_with_the_cache_decide_as_ones_without(sc):
+    _replay(*sc, wall=(900, 3000), users=4)
+
+
+def _replay(nodes, text, steps, wall=(60, 300), users=3):
+    """Run `steps` twice, with the selection cache and without it: the same decisions,
+    order and persisted maps at every cycle. Jobs ask wall[0] + up to wall[1] seconds."""
     cfg = parse_config(text)
     jobs: dict[str, Job] = {}
     state, bare = SchedulerState(), SchedulerState()
@@ -67,9 +105,10 @@ def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
             for b in range(1 + pick % 3):
                 submit = now - (pick % 500 if kind == "old" else 0)
                 tasks = 99 if kind == "huge" else 1 + (pick >> b) % 4
-                jobs[f"j{k}{b}"] = Job(f"j{k}{b}", f"u{pick % 3}",
+                jobs[f"j{k}{b}"] = Job(f"j{k}{b}", f"u{pick % users}",
                                        JobRequest(tasks=tasks, per_task=Resources(1, 100 * (pick % 5))),
-                                       60 + pick % 300, submit, qos="hi" if pick % 4 == 0 else "")
+                                       wall[0] + pick % wall[1], submit,
+                                       qos="hi" if pick % 4 == 0 else "")
         elif kind == "end" and running:
             del jobs[running[pick % len(running)]]
         elif kind == "hold" and one:
@@ -120,3 +159,37 @@ def test_two_jobs_of_one_id_go_through_select_as_without_the_cache():
     want = run_cycle(later, cfg, bare, explain=False)
     assert got.decisions == want.decisions == []
     assert got.order == want.order == []
+
+
+def test_a_kept_job_whose_fair_share_cap_binds_later_leaves_the_order_as_without_the_cache():
+    """u2's queued job passes its absolute cap when it arrives (its charge plus u2's usage
+    stays under 1200) and stays queued behind a full node; u2's running job then pushes
+    u2's usage up until the kept job's cap binds: it leaves the order at the same cycle as
+    in a state without the cache. The cache that saw no capped credential set (cycle 1:
+    everything started) must learn of one from the new job (SelectionCache.capped)."""
+    cfg = parse_config("FSPOLICY DEDICATEDPS\nFSWEIGHT 1\nFSUSERWEIGHT 10\n"
+                       "USERCFG[u2] FSTARGET=1200^\nRESERVATIONDEPTH 1\n")
+    nodes = (Node("n0", Resources(procs=2, mem=1000)),)
+    one = JobRequest(tasks=1, per_task=Resources(1, 0))
+    jobs = {j: Job(j, u, one, 100_000, 1000, state=JobState.RUNNING, start_time=1000,
+                   allocation=(("n0", Resources(procs=1, mem=0)),))
+            for j, u in (("r0", "u0"), ("r2", "u2"))}
+    state, bare = SchedulerState(), SchedulerState()
+    seen_in, left = False, False
+    for k in range(40):
+        now = 1000 + 30 * k
+        if k == 1:
+            jobs["w2"] = Job("w2", "u2", one, 900, now)
+        snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
+        got = run_cycle(snap, cfg, state, explain=False)
+        bare.caches.selection = None
+        want = run_cycle(snap, cfg, bare, explain=False)
+        assert (got.decisions, got.order) == (want.decisions, want.order), f"cycle {k}"
+        seen_in |= "w2" in got.order
+        left |= seen_in and "w2" not in got.order
+        state, bare = got.state, want.state
+        for d in got.decisions:
+            if isinstance(d, Start):
+                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
+                                         allocation=d.allocation)
+    assert seen_in and left

@@ -73,3 +73,52 @@ def test_a_queue_under_one_limit_plan_is_walked_once_per_cycle():
         _n, result = _cycle(rm, cfg, state, now, k)
         assert len([j for j in result.order if j.startswith("l")]) == 30
         assert limits.walks - before <= 2, limits.walks - before     # one plan, two levels
+
+
+def test_a_users_credential_sets_share_one_subfactor_and_one_tail_per_cycle(monkeypatch):
+    """Queued jobs of one user under several QOS and groups are several credential sets
+    with the same subfactors: each usage key's subfactor is worked out once per charge
+    (FairShare._by_key) and each distinct subfactor value's (TARG, FS) tail once per cycle
+    (FsTails.by_value), however many sets share them; and no kept job is looked up for a
+    cap while no queued credential set has one (SelectionCache.capped), however deep the
+    queue."""
+    from maui_py.priority import engine as engine_mod, fairshare as fs_mod
+
+    counts = {"sf": 0, "tail": 0, "cap": 0}
+    real_sf, real_tail = fs_mod.fs_subfactor, engine_mod.PriorityEngine.fs_tail
+    real_capped = fs_mod.FairShare.capped
+
+    def sf(*a, **k):
+        counts["sf"] += 1
+        return real_sf(*a, **k)
+
+    def tail(self, fs):
+        counts["tail"] += 1
+        return real_tail(self, fs)
+
+    def capped(self, creds):
+        counts["cap"] += 1
+        return real_capped(self, creds)
+    monkeypatch.setattr(fs_mod, "fs_subfactor", sf)
+    monkeypatch.setattr(engine_mod.PriorityEngine, "fs_tail", tail)
+    monkeypatch.setattr(fs_mod.FairShare, "capped", capped)
+    cfg = parse_config(CFG + "GROUPCFG[nobody] FSTARGET=100^\n")
+    for depth in (12, 48):
+        now = [1000]
+        rm = SimulatedRM((Node("n0", Resources.of(1)),), lambda: now[0])
+        rm.submit(Job("r", "u1", JobRequest(tasks=1), 100_000, now[0]), 100_000)
+        state = SchedulerState()
+        result = run_cycle(rm.snapshot(), cfg, state, explain=False)
+        rm.apply(result.actions())
+        for k in range(depth):          # u1 under 4 QOS x 3 groups: 12 credential sets
+            rm.submit(Job(f"q{k}", "u1", JobRequest(tasks=1), 3000, now[0], qos=f"q{k % 4}",
+                          group=f"g{k % 3}"), 3000)
+        for step in range(3):
+            now[0] += 60
+            for key in counts:
+                counts[key] = 0
+            result = run_cycle(rm.snapshot(), cfg, result.state, explain=False)
+            rm.apply(result.actions())
+            assert len(result.order) == depth
+            if step:                    # the jobs kept from the last cycle
+                assert counts == {"sf": 1, "tail": 1, "cap": 0}, (depth, counts)
