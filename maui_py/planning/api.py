@@ -122,7 +122,7 @@ class Planner(Protocol):
     `freed` moves whenever something held is given back (a release, an expiry, a hold
     moved earlier): until it moves, what is free only shrinks (planning/memo.py);
     given_back(stamp) names where and when, as (node mask, start, end), since it was
-    `stamp` (None: not known).
+    `stamp` (None: not known), and room_in says whether a request could use any of it.
     `version` moves on every change; `free_now` is the processors free at the origin."""
 
     abilities: frozenset[str]
@@ -178,6 +178,9 @@ class Planner(Protocol):
     def freed_until(self, stamp: int) -> int | None: ...
 
     def given_back(self, stamp: int) -> list[tuple[int, int, int]] | None: ...
+
+    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
+                own: str) -> bool: ...
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]: ...

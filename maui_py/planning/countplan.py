@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ..model import Resources
 from . import endheap
-from .api import FOREVER, NEVER
+from .api import FOREVER, NEVER, Compiled
 from .owners import is_priority, priority as _priority
 
 _FAILS = 8
@@ -161,6 +161,11 @@ class Replanning:
         if until is None or stamp >= self.freed:
             return None if until is None else []
         return [(-1, NEVER, until)]
+
+    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
+                own: str) -> bool:
+        """Always yes: the count planner names no nodes in the future to look at."""
+        return True
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:

@@ -13,6 +13,12 @@ per question; at most LOG entries.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
+from .api import Compiled
+from .bitset import members
+from .steps import fit_on
+
 LOG = 1024
 """Entries kept; the older half goes when there are more."""
 
@@ -44,3 +50,40 @@ def check(log: list[Step], freed: int) -> None:
     """Assert the entries increase strictly, none after `freed`."""
     assert all(a[0] < b[0] for a, b in zip(log, log[1:])), "given-back log out of order"
     assert not log or log[-1][0] <= freed, "given-back log ahead of freed"
+
+
+class GivenBack:
+    """The node table's side of the log (a part of ReservationTable, planning/table.py,
+    which owns `released`, `freed`, the step functions and capacities)."""
+
+    def given_back(self, stamp: int) -> list[tuple[int, int, int]] | None:
+        """(node mask, start, end) of each hold released since `freed` was `stamp`, None
+        when a step is not known. O(steps since)."""
+        return since(self.released, self.freed, stamp)
+
+    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
+                own: str) -> bool:
+        """Could `cr` hold a task on an eligible node of `regions` at some instant of that
+        node's region before `until` (the holds of `own` ignored)? A window gains room
+        on a node only where it meets a region there, and a window holds no more tasks on
+        a node than the node holds at any instant of it: where the answer is no, no
+        window starting before `until` - w + 1 gained a task anywhere. A node `own` holds
+        counts as yes. O(segments of the nodes' step functions in their regions)."""
+        h = self.holds.get(own)
+        own_mask = h.mask if h is not None else 0
+        d, excl, zero = cr.d, cr.exclusive, self.zero
+        for mask, a, b in regions:
+            nodes = mask & cr.eligible
+            if nodes & own_mask:
+                return True
+            x, y = max(a, self.origin), min(b, until)
+            if x >= y:
+                continue
+            for i in members(nodes):
+                T, U, cap = self._T[i], self._U[i], self.cap[i]
+                for k in range(bisect_right(T, x) - 1, len(T)):
+                    if k > 0 and T[k] >= y:
+                        break
+                    if fit_on(d, excl, cap, U[k], zero):
+                        return True
+        return False

@@ -49,7 +49,7 @@ def _points_of(T: list[int], U: list[tuple[int, ...]], c: tuple[int, ...],
             if gd is not None else None)
 
 
-class ReservationTable(Timeline, Compiling, Credits, Scanning):
+class ReservationTable(Timeline, Compiling, Credits, Scanning, givenback.GivenBack):
     """Free resources of every node over time, and the earliest-start question on them."""
 
     abilities: frozenset[str] = frozenset()
@@ -556,11 +556,6 @@ class ReservationTable(Timeline, Compiling, Credits, Scanning):
     def freed_until(self, stamp: int) -> int | None:
         """Not on the node table (Ability.REPLAN)."""
         raise Unsupported("freed_until: the count planner's (Ability.REPLAN)")
-
-    def given_back(self, stamp: int) -> list[tuple[int, int, int]] | None:
-        """(node mask, start, end) of each hold released since `freed` was `stamp`, None
-        when a step is not known (planning/givenback.py). O(steps since)."""
-        return givenback.since(self.released, self.freed, stamp)
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:

@@ -72,10 +72,10 @@ class Stamps:
             e = memo.epoch(table)
             got = at.get(job.id)
             at[job.id] = (e, cr, w)
+            own = owners.priority(job.id)
             if (got is None or kr.start <= now or got[2] != w
-                    or (got[1] is not cr and got[1] != cr)
-                    or owners.priority(job.id) not in holds
-                    or got[0] != e and _reaches(table.given_back(got[0]), cr.eligible,
+                    or (got[1] is not cr and got[1] != cr) or own not in holds
+                    or got[0] != e and _reaches(table, table.given_back(got[0]), cr, own,
                                                 now, kr.start, w)):
                 self.remade += 1
                 return False
@@ -89,17 +89,18 @@ class Stamps:
             self.at = {jid: v for jid, v in self.at.items() if jid in res}
 
 
-def _reaches(regions, eligible: int, now: int, start: int, w: int) -> bool:
+def _reaches(table, regions, cr: Compiled, own: str, now: int, start: int, w: int) -> bool:
     """Could room given back over `regions` ((node mask, start, end); None: not known) let
-    a request on `eligible` nodes over `w` seconds start in [now, start)? Only where some
-    region lies on an eligible node and a window [t, t + w), now <= t < start, overlaps it:
-    elsewhere no node has more room at any instant than it had. O(regions)."""
+    request `cr` over `w` seconds start in [now, start)? Only where some region lies on an
+    eligible node and a window [t, t + w), now <= t < start, overlaps it, and the request
+    can hold a task there at some instant of it (Planner.room_in): elsewhere no node holds
+    more of its tasks over any such window than it did. O(regions), plus room_in."""
     if regions is None:
         return True
-    for mask, a, b in regions:
-        if mask & eligible and max(now, a - w + 1) < min(start, b):
-            return True
-    return False
+    eligible = cr.eligible
+    near = [r for r in regions
+            if r[0] & eligible and max(now, r[1] - w + 1) < min(start, r[2])]
+    return bool(near) and table.room_in(cr, near, start + w - 1, own)
 
 
 def stamps_of(c) -> Stamps:
