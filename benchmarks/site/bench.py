@@ -8,7 +8,8 @@ log's hours classed by the reference's queue depth at the hour's start: calm bel
 median depth, deep at or above the 90th percentile; a replay's jobs/s there = the jobs
 arriving in those hours / the CPU it spent simulating them. Speed figures live here, never
 in tests. Usage: bench.py [SITE_DIR] [--days D] [--scale S] [--seed N] [--only maui|ref]
-(SITE_DIR is generated when it has no sacct.txt).
+[--config NAME ...] (SITE_DIR is generated when it has no sacct.txt; --config adds a replay
+of config/NAME.cfg, e.g. `--config conservative`, to the default two).
 """
 
 import argparse
@@ -115,7 +116,15 @@ def main(argv=None):
     p.add_argument("--scale", type=float, default=1.0)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--only", choices=("maui", "ref"))
+    p.add_argument("--config", action="append", default=[], metavar="NAME",
+                   help="also replay config/NAME.cfg (e.g. conservative, fairshare)")
     a = p.parse_args(argv)
+    configs = dict(CONFIGS)
+    for name in a.config:
+        cfg = ROOT / "config" / f"{name}.cfg"
+        if not cfg.exists():
+            p.error(f"--config {name}: no {cfg}")
+        configs[f"maui-py {name}.cfg"] = cfg
     if not (a.site / "sacct.txt").exists():
         generate.generate(a.site, a.days, a.scale, a.seed)
     nodes, jobs = logread.read_cluster(a.site / "cluster.txt"), logread.read_jobs(a.site / "sacct.txt")
@@ -123,7 +132,7 @@ def main(argv=None):
     if a.only != "maui":
         runs["reference EASY"] = (_spawn("ref", a.site, a.site / "ref.csv"), a.site / "ref.csv")
     if a.only != "ref":
-        for name, cfg in CONFIGS.items():
+        for name, cfg in configs.items():
             out = a.site / f"jobs-{cfg.stem}.csv"
             runs[name] = (_spawn("maui", a.site, out, cfg), out)
     ref_rows = list(csv.DictReader(open(a.site / "ref.csv")))
