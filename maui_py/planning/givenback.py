@@ -17,7 +17,7 @@ from bisect import bisect_right
 
 from .api import Compiled
 from .bitset import members
-from .steps import fit_on
+from .steps import fit_on, vsub
 
 LOG = 1024
 """Entries kept; the older half goes when there are more."""
@@ -67,23 +67,30 @@ class GivenBack:
         node's region before `until` (the holds of `own` ignored)? A window gains room
         on a node only where it meets a region there, and a window holds no more tasks on
         a node than the node holds at any instant of it: where the answer is no, no
-        window starting before `until` - w + 1 gained a task anywhere. A node `own` holds
-        counts as yes. O(segments of the nodes' step functions in their regions)."""
+        window starting before `until` - w + 1 gained a task anywhere. Where a segment of
+        a node's step function meets `own`'s interval, `own`'s part is taken off there (the
+        segment's usage, constant, includes it); elsewhere the usage is as it is.
+        O(segments of the nodes' step functions in their regions)."""
         h = self.holds.get(own)
-        own_mask = h.mask if h is not None else 0
+        mine = h.vec if h is not None else {}
+        s0, e0 = (h.start, h.end) if h is not None else (0, 0)
         d, excl, zero = cr.d, cr.exclusive, self.zero
         for mask, a, b in regions:
-            nodes = mask & cr.eligible
-            if nodes & own_mask:
-                return True
             x, y = max(a, self.origin), min(b, until)
             if x >= y:
                 continue
-            for i in members(nodes):
+            for i in members(mask & cr.eligible):
                 T, U, cap = self._T[i], self._U[i], self.cap[i]
-                for k in range(bisect_right(T, x) - 1, len(T)):
-                    if k > 0 and T[k] >= y:
+                v = mine.get(i)
+                last = len(T) - 1
+                for k in range(bisect_right(T, x) - 1, last + 1):
+                    lo, hi = max(T[k], x), y if k == last else min(T[k + 1], y)
+                    if lo >= hi:
                         break
-                    if fit_on(d, excl, cap, U[k], zero):
+                    inside = v is not None and lo < e0 and hi > s0
+                    if inside and fit_on(d, excl, cap, vsub(U[k], v), zero):
+                        return True
+                    if not (inside and s0 <= lo and hi <= e0) and fit_on(d, excl, cap, U[k],
+                                                                        zero):
                         return True
         return False
