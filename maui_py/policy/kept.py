@@ -34,7 +34,7 @@ its earliest start (HIGHEST) or dropped, for the priority pass to make again in 
 
 _START = attrgetter("start")
 
-SETTLED = True
+SETTLED = False
 """Leave in place a kept HIGHEST reservation that nothing given back since it was last
 placed could move (Stamps); False: re-make every one each cycle, the definition
 tests/property/test_kept_settled.py compares against."""
