@@ -56,16 +56,22 @@ class Stamps:
     def settled(self, c):
         """The test slide_forward asks per reservation, or None when it does not apply
         (reservations the job may use, standing reservations: what a re-make ignores or
-        defers for may change from cycle to cycle). `settled(job, cr, kr)`: True when the
+        defers for may change from cycle to cycle; a planner that re-plans the kept ones
+        together, Ability.REPLAN, which may move one later when the order changes).
+        `settled(job, cr, kr)`: True when the
         reservation is at its earliest start with the others held, as it was at its stamp
         (same request and span, its start after now, held, and nothing given back since
-        within its reach); the stamp moves to now either way: left, it is at its earliest
-        now; re-made, at its earliest after (what its re-make gives back is logged after
-        the stamp). O(steps given back since its stamp)."""
-        if not SETTLED or c.access or c.settings.has_standing:
+        within its reach, and none of its nodes unusable: a re-make moves a reservation off
+        a node gone down, which no release shows); the stamp moves to now either way: left,
+        it is at its earliest now; re-made, at its earliest after (what its re-make gives
+        back is logged after the stamp). O(steps given back since its stamp), plus O(nodes)
+        once per cycle."""
+        if (not SETTLED or c.access or c.settings.has_standing
+                or Ability.REPLAN in c.table.abilities):
             return None
         table, now, at, span = c.table, c.now, self.at, c.span
         holds = table.holds
+        down = frozenset(n.name for n in c.snap.nodes if not n.state.usable)
 
         def settled(job, cr, kr) -> bool:
             w = max(int(span(job)), 1)
@@ -75,6 +81,7 @@ class Stamps:
             own = owners.priority(job.id)
             if (got is None or kr.start <= now or got[2] != w
                     or (got[1] is not cr and got[1] != cr) or own not in holds
+                    or down and any(name in down for name, _r in kr.allocation)
                     or got[0] != e and _reaches(table, table.given_back(got[0]), cr, own,
                                                 now, kr.start, w)):
                 self.remade += 1
