@@ -57,7 +57,9 @@ class Stamps:
         """The test slide_forward asks per reservation, or None when it does not apply
         (reservations the job may use, standing reservations: what a re-make ignores or
         defers for may change from cycle to cycle; a planner that re-plans the kept ones
-        together, Ability.REPLAN, which may move one later when the order changes).
+        together, Ability.REPLAN, which may move one later when the order changes; a
+        running job past its planned end, whose hold grows, so a re-make may move one later
+        and the walk's order then matters).
         `settled(job, cr, kr)`: True when the
         reservation is at its earliest start with the others held, as it was at its stamp
         (same request and span, its start after now, held, and nothing given back since
@@ -70,6 +72,9 @@ class Stamps:
                 or Ability.REPLAN in c.table.abilities):
             return None
         table, now, at, span = c.table, c.now, self.at, c.span
+        if any(j.start_time is not None and j.start_time + min(j.wallclock, int(span(j))) <= now
+               for j in c.running):
+            return None
         holds = table.holds
         down = frozenset(n.name for n in c.snap.nodes if not n.state.usable)
 
