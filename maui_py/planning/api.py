@@ -122,7 +122,8 @@ class Planner(Protocol):
     `freed` moves whenever something held is given back (a release, an expiry, a hold
     moved earlier): until it moves, what is free only shrinks (planning/memo.py);
     given_back(stamp) names where and when, as (node mask, start, end), since it was
-    `stamp` (None: not known), and room_in says whether a request could use any of it.
+    `stamp` (None: not known), and room_in says whether a request could use any of it;
+    over_in(owner), whether a node of that hold is over its capacity (a hold forced in).
     `version` moves on every change; `free_now` is the processors free at the origin."""
 
     abilities: frozenset[str]
@@ -181,6 +182,8 @@ class Planner(Protocol):
 
     def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
                 own: str) -> bool: ...
+
+    def over_in(self, own: str) -> bool: ...
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]: ...

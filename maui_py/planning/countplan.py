@@ -167,6 +167,10 @@ class Replanning:
         """Always yes: the count planner names no nodes in the future to look at."""
         return True
 
+    def over_in(self, own: str) -> bool:
+        """Always yes (not known): the count planner names no nodes in the future."""
+        return True
+
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:
         """Re-make the first `candidates` future holds of `owners` in their order, each at

@@ -61,6 +61,19 @@ class GivenBack:
         when a step is not known. O(steps since)."""
         return since(self.released, self.freed, stamp)
 
+    def over_in(self, own: str) -> bool:
+        """Is a node `own` holds over its capacity at some instant of the hold? Then its
+        place does not fit with the others held (a forced hold came on it since: a running
+        job's hold grown past its limit), and a re-make, which keeps a place whose start
+        did not change, may still move it later. Only nodes ever over capacity
+        (`overcommitted`) are looked at. O(1), or O(its nodes x segments) when it has one."""
+        over, h = self.overcommitted, self.holds.get(own)
+        if not over or h is None:
+            return False
+        s = max(h.start, self.origin)
+        return any(i in over and any(x > c for x, c in zip(self._used(i, s, h.end), self.cap[i]))
+                   for i, _v in h.alloc)
+
     def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
                 own: str) -> bool:
         """Could `cr` hold a task on an eligible node of `regions` at some instant of that

@@ -5,8 +5,9 @@ Under HIGHEST every kept reservation is re-made at its earliest start each cycle
 (policy/highest.py), but one can only move earlier where room came free since it was last
 placed: a reservation at its earliest start at the planner's epoch e (`freed`) stays there
 until something is given back on a node it may use, within its reach in time (Stamps,
-_reaches). Holds added since only take room, and its own room is held. Such a one is left
-as it is (its re-make would find the start it has and change nothing); the others are
+_reaches). Holds added since only take room, and its own room is held (unless a hold
+was forced over it, a running job's grown past its limit: Planner.over_in, re-made). Such
+a one is left as it is (its re-make would find the start it has and change nothing); the others are
 re-made as before, in the same order. Cost: O(releases since its stamp) per reservation
 instead of an earliest-start scan.
 """
@@ -34,10 +35,10 @@ its earliest start (HIGHEST) or dropped, for the priority pass to make again in 
 
 _START = attrgetter("start")
 
-SETTLED = False
+SETTLED = True
 """Leave in place a kept HIGHEST reservation that nothing given back since it was last
 placed could move (Stamps); False: re-make every one each cycle, the definition
-tests/property/test_kept_settled.py compares against."""
+tests/property/test_kept_settled.py and tests/unit/test_kept_stamps.py compare against."""
 
 
 class Stamps:
@@ -59,17 +60,22 @@ class Stamps:
         defers for may change from cycle to cycle; a planner that re-plans the kept ones
         together, Ability.REPLAN, which may move one later when the order changes; a
         running job past its planned end, whose hold grows, so a re-make may move one later
-        and the walk's order then matters).
+        and the walk's order then matters; Maui's own re-make, core/compat.MAUI33_HIGHEST,
+        one walk a cycle at a start that need not be the earliest).
         `settled(job, cr, kr)`: True when the
         reservation is at its earliest start with the others held, as it was at its stamp
         (same request and span, its start after now, held, and nothing given back since
         within its reach, and none of its nodes unusable: a re-make moves a reservation off
-        a node gone down, which no release shows); the stamp moves to now either way: left,
+        a node gone down, which no release shows; nor over capacity in its time: a hold
+        forced over it, which a re-make that keeps its start leaves there, so the
+        definition may move it later, and this cycle's c.running, empty on an arrival-only
+        cycle, does not show); the stamp moves to now either way: left,
         it is at its earliest now; re-made, at its earliest after (what its re-make gives
         back is logged after the stamp). O(steps given back since its stamp), plus O(nodes)
         once per cycle."""
         if (not SETTLED or c.access or c.settings.has_standing
-                or Ability.REPLAN in c.table.abilities):
+                or Ability.REPLAN in c.table.abilities or c.settings.compat.turns
+                or c.settings.compat.walks() is not None):
             return None
         table, now, at, span = c.table, c.now, self.at, c.span
         if any(j.start_time is not None and j.start_time + min(j.wallclock, int(span(j))) <= now
@@ -87,6 +93,7 @@ class Stamps:
             if (got is None or kr.start <= now or got[2] != w
                     or (got[1] is not cr and got[1] != cr) or own not in holds
                     or down and any(name in down for name, _r in kr.allocation)
+                    or table.over_in(own)
                     or got[0] != e and _reaches(table, table.given_back(got[0]), cr, own,
                                                 now, kr.start, w)):
                 self.remade += 1

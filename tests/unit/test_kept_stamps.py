@@ -27,7 +27,7 @@ def _workload(gpu_runs: int) -> list[SimJob]:
     return sims
 
 
-def _replay(sims, settled: bool, monkeypatch):
+def _replay(sims, settled: bool, monkeypatch, text: str = CFG):
     """(every cycle's starts and reservations, each job's start, re-makes made)."""
     monkeypatch.setattr(kept, "SETTLED", settled)
     remakes = [0]
@@ -38,7 +38,7 @@ def _replay(sims, settled: bool, monkeypatch):
         return slide(*a)
     monkeypatch.setattr(highest, "_slide", counted)
     seen = []
-    res = Simulation(NODES, sims, parse_config(CFG), SimOptions(on_cycle=lambda now, r: seen.append(
+    res = Simulation(NODES, sims, parse_config(text), SimOptions(on_cycle=lambda now, r: seen.append(
         (now, sorted(d.job_id for d in r.starts()),
          sorted((j, k.start, k.allocation) for j, k in r.state.reservations.items()))))).run()
     monkeypatch.setattr(highest, "_slide", slide)
@@ -60,3 +60,17 @@ def test_an_early_end_on_their_node_re_makes_them_and_the_first_starts(monkeypat
     definition = _replay(_workload(500), False, monkeypatch)
     assert fast[:2] == definition[:2]
     assert fast[1]["gpu-0"] == 500          # its reservation moved from 10,000 to the end
+
+
+def test_maui_s_own_re_make_re_makes_every_one(monkeypatch):
+    """Under core/compat.MAUI33_HIGHEST a kept reservation is re-made where Maui's
+    MJobGetEStartTime finds a start, one walk a cycle, not at its earliest with the others
+    held: nothing given back is no proof it stays, so none is left in place."""
+    from maui_py.cfg.choices import MauiCompat
+    from maui_py.core.compat import COMPAT_RULES, MAUI33_HIGHEST
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), MAUI33_HIGHEST)
+    text = CFG + "MAUICOMPAT 3.3\n"
+    fast = _replay(_workload(10_000), True, monkeypatch, text)
+    definition = _replay(_workload(10_000), False, monkeypatch, text)
+    assert fast == definition
+    assert fast[2] >= 5 * 70
