@@ -71,8 +71,8 @@ class Stamps:
         definition may move it later, and this cycle's c.running, empty on an arrival-only
         cycle, does not show); the stamp moves to now either way: left,
         it is at its earliest now; re-made, at its earliest after (what its re-make gives
-        back is logged after the stamp). O(steps given back since its stamp), plus O(nodes)
-        once per cycle."""
+        back is logged after the stamp). O(steps given back since its stamp), plus O(running
+        jobs) once per cycle."""
         if (not SETTLED or c.access or c.settings.has_standing
                 or Ability.REPLAN in c.table.abilities or c.settings.compat.turns
                 or c.settings.compat.walks() is not None):
@@ -81,8 +81,7 @@ class Stamps:
         if any(j.start_time is not None and j.start_time + min(j.wallclock, int(span(j))) <= now
                for j in c.running):
             return None
-        holds = table.holds
-        down = frozenset(n.name for n in c.snap.nodes if not n.state.usable)
+        holds, down = table.holds, ~table.usable    # the table is rebuilt when one changes
 
         def settled(job, cr, kr) -> bool:
             w = max(int(span(job)), 1)
@@ -92,7 +91,7 @@ class Stamps:
             own = owners.priority(job.id)
             if (got is None or kr.start <= now or got[2] != w
                     or (got[1] is not cr and got[1] != cr) or own not in holds
-                    or down and any(name in down for name, _r in kr.allocation)
+                    or holds[own].mask & down
                     or table.over_in(own)
                     or got[0] != e and _reaches(table, table.given_back(got[0]), cr, own,
                                                 now, kr.start, w)):
