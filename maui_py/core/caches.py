@@ -14,6 +14,7 @@ from typing import Any
 from ..cfg import SchedulerConfig
 from ..model import Node, Reservation
 from ..planning.plancache import PlanCache
+from ..policy.kept import Stamps
 from ..policy.limits import Limits
 from ..policy.reservation import ReservationGroups
 from ..priority.engine import PriorityEngine
@@ -94,6 +95,9 @@ class CycleCaches:
     """table.freed at the end of the last cycle: every reservation held then was at its
     earliest start as of that stamp (policy/kept.py); -1 when none is known (a fresh state,
     reservations read from the store)."""
+    kept_stamps: Stamps | None = None
+    """Where each kept reservation (HIGHEST) was last known at its earliest start
+    (policy/kept.Stamps), for one planner."""
 
 
 def totals_of(nodes) -> tuple[int, int]:

@@ -120,7 +120,10 @@ class Planner(Protocol):
     """What is free over time on the nodes, and the holds that take it.
 
     `freed` moves whenever something held is given back (a release, an expiry, a hold
-    moved earlier): until it moves, what is free only shrinks (planning/memo.py).
+    moved earlier): until it moves, what is free only shrinks (planning/memo.py);
+    given_back(stamp) names where and when, as (node mask, start, end), since it was
+    `stamp` (None: not known), and room_in says whether a request could use any of it;
+    over_in(owner), whether a node of that hold is over its capacity (a hold forced in).
     `version` moves on every change; `free_now` is the processors free at the origin."""
 
     abilities: frozenset[str]
@@ -174,6 +177,13 @@ class Planner(Protocol):
     def ending_by(self, now: int) -> list[str]: ...
 
     def freed_until(self, stamp: int) -> int | None: ...
+
+    def given_back(self, stamp: int) -> list[tuple[int, int, int]] | None: ...
+
+    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
+                own: str) -> bool: ...
+
+    def over_in(self, own: str) -> bool: ...
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]: ...

@@ -15,7 +15,7 @@ from typing import Sequence
 
 from ..model import Resources
 from . import endheap
-from .api import FOREVER
+from .api import FOREVER, NEVER, Compiled
 from .owners import is_priority, priority as _priority
 
 _FAILS = 8
@@ -151,6 +151,25 @@ class Replanning:
             return None
         top = max(u for _, u in log[-steps:])
         return None if top >= FOREVER else top
+
+    def given_back(self, stamp: int) -> list[tuple[int, int, int]] | None:
+        """What came free since `freed` was `stamp`, as the node table's given_back names
+        it: the count planner names no nodes nor when it began, so one region on every node
+        up to freed_until; [] when nothing was given back; None when not known.
+        O(steps since)."""
+        until = self.freed_until(stamp)
+        if until is None or stamp >= self.freed:
+            return None if until is None else []
+        return [(-1, NEVER, until)]
+
+    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
+                own: str) -> bool:
+        """Always yes: the count planner names no nodes in the future to look at."""
+        return True
+
+    def over_in(self, own: str) -> bool:
+        """Always yes (not known): the count planner names no nodes in the future."""
+        return True
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:

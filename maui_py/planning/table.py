@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
-from . import endheap
+from . import endheap, givenback
 from .api import (FOREVER, NEVER, Ability, Compiled, NoPlacement, OverAllocation, Placement,
                   Unsupported, Window)
 from .bitset import mask_of, members
@@ -39,7 +39,7 @@ NOT_BY_THEN = NoPlacement("does not fit by the time asked")
 question (a deep queue's backfill asks hundreds of thousands)."""
 
 
-class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
+class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, givenback.GivenBack):
     """Free resources of every node over time, and the earliest-start question on them."""
 
     abilities: frozenset[str] = frozenset()
@@ -108,6 +108,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
+        self.released: list[givenback.Step] = []     # what given_back reads (givenback.py)
         self._floors: dict[tuple, list[tuple[int, int, int, Compiled]]] = {}
         self._floors_at: tuple[int, int] | None = None
         """Earliest starts found since the last release or origin move: see _floor."""
@@ -249,6 +250,8 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
         h = self.holds.get(owner)
         if h is None or h.kind == "credit":
             return False
+        plain = not (h.inside or h.credits or owner in self.members_of
+                     or owner in self.credits_against)
         # Members whose credits may grow now: those of this reservation (their credits
         # against it go, others of their reservations may take the overlap instead), and,
         # for a member, the other members of the reservations it took credits from that
@@ -274,6 +277,8 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
             self._drop_credit(credit)
         del self.holds[owner]
         self.freed += 1
+        if plain:                       # no credit moved: what came free is this hold's
+            givenback.note(self.released, self.freed, h.mask, h.start, h.end)
         self.version += 1
         self._ends = endheap.compacted(self._ends, self.holds)
         self._splice(h.alloc, h.start, h.end, -1)
@@ -439,6 +444,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning):
         self._check_credits()
         self._check_index()
         self._check_floors()
+        givenback.check(self.released, self.freed)
         self.shapes.check(self.cap, [U[0] for U in self._U])
 
 

@@ -80,14 +80,15 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     return True
 
 
-def slide_forward(c, order, index: dict[str, int], retry) -> None:
+def slide_forward(c, order, index: dict[str, int], retry, settled=None) -> None:
     """Every kept reservation, in priority order, re-made at its earliest start with the
     others held, until none moves (see the module docstring). This ends: after the first
     walk every reservation is where it fits with the others held, and since each later
     move goes where it fits with the others held, none is ever pushed later again; the
     moves after the first walk are all strictly earlier. `index`: each reserved
     job's place in `order`; `retry(jid)` handles a job whose retry hold is active (it keeps its
-    own resources, RESERVATIONRETRYTIME), once."""
+    own resources, RESERVATIONRETRYTIME), once; `settled(job, cr, kr)`, when given, is
+    True for one that nothing given back could move (policy/kept.py): it is left as it is."""
     st = c.state
     jobs = sorted(st.reservations, key=index.__getitem__)
     for jid in jobs:                    # a table built afresh holds them first, as kept
@@ -108,6 +109,8 @@ def slide_forward(c, order, index: dict[str, int], retry) -> None:
                     retry(jid)
                 continue
             job, cr, _prio = order[index[jid]]
+            if settled is not None and settled(job, cr, kr):
+                continue
             moved = _slide(c, job, cr, kr, index[jid]) or moved
         first = False
         if not moved:

@@ -1,5 +1,15 @@
 """Kept reservations, a pass over the cycle context (core/cycle.Cycle): Maui's
 MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
+
+Under HIGHEST every kept reservation is re-made at its earliest start each cycle
+(policy/highest.py), but one can only move earlier where room came free since it was last
+placed: a reservation at its earliest start at the planner's epoch e (`freed`) stays there
+until something is given back on a node it may use, within its reach in time (Stamps,
+_reaches). Holds added since only take room, and its own room is held (unless a hold
+was forced over it, a running job's grown past its limit: Planner.over_in, re-made). Such
+a one is left as it is (its re-make would find the start it has and change nothing); the others are
+re-made as before, in the same order. Cost: O(releases since its stamp) per reservation
+instead of an earliest-start scan.
 """
 
 from __future__ import annotations
@@ -10,7 +20,7 @@ from operator import attrgetter
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning import memo, owners
-from ..planning.api import Ability, Placement
+from ..planning.api import Ability, Compiled, Placement
 from . import highest
 from .limits import SOFT
 
@@ -24,6 +34,100 @@ its earliest start (HIGHEST) or dropped, for the priority pass to make again in 
 
 
 _START = attrgetter("start")
+
+SETTLED = True
+"""Leave in place a kept HIGHEST reservation that nothing given back since it was last
+placed could move (Stamps); False: re-make every one each cycle, the definition
+tests/property/test_kept_settled.py and tests/unit/test_kept_stamps.py compare against."""
+
+
+class Stamps:
+    """For one planner: per kept reservation (HIGHEST), the planner's `freed` when it was
+    last known at its earliest start with the others held, and the request and span it
+    was placed for. A cache (never stored): a reservation without a stamp is re-made."""
+
+    __slots__ = ("table", "at", "left", "remade")
+
+    def __init__(self, table):
+        self.table = table
+        self.at: dict[str, tuple[int, Compiled, int]] = {}
+        self.left = self.remade = 0
+        """Reservations left in place and re-made, summed over cycles (operation counts)."""
+
+    def settled(self, c):
+        """The test slide_forward asks per reservation, or None when it does not apply
+        (reservations the job may use, standing reservations: what a re-make ignores or
+        defers for may change from cycle to cycle; a planner that re-plans the kept ones
+        together, Ability.REPLAN, which may move one later when the order changes; a
+        running job past its planned end, whose hold grows, so a re-make may move one later
+        and the walk's order then matters; Maui's own re-make, core/compat.MAUI33_HIGHEST,
+        one walk a cycle at a start that need not be the earliest).
+        `settled(job, cr, kr)`: True when the
+        reservation is at its earliest start with the others held, as it was at its stamp
+        (same request and span, its start after now, held, and nothing given back since
+        within its reach, and none of its nodes unusable: a re-make moves a reservation off
+        a node gone down, which no release shows; nor over capacity in its time: a hold
+        forced over it, which a re-make that keeps its start leaves there, so the
+        definition may move it later, and this cycle's c.running, empty on an arrival-only
+        cycle, does not show); the stamp moves to now either way: left,
+        it is at its earliest now; re-made, at its earliest after (what its re-make gives
+        back is logged after the stamp). O(steps given back since its stamp), plus O(running
+        jobs) once per cycle."""
+        if (not SETTLED or c.access or c.settings.has_standing
+                or Ability.REPLAN in c.table.abilities or c.settings.compat.turns
+                or c.settings.compat.walks() is not None):
+            return None
+        table, now, at, span = c.table, c.now, self.at, c.span
+        if any(j.start_time is not None and j.start_time + min(j.wallclock, int(span(j))) <= now
+               for j in c.running):
+            return None
+        holds, down = table.holds, ~table.usable    # the table is rebuilt when one changes
+
+        def settled(job, cr, kr) -> bool:
+            w = max(int(span(job)), 1)
+            e = memo.epoch(table)
+            got = at.get(job.id)
+            at[job.id] = (e, cr, w)
+            own = owners.priority(job.id)
+            if (got is None or kr.start <= now or got[2] != w
+                    or (got[1] is not cr and got[1] != cr) or own not in holds
+                    or holds[own].mask & down
+                    or table.over_in(own)
+                    or got[0] != e and _reaches(table, table.given_back(got[0]), cr, own,
+                                                now, kr.start, w)):
+                self.remade += 1
+                return False
+            self.left += 1
+            return True
+        return settled
+
+    def prune(self, res) -> None:
+        """Forget the stamps of reservations gone (started, dropped). O(stamps), seldom."""
+        if len(self.at) > 2 * len(res) + 64:
+            self.at = {jid: v for jid, v in self.at.items() if jid in res}
+
+
+def _reaches(table, regions, cr: Compiled, own: str, now: int, start: int, w: int) -> bool:
+    """Could room given back over `regions` ((node mask, start, end); None: not known) let
+    request `cr` over `w` seconds start in [now, start)? Only where some region lies on an
+    eligible node and a window [t, t + w), now <= t < start, overlaps it, and the request
+    can hold a task there at some instant of it (Planner.room_in): elsewhere no node holds
+    more of its tasks over any such window than it did. O(regions), plus room_in."""
+    if regions is None:
+        return True
+    eligible = cr.eligible
+    near = [r for r in regions
+            if r[0] & eligible and max(now, r[1] - w + 1) < min(start, r[2])]
+    return bool(near) and table.room_in(cr, near, start + w - 1, own)
+
+
+def stamps_of(c) -> Stamps:
+    """The cycle's Stamps, made again for a new planner. O(1)."""
+    caches = c.state.caches
+    got = caches.kept_stamps
+    if got is None or got.table is not c.table:
+        got = caches.kept_stamps = Stamps(c.table)
+    return got
 
 MIN_REPLAN = 4
 """Fewer reservations than this are re-made one by one: building the re-plan's array of the
@@ -110,7 +214,8 @@ def _unmoved(c, order) -> set[str]:
 def reserved_jobs(c, order) -> None:
     """Reservations made in earlier cycles (Maui's MQueueScheduleRJobs).
 
-    HIGHEST keeps every one and slides it forward (policy/highest.py). CURRENTHIGHEST
+    HIGHEST keeps every one and slides it forward (policy/highest.py), leaving in place
+    those nothing given back since could move (Stamps: see the module docstring). CURRENTHIGHEST
     and NEVER drop them, for the priority pass to make again in order, except those a
     cycle with no memory would make the same: under the count planner the reservations
     of the first jobs in order, made in that same order (the dictionary keeps it), as
@@ -126,7 +231,10 @@ def reserved_jobs(c, order) -> None:
     if c.settings.res_policy is ReservationPolicy.HIGHEST:
         index = _positions(order, st.reservations)
         _drop_gone(c, index)
-        highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]))
+        stamps = stamps_of(c)
+        highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]),
+                              stamps.settled(c))
+        stamps.prune(st.reservations)
         return
     keep = _unmoved(c, order)
     if len(keep) == len(st.reservations):

@@ -16,7 +16,7 @@ import os
 import random
 from dataclasses import fields, replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
@@ -185,8 +185,56 @@ def test_incremental_cycles_on_the_node_table_decide_as_cycles_built_from_scratc
     check_incremental(sc)
 
 
+_KEPT_ON_DOWN_NODE = (  # j14a's kept reservation on n2 gone down (policy/kept.Stamps)
+    tuple(Node(f"n{i}", Resources.of(2)) for i in range(5)),
+    "RESERVATIONDEPTH 1\nRESERVATIONPOLICY HIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
+    "NODEALLOCATIONPOLICY LASTAVAILABLE\nQUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\n"
+    "DEFERSTARTCOUNT 2\nRESERVATIONRETRYTIME 30\nPROCWEIGHT 3\nSERVICEWEIGHT 2\n",
+    [("refuse", 10, 102, 77, True, 2560), ("arrive", 2, 269, 65, True, 151),
+     ("arrive", 5, 176, 66, True, 1686), ("tick", 4, 332, 76, True, 5737),
+     ("refuse", 5, 225, 39, True, 157), ("refuse", 7, 130, 80, True, 2988),
+     ("node", 3, 164, 84, True, 422), ("end", 8, 120, 40, True, 2421),
+     ("refuse", 5, 127, 42, True, 90), ("arrive", 11, 10, 0, True, 0),
+     ("tick", 1, 10, 0, True, 0), ("node", 1, 10, 0, True, 6432), ("arrive", 8, 10, 0, True, 0),
+     ("node", 1, 10, 0, True, 0), ("arrive", 3, 10, 0, True, 0), ("arrive", 1, 10, 0, True, 0),
+     ("node", 1, 10, 0, True, 947), ("arrive", 4, 10, 0, True, 0), ("arrive", 1, 10, 0, True, 0),
+     ("arrive", 1, 10, 0, True, 0), ("arrive", 1, 10, 0, True, 0)])
+_KEPT_PAST_LIMIT = (  # a running job past its limit: its hold grows under a kept one
+    tuple(Node(f"n{i}", Resources.of(2)) for i in range(8)),
+    "RESERVATIONDEPTH 100\nRESERVATIONPOLICY HIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
+    "NODEALLOCATIONPOLICY LASTAVAILABLE\nQUEUETIMEWEIGHT -1\nDEFERTIME 60\nDEFERCOUNT 3\n"
+    "DEFERSTARTCOUNT 2\nRESERVATIONRETRYTIME 30\n",
+    [("arrive", 1, 10, 0, True, 0), ("end", 1, 10, 0, True, 0), ("arrive", 3, 10, 0, False, 0),
+     ("node", 1, 10, 43, True, 259), ("arrive", 5, 60, 0, False, 4292),
+     ("burst", 13, 185, 0, False, 1249), ("burst", 3, 10, 18, False, 259),
+     ("arrive", 10, 357, 31, True, 0), ("burst", 5, 174, 30, False, 343),
+     ("arrive", 15, 10, 49, True, 0), ("arrive", 1, 10, 84, True, 0),
+     ("arrive", 1, 10, 0, True, 0), ("arrive", 1, 10, 0, True, 0)])
+_KEPT_OVER_CAPACITY = (  # j02d kept on n5 where j11a's hold grew past its limit, then left
+    # in place by an arrival-only cycle: its place no longer fits (ReservationTable.over_in)
+    (Node("n0", Resources.of(8)),) + tuple(Node(f"n{i}", Resources.of(4)) for i in range(1, 6)),
+    "RESERVATIONDEPTH 2\nRESERVATIONPOLICY HIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
+    "NODEALLOCATIONPOLICY FIRSTAVAILABLE\nQUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\n"
+    "DEFERSTARTCOUNT 2\nRESERVATIONRETRYTIME 30\n",
+    [("end", 14, 79, 47, True, 703), ("arrive", 20, 287, 33, True, 7651),
+     ("burst", 19, 300, 44, True, 283), ("end", 14, 10, 73, True, 1557),
+     ("end", 27, 294, 89, True, 197), ("refuse", 15, 84, 31, False, 6799),
+     ("end", 21, 233, 90, False, 6112), ("arrive", 6, 296, 9, True, 475),
+     ("node", 22, 366, 43, True, 739), ("arrive", 3, 220, 90, False, 186),
+     ("refuse", 2, 62, 90, False, 4029), ("arrive", 4, 165, 85, False, 130),
+     ("tick", 10, 182, 13, False, 1203), ("refuse", 23, 182, 14, True, 26),
+     ("tick", 1, 120, 1, False, 1), ("arrive", 7, 217, 41, False, 87),
+     ("tick", 16, 166, 81, True, 145), ("end", 1, 253, 25, True, 560),
+     ("node", 16, 244, 85, True, 7570), ("tick", 7, 391, 59, False, 0),
+     ("tick", 22, 92, 47, False, 254), ("end", 22, 60, 29, False, 205),
+     ("burst", 4, 247, 71, False, 109), ("arrive", 14, 300, 0, False, 4110)])
+
+
 @SETTINGS
 @given(scenarios())
+@example(_KEPT_ON_DOWN_NODE)
+@example(_KEPT_PAST_LIMIT)
+@example(_KEPT_OVER_CAPACITY)
 def test_incremental_cycles_decide_as_cycles_built_from_scratch(sc):
     check_incremental(sc)
 
