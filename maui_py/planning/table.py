@@ -68,10 +68,8 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
             classes.setdefault(c, []).append(i)
         self.cap_classes: list[tuple[tuple[int, ...], int]] = sorted(
             (c, mask_of(ix, n)) for c, ix in classes.items())
-        shared_T: list[int] = [NEVER]
-        shared_U: list[tuple[int, ...]] = [self.zero]
-        self._T: list[list[int]] = [shared_T] * n
-        self._U: list[list[tuple[int, ...]]] = [shared_U] * n
+        self._T: list[list[int]] = [[NEVER]] * n              # one list shared by all
+        self._U: list[list[tuple[int, ...]]] = [[self.zero]] * n
         """Step functions; nodes with equal ones share the lists, which are never mutated."""
         self._pts = PointIndex()
         self._gdims: tuple[int, ...] = tuple(self._gres_pos.values())
@@ -108,6 +106,10 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         self._class_masks: dict[str, int] = {}
         self.overcommitted: set[int] = set()
         self.freed = 0
+        """Bumped whenever resources come free earlier than planned (a hold released before
+        its end) or a hold is forced in as reported: a reservation made while it had
+        another value may no longer be the earliest. Unchanged means no start can move
+        earlier, which lets the cycle keep reservations instead of re-making them."""
         self.released: list[givenback.Step] = []     # what given_back reads (givenback.py)
         self._floors: dict[tuple, list[tuple[int, int, int, Compiled]]] = {}
         self._floors_at: tuple[int, int] | None = None
@@ -118,10 +120,6 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         """Reservation owner -> the holds placed inside it (see TableHold.inside)."""
         self.version = 0
         """Bumped by every change of the table (a Placement remembers the one it saw)."""
-        """Bumped whenever resources come free earlier than planned (a hold released before
-        its end) or a hold is forced in as reported: a reservation made while it had
-        another value may no longer be the earliest. Unchanged means no start can move
-        earlier, which lets the cycle keep reservations instead of re-making them."""
         self.free_now = sum(c[0] for i, c in enumerate(self.cap) if (self.usable >> i) & 1)
         """Processors free at the origin on usable nodes: the O(1) test backfill starts from."""
         self.shapes = FreeShapes(self.nodes, self.cap, self.usable)    # kinds: freeshape.py
