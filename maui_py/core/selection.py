@@ -139,14 +139,12 @@ def fs_entries(c: Cycle, kept: list) -> list:
         return [(j, cr, c._priority(j)) for j, cr, _p in kept]
     st, eng = c.state, c.engine
     cache = _tails(c)
-    if eng.qt_only:         # the same floats, _queue_time_only written out in the loop
-        return eng.fs_quick(kept, c.now, st.queue_time, cache.by_creds, _miss(c, cache))
     return eng.fs_priorities(kept, c.now, st.queue_time, st.bypass, cache.by_creds,
                              _miss(c, cache))
 
 
 def _miss(c: Cycle, cache: FsTails):
-    """miss(job) for PriorityEngine.fs_priorities and fs_quick: the tail of the job's
+    """miss(job) for PriorityEngine.fs_priorities: the tail of the job's
     credential set, worked out and recorded in `cache` (by_creds, fs_of; by_value shares
     one fs_tail among sets with equal subfactors). O(subfactors)."""
     tails, fs_of, by_value = cache.by_creds, cache.fs_of, cache.by_value

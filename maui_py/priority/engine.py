@@ -109,7 +109,7 @@ class JobContext:
 
 
 _UNKNOWN = object()
-"""A credential set not in fs_quick's tails yet."""
+"""A credential set not in fs_priorities' tails yet."""
 
 
 def order_key(job: Job, priority: float) -> tuple:
@@ -172,8 +172,6 @@ class PriorityEngine:
         self._serv_terms = tuple((s, self.sw[s], self.scap[s]) for s in SUBFACTORS["SERV"]
                                  if self.sw.get(s, 0.0))
         self._qt_only = [s for s, _w, _c in self._serv_terms] == ["QUEUETIME"]
-        self.qt_only = self._qt_only
-        """QUEUETIME is SERV's only weighted subfactor (fs_quick applies)."""
         if self._qt_only:
             self.serv_priority = self._queue_time_only
             self._qt_terms = (*self._serv_terms[0][1:], self.ccap["SERV"], self.cw["SERV"])
@@ -384,49 +382,15 @@ class PriorityEngine:
         and fs_priority, so the same floats, with one call per job instead of three.
         O(len(entries)) plus a miss per credential set."""
         out = []
-        serv, quick, qt_only = self.serv_priority, self._qt_only, self._queue_time_only
-        for e in entries:
-            j = e[0]
-            creds = (j.user, j.group, j.account, j.qos, j.class_)
-            t = tails[creds] if creds in tails else miss(j)
-            jid = j.id
-            eff = queue_time.get(jid, j.submit_time) if queue_time else j.submit_time
-            if quick:
-                p = qt_only(j, now, eff, 0)
-            else:
-                p = serv(j, now, eff, bypass.get(jid, 0) if bypass else 0)
-            if t is not None:
-                p = p + t[0]
-                p = p + t[1]
-                p = p + 0.0
-                p = p + 0.0
-            out.append((j, e[1], p))
-        return out
-
-    def fs_quick(self, entries: list, now: int, queue_time: dict, tails: dict, miss) -> list:
-        """fs_priorities when QUEUETIME is SERV's only weighted subfactor (_qt_only):
-        _queue_time_only's operations written out in the loop, one call a job fewer (the
-        same floats). O(len(entries)) plus a miss per credential set."""
-        out = []
-        append, prefix, new_static = out.append, self._prefix, self._new_static
-        w, cap, scap, cw = self._qt_terms
-        unknown = _UNKNOWN
+        append, serv, unknown = out.append, self.serv_priority, _UNKNOWN
         for e in entries:
             j = e[0]
             t = tails.get((j.user, j.group, j.account, j.qos, j.class_), unknown)
             if t is unknown:
                 t = miss(j)
             jid = j.id
-            hit = prefix.get(jid)
-            static = hit[1] if hit is not None and hit[0] is j else new_static(j)
-            qt_s = now - (queue_time.get(jid, j.submit_time) if queue_time else j.submit_time)
-            v = (qt_s if qt_s > 0 else 0) / 60.0
-            if cap > 0 and v > cap:
-                v = cap
-            total = 0.0 + w * v
-            if scap > 0 and total > scap:
-                total = scap
-            p = static + cw * total
+            p = serv(j, now, queue_time.get(jid, j.submit_time) if queue_time else j.submit_time,
+                     bypass.get(jid, 0) if bypass else 0)
             if t is not None:
                 p = p + t[0]
                 p = p + t[1]

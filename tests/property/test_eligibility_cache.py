@@ -25,11 +25,13 @@ from maui_py.core.caches import CycleCaches, EngineCache
 from maui_py.core.cycle import run_cycle
 from maui_py.core.selection import FsTails
 from maui_py.core.state import SchedulerState
-from maui_py.model import (ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources,
+from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node, Resources,
                            Start)
 from maui_py.model.snapshot import SnapshotDelta
 from maui_py.policy.limits import ACTIVE, HARD, SOFT, Limits, Usage, job_amounts
 from maui_py.priority.engine import JobContext, PriorityEngine
+
+from .queue_steps import edit_queue
 
 FS_SF = ("FSUSER", "FSGROUP", "FSACCOUNT", "FSQOS", "FSCLASS")
 
@@ -134,9 +136,6 @@ def _scratch(state: SchedulerState, cfg) -> None:
 
 
 def _step(jobs: dict, kind: str, pick: int, k: int, now: int) -> int:
-    queued = sorted(j for j, job in jobs.items() if job.state is JobState.IDLE)
-    running = sorted(j for j, job in jobs.items() if job.state is JobState.RUNNING)
-    one = queued[pick % len(queued)] if queued else None
     if kind == "arrive":
         for b in range(1 + pick % 3):
             jid = f"j{k}_{b}"
@@ -144,17 +143,8 @@ def _step(jobs: dict, kind: str, pick: int, k: int, now: int) -> int:
                             JobRequest(tasks=1 + (pick >> b) % 4, per_task=Resources(1, 100)),
                             60 + pick % 900, now, group="g1" if pick % 3 == 0 else "g0",
                             account=f"a{(pick >> 2) % 2}", qos="long" if pick % 5 == 0 else "")
-    elif kind == "end" and running:
-        del jobs[running[pick % len(running)]]
-    elif kind == "hold" and one:
-        jobs[one] = replace(jobs[one], holds=frozenset({HoldType.USER}))
-    elif kind == "release":
-        for j in queued:
-            jobs[j] = replace(jobs[j], holds=frozenset())
-    elif kind == "copy" and one:
-        jobs[one] = replace(jobs[one])
-    elif kind == "change" and one:
-        jobs[one] = replace(jobs[one], wallclock=jobs[one].wallclock + 60)
+    elif edit_queue(jobs, kind, pick):          # end, hold, release, copy, change
+        pass
     elif kind == "roll":
         return now + 300 + pick % 4000          # over one or more FSINTERVAL boundaries
     return now + 30

@@ -27,8 +27,10 @@ from maui_py.core import firstselect
 from maui_py.core.cycle import run_cycle
 from maui_py.core.records import DeferRecord
 from maui_py.core.state import SchedulerState
-from maui_py.model import (ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources,
+from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node, Resources,
                            Start)
+
+from .queue_steps import edit_queue, queue_of
 
 PRIORITIES = ["", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\n",
               "USERCFG[u1] PRIORITY=7\nUSERWEIGHT 3\nCLASSCFG[b] PRIORITY=5\nCLASSWEIGHT 2\n",
@@ -86,21 +88,12 @@ def test_selecting_per_shape_ranks_and_classifies_as_job_by_job(sc):
     real = firstselect.first_select
     for k, (kind, pick) in enumerate(steps):
         now += 30
-        queued = sorted(j for j, job in jobs.items() if job.state is JobState.IDLE)
-        running = sorted(j for j, job in jobs.items() if job.state is JobState.RUNNING)
-        one = queued[pick % len(queued)] if queued else None
+        _queued, _running, one = queue_of(jobs, pick)
         if kind in ("arrive", "huge"):
             for b in range(2 + pick % 5):
                 jobs[f"j{k}.{b}"] = _job(f"j{k}.{b}", pick >> b, now, kind == "huge" and b == 0)
-        elif kind == "end" and running:
-            del jobs[running[pick % len(running)]]
-        elif kind == "hold" and one:
-            jobs[one] = replace(jobs[one], holds=frozenset({HoldType.USER}))
-        elif kind == "release":
-            for j in queued:
-                jobs[j] = replace(jobs[j], holds=frozenset(), depends_satisfied=True)
-        elif kind == "depend" and one:
-            jobs[one] = replace(jobs[one], depends_satisfied=False)
+        elif edit_queue(jobs, kind, pick):         # end, hold, release, depend, copy, change
+            pass
         elif kind == "defer" and one:       # a job of a plain shape, deferred for a while
             for s in (state, bare):
                 s.deferred[one] = DeferRecord(1, now + 60 * (pick % 3), "by the test")

@@ -23,8 +23,10 @@ from hypothesis import strategies as st
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
 from maui_py.core.state import SchedulerState
-from maui_py.model import (ClusterSnapshot, HoldType, Job, JobRequest, JobState, Node, Resources,
+from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node, Resources,
                            Start)
+
+from .queue_steps import edit_queue, queue_of
 
 PRIORITIES = ["", "QOSCFG[hi] PRIORITY=100\nQOSWEIGHT 1\n", "XFACTORWEIGHT 10\n",
               "JOBPRIOACCRUALPOLICY FULLPOLICY\n", "QUEUETIMEWEIGHT -1\n",
@@ -98,9 +100,7 @@ def _replay(nodes, text, steps, wall=(60, 300), users=3):
     now = 1000
     for k, (kind, pick) in enumerate(steps):
         now += 30
-        queued = sorted(j for j, job in jobs.items() if job.state is JobState.IDLE)
-        running = sorted(j for j, job in jobs.items() if job.state is JobState.RUNNING)
-        one = queued[pick % len(queued)] if queued else None
+        _queued, _running, one = queue_of(jobs, pick)
         if kind in ("arrive", "old", "huge"):
             for b in range(1 + pick % 3):
                 submit = now - (pick % 500 if kind == "old" else 0)
@@ -109,19 +109,8 @@ def _replay(nodes, text, steps, wall=(60, 300), users=3):
                                        JobRequest(tasks=tasks, per_task=Resources(1, 100 * (pick % 5))),
                                        wall[0] + pick % wall[1], submit,
                                        qos="hi" if pick % 4 == 0 else "")
-        elif kind == "end" and running:
-            del jobs[running[pick % len(running)]]
-        elif kind == "hold" and one:
-            jobs[one] = replace(jobs[one], holds=frozenset({HoldType.USER}))
-        elif kind == "release":
-            for j in queued:
-                jobs[j] = replace(jobs[j], holds=frozenset(), depends_satisfied=True)
-        elif kind == "depend" and one:
-            jobs[one] = replace(jobs[one], depends_satisfied=False)
-        elif kind == "copy" and one:
-            jobs[one] = replace(jobs[one])
-        elif kind == "change" and one:
-            jobs[one] = replace(jobs[one], wallclock=jobs[one].wallclock + 60)
+        elif edit_queue(jobs, kind, pick):         # end, hold, release, depend, copy, change
+            pass
         elif kind == "setspri" and one:
             state.system_priority[one] = bare.system_priority[one] = 1 + pick % 50
         snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
