@@ -22,15 +22,21 @@ from .test_gain_bound_properties import _staggered
 from .test_table_properties import SETTINGS
 
 
-@SETTINGS
-@given(st.data())
-def test_later_instant_answers_equal_the_walk(data):
+def later_table(data) -> tuple[ReservationTable, int]:
+    """A random table of running jobs ending one after another and future holds, and its
+    first change point (5000 when none): the instants the later-instant answers differ at."""
     table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
     _staggered(data.draw, table, every=data.draw(st.booleans()))
     populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 12])), gpus=GPUS)
     table._check()
     times = table.change_points()
-    first = times[0] if times else 5000
+    return table, times[0] if times else 5000
+
+
+@SETTINGS
+@given(st.data())
+def test_later_instant_answers_equal_the_walk(data):
+    table, first = later_table(data)
     for _ in range(data.draw(st.integers(1, 6))):
         req = data.draw(requests(table.nodes, GPUS))
         if data.draw(st.booleans()):        # several nodes

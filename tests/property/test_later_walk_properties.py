@@ -16,11 +16,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from maui_py.planning.table import ReservationTable
-
 from .both_ways import GPUS, POLICIES, answer, assert_same, spread
-from .strategies import clusters, populate, requests
-from .test_gain_bound_properties import _staggered
+from .strategies import requests
+from .test_later_instant_properties import later_table
 from .test_table_properties import SETTINGS
 
 FLAGS = ("use_first", "use_shapes", "use_short", "use_gain")
@@ -29,12 +27,7 @@ FLAGS = ("use_first", "use_shapes", "use_short", "use_gain")
 @SETTINGS
 @given(st.data())
 def test_later_instant_walk_equals_the_scan(data):
-    table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
-    _staggered(data.draw, table, every=data.draw(st.booleans()))
-    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 12])), gpus=GPUS)
-    table._check()
-    times = table.change_points()
-    first = times[0] if times else 5000
+    table, first = later_table(data)
     for _ in range(data.draw(st.integers(1, 6))):
         req = data.draw(requests(table.nodes, GPUS))
         req = spread(data.draw, req, 3, 1, 6)
