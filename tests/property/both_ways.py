@@ -9,6 +9,8 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
+from .strategies import requests
+
 GPUS = (0, 0, 1, 2)
 POLICIES = ["FIRSTAVAILABLE", "LASTAVAILABLE", "MINRESOURCE", "PRIORITY", "CPULOAD", "FASTEST"]
 
@@ -39,3 +41,27 @@ def assert_same(fast, walked) -> None:
     if fast:
         assert (fast.start, fast.end, fast.items, fast.allocation) == (
             walked.start, walked.end, walked.items, walked.allocation)
+
+
+def come_and_go(data, table, steps: int, ops: list[str], advance: int, ask) -> None:
+    """Up to `steps` random operations on `table` drawn from `ops`: reserve a random request
+    at its earliest start, release a hold, move the origin by up to `advance` seconds, or
+    `ask(table)` (the comparison); the table's invariants checked after each."""
+    made = 0
+    for _ in range(data.draw(st.integers(1, steps))):
+        op = data.draw(st.sampled_from(ops))
+        if op == "reserve":
+            req = data.draw(requests(table.nodes, GPUS))
+            start = table.origin + data.draw(st.sampled_from([0, 0, 50, 300]))
+            p = table.earliest_start(req, data.draw(st.integers(1, 500)), start,
+                                     policy=data.draw(st.sampled_from(POLICIES)))
+            if p:
+                table.reserve(f"o{made}", p.start, p.end, p.allocation)
+                made += 1
+        elif op == "release" and table.holds:
+            table.release(data.draw(st.sampled_from(sorted(table.holds))))
+        elif op == "advance":
+            table.advance(table.origin + data.draw(st.integers(1, advance)))
+        else:
+            ask(table)
+        table._check()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from maui_py.planning.table import ReservationTable
 
-from .both_ways import GPUS, POLICIES, answer, assert_same, spread
+from .both_ways import GPUS, POLICIES, answer, assert_same, come_and_go, spread
 from .strategies import clusters, populate, requests
 from .test_table_properties import SETTINGS
 
@@ -57,22 +57,5 @@ def test_answers_with_the_count_bound_equal_every_candidate_evaluated(data):
 def test_answers_stay_equal_as_holds_come_and_go(data):
     table = ReservationTable(data.draw(clusters(gpus=(0, 2, 4))), origin=1000)
     table._check()
-    made = 0
-    for _ in range(data.draw(st.integers(1, 20))):
-        op = data.draw(st.sampled_from(["reserve", "reserve", "reserve", "release",
-                                        "advance", "ask"]))
-        if op == "reserve":
-            req = data.draw(requests(table.nodes, GPUS))
-            start = table.origin + data.draw(st.sampled_from([0, 0, 50, 300]))
-            p = table.earliest_start(req, data.draw(st.integers(1, 500)), start,
-                                     policy=data.draw(st.sampled_from(POLICIES)))
-            if p:
-                table.reserve(f"o{made}", p.start, p.end, p.allocation)
-                made += 1
-        elif op == "release" and table.holds:
-            table.release(data.draw(st.sampled_from(sorted(table.holds))))
-        elif op == "advance":
-            table.advance(table.origin + data.draw(st.integers(1, 300)))
-        else:
-            _same(table, data, now_first=data.draw(st.booleans()))
-        table._check()
+    come_and_go(data, table, 20, ["reserve", "reserve", "reserve", "release", "advance", "ask"],
+                300, lambda t: _same(t, data, now_first=data.draw(st.booleans())))
