@@ -28,6 +28,15 @@ def run_client(argv: Sequence[str], env: Mapping[str, str], cwd: Path, *, user: 
     return p
 
 
+def alive(pid: int) -> bool:
+    """Running and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 class Client:
     """`run` for a live harness: argv (a list, never a shell string) as root or as `user`,
     in the harness's environment and jobs directory; the harness's `error` on failure."""

@@ -16,20 +16,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from maui_py.sim.importers import load_workload                      # noqa: E402
-from maui_py.sim.importers.fit import NodeClasses                     # noqa: E402
+from maui_py.sim.importers.fit import NodeClasses, fits_node_by_node  # noqa: E402
 from maui_py.sim.importers.nodes import read_cluster                  # noqa: E402
 from maui_py.sim.importers.replay import replay_input                 # noqa: E402
 from maui_py.sim.importers.workload import replayable, to_sim_jobs    # noqa: E402
-
-
-def per_node_fits(job, nodes):
-    """fits() as it was: every node looked at for every job."""
-    req = job.request
-    ok = [n for n in nodes if n.state.usable and req.features <= n.features
-          and req.per_task.fits_in(n.resources)]
-    if req.nodes:
-        return len(ok) >= req.nodes
-    return sum(req.per_task.times_fits_in(n.resources) for n in ok) >= req.tasks
 
 
 def main(argv=None):
@@ -48,7 +38,7 @@ def main(argv=None):
     step = max(1, len(sims) // a.sample)
     sample = sims[::step][: a.sample]
     t = time.process_time()
-    before = [per_node_fits(s.job, w.nodes) for s in sample]
+    before = [fits_node_by_node(s.job, w.nodes) for s in sample]
     t_before = (time.process_time() - t) / len(sample) * len(sims)
     t = time.process_time()
     classes = NodeClasses(w.nodes)

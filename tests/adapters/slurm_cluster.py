@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from tests.live import Client
+from tests.live import Client, alive
 
 REPO = Path(__file__).resolve().parents[2]
 LUA = REPO / "adapters" / "slurm" / "job_submit.lua"
@@ -36,15 +36,6 @@ class ClusterError(RuntimeError):
 def missing_binaries() -> list[str]:
     return [b for b in BINARIES if shutil.which(b) is None
             and not Path("/usr/sbin", b).exists()]
-
-
-def alive(pid: int) -> bool:
-    """Running and not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _free_ports(n: int) -> list[int]:

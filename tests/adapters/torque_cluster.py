@@ -27,7 +27,7 @@ from typing import Sequence
 
 from maui_py.rm.runner import run
 
-from tests.live import Client, poll
+from tests.live import Client, alive, poll
 
 REPO = Path(__file__).resolve().parents[2]
 TORQUE_DIR = REPO.parent / "shared" / "torque"
@@ -66,15 +66,6 @@ def daemon_pids(prefix: Path | None = None) -> dict[int, str]:
                 (prefix is None or exe_path.parent.parent == prefix):
             out[int(p.name)] = exe
     return out
-
-
-def alive(pid: int) -> bool:
-    """Running and not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 class TorqueCluster(Client):

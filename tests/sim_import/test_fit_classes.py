@@ -9,18 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maui_py.model import Job, JobRequest, Node, NodeState, Resources
-from maui_py.sim.importers.fit import NodeClasses
+from maui_py.sim.importers.fit import NodeClasses, fits_node_by_node
 from maui_py.sim.importers.workload import fits
-
-
-def per_node(job: Job, nodes) -> bool:
-    """The definition, node by node."""
-    req = job.request
-    ok = [n for n in nodes if n.state.usable and req.features <= n.features
-          and req.per_task.fits_in(n.resources)]
-    if req.nodes:
-        return len(ok) >= req.nodes
-    return sum(req.per_task.times_fits_in(n.resources) for n in ok) >= req.tasks
 
 
 FEATS = st.frozensets(st.sampled_from(["ib", "fast", "gpu"]), max_size=2)
@@ -53,8 +43,8 @@ def test_classes_answer_as_the_per_node_definition(kinds, shapes):
     classes = NodeClasses(nodes)
     for k, (per, tasks, with_nodes, feats) in enumerate(shapes):
         job = _job(k, per, tasks, with_nodes, feats)
-        assert classes.fits(job) == per_node(job, nodes) == fits(job, nodes)
-        assert classes.fits(job) == per_node(job, nodes)          # the cached answer too
+        assert classes.fits(job) == fits_node_by_node(job, nodes) == fits(job, nodes)
+        assert classes.fits(job) == fits_node_by_node(job, nodes)          # the cached answer too
 
 
 def test_a_hand_made_cluster():

@@ -4,8 +4,8 @@ A site's nodes come in a few kinds (1,000 nodes, three kinds): nodes with the sa
 resources, features and usability give the same answer to every question `fits` asks, so
 they are grouped once into classes (kind, count) and a job is checked against each class:
 O(classes) a job instead of O(nodes), and jobs of one shape (array tasks) are answered once.
-The answers are the per-node definition's (workload.fits's docstring); a property test
-compares the two on random clusters and jobs.
+The answers are the per-node definition's (`fits_node_by_node`, workload.fits's docstring); a
+property test compares the two on random clusters and jobs.
 """
 
 from __future__ import annotations
@@ -43,3 +43,15 @@ class NodeClasses:
         if nodes:
             return sum(k for _res, k in ok) >= nodes
         return sum(per_task.times_fits_in(res) * k for res, k in ok) >= tasks
+
+
+def fits_node_by_node(job: Job, nodes: Iterable[Node]) -> bool:
+    """The definition NodeClasses answers by class: every usable node with the job's features
+    looked at for the job. O(nodes); kept as the check of the per-class answer (tests,
+    benchmarks/site/fit_check.py)."""
+    req = job.request
+    ok = [n for n in nodes if n.state.usable and req.features <= n.features
+          and req.per_task.fits_in(n.resources)]
+    if req.nodes:
+        return len(ok) >= req.nodes
+    return sum(req.per_task.times_fits_in(n.resources) for n in ok) >= req.tasks
