@@ -7,8 +7,9 @@ forced hold, a load, a release that moved credits) is simply not logged, and a q
 about an epoch before it is answered None (unknown). A kept reservation that was at its
 earliest start at some epoch can only move earlier where room came free since, on its
 eligible nodes and within its reach in time (policy/kept.py); without the log every
-release would make every one of them be re-made. Cost: O(1) per release, O(steps since)
-per question; at most LOG entries.
+release would make every one of them be re-made; starts_in answers whether what came free
+lets it start earlier. Cost: O(1) per release, O(steps since) per question; at most LOG
+entries.
 """
 
 from __future__ import annotations

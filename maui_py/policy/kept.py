@@ -4,12 +4,17 @@ MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
 Under HIGHEST every kept reservation is re-made at its earliest start each cycle
 (policy/highest.py), but one can only move earlier where room came free since it was last
 placed: a reservation at its earliest start at the planner's epoch e (`freed`) stays there
-until something is given back on a node it may use, within its reach in time (Stamps,
-_reaches). Holds added since only take room, and its own room is held (unless a hold
-was forced over it, a running job's grown past its limit: Planner.over_in, re-made). Such
-a one is left as it is (its re-make would find the start it has and change nothing); the others are
-re-made as before, in the same order. Cost: O(releases since its stamp) per reservation
-instead of an earliest-start scan.
+unless some start t before its own now fits where it did not at e, which needs a node
+that holds more of its tasks over [t, t + w): one where something was given back since
+within that window, and which holds a task over all of it (Stamps, _reaches,
+Planner.starts_in, exact). Holds added since only take room, and its own room is held
+(unless a hold was forced over it, a running job's grown past its limit:
+Planner.over_in, re-made). Such a one is left as it is (its re-make would find the start
+it has and change nothing); the others are re-made as before, in the same order. A
+reservation the priority pass makes is stamped when made (placed). Cost per reservation:
+O(regions given back since its stamp x their nodes' segments within reach), plus a scan
+bounded to the starts those regions allow for a request of several nodes, instead of
+an earliest-start scan from now.
 """
 
 from __future__ import annotations
