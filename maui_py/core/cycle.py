@@ -187,10 +187,7 @@ class Cycle:
         if st.caches.changes is not None:
             fast = changes.run(self)
             if fast is not None:
-                # it keeps no order of its own: the last full cycle's stays for the next
-                # one to start from (selection._reuse matches jobs by identity and asks
-                # holds, defers and queue times anew), not a first select per shape
-                st.caches.selection = last_selection
+                st.caches.selection = last_selection    # for the next full cycle's _reuse
                 return fast
         st.iteration += 1
         snap, now = self.snap, self.now
