@@ -187,6 +187,7 @@ class Cycle:
         if st.caches.changes is not None:
             fast = changes.run(self)
             if fast is not None:
+                st.caches.selection = last_selection    # for the next full cycle's _reuse
                 return fast
         st.iteration += 1
         snap, now = self.snap, self.now

@@ -162,8 +162,8 @@ class Replanning:
             return None if until is None else []
         return [(-1, NEVER, until)]
 
-    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
-                own: str) -> bool:
+    def starts_in(self, cr: Compiled, wallclock: int, regions: list[tuple[int, int, int]],
+                  now: int, start: int, ignore: tuple[str, ...]) -> bool:
         """Always yes: the count planner names no nodes in the future to look at."""
         return True
 

@@ -7,8 +7,9 @@ forced hold, a load, a release that moved credits) is simply not logged, and a q
 about an epoch before it is answered None (unknown). A kept reservation that was at its
 earliest start at some epoch can only move earlier where room came free since, on its
 eligible nodes and within its reach in time (policy/kept.py); without the log every
-release would make every one of them be re-made. Cost: O(1) per release, O(steps since)
-per question; at most LOG entries.
+release would make every one of them be re-made; starts_in answers whether what came free
+lets it start earlier. Cost: O(1) per release, O(steps since) per question; at most LOG
+entries.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from bisect import bisect_right
 
 from .api import Compiled
 from .bitset import members
-from .steps import fit_on, vsub
+from .steps import fit_on
 
 LOG = 1024
 """Entries kept; the older half goes when there are more."""
@@ -74,36 +75,82 @@ class GivenBack:
         return any(i in over and any(x > c for x, c in zip(self._used(i, s, h.end), self.cap[i]))
                    for i, _v in h.alloc)
 
-    def room_in(self, cr: Compiled, regions: list[tuple[int, int, int]], until: int,
-                own: str) -> bool:
-        """Could `cr` hold a task on an eligible node of `regions` at some instant of that
-        node's region before `until` (the holds of `own` ignored)? A window gains room
-        on a node only where it meets a region there, and a window holds no more tasks on
-        a node than the node holds at any instant of it: where the answer is no, no
-        window starting before `until` - w + 1 gained a task anywhere. Where a segment of
-        a node's step function meets `own`'s interval, `own`'s part is taken off there (the
-        segment's usage, constant, includes it); elsewhere the usage is as it is.
-        O(segments of the nodes' step functions in their regions)."""
-        h = self.holds.get(own)
-        mine = h.vec if h is not None else {}
-        s0, e0 = (h.start, h.end) if h is not None else (0, 0)
-        d, excl, zero = cr.d, cr.exclusive, self.zero
-        for mask, a, b in regions:
-            x, y = max(a, self.origin), min(b, until)
-            if x >= y:
-                continue
-            for i in members(mask & cr.eligible):
-                T, U, cap = self._T[i], self._U[i], self.cap[i]
-                v = mine.get(i)
-                last = len(T) - 1
-                for k in range(bisect_right(T, x) - 1, last + 1):
-                    lo, hi = max(T[k], x), y if k == last else min(T[k + 1], y)
-                    if lo >= hi:
-                        break
-                    inside = v is not None and lo < e0 and hi > s0
-                    if inside and fit_on(d, excl, cap, vsub(U[k], v), zero):
-                        return True
-                    if not (inside and s0 <= lo and hi <= e0) and fit_on(d, excl, cap, U[k],
-                                                                        zero):
-                        return True
-        return False
+    def starts_in(self, cr: Compiled, wallclock: int, regions: list[tuple[int, int, int]],
+                  now: int, start: int, ignore: tuple[str, ...]) -> bool:
+        """Could `cr` over `wallclock` start at some t in [now, start) (the holds of
+        `ignore` as free), when it could at no such t before `regions` came free? A
+        start t it gained needs a node that holds more of its tasks over [t, t + w) than
+        before, hence a region on that node that the window meets, and the node holding
+        at least one task (per_node for tasks per node) over the whole window: such t lie
+        in [lo, hi] (_gained). None: no. Otherwise, when one such node alone holds the
+        request, yes; else the scan over [lo, hi] answers (ReservationTable.scan, exact).
+        False is exact (the full earliest-start scan from `now` finds `start` again);
+        True may be a start that does not move. O(regions x their nodes' segments within
+        reach), plus one scan over [lo, hi] for requests of several nodes or tasks."""
+        w = max(int(wallclock), 1)
+        got = self._gained(cr, w, regions, now, start, ignore)
+        if got is None:
+            return False
+        if cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1)):
+            return True
+        self.gain_scans += 1
+        return self.scan(cr, w, got[0], got[1], ignore) is not None
+
+    gain_scans = 0
+    """Scans starts_in ran over the span _gained found, summed (operation count)."""
+
+    def _gained(self, cr: Compiled, w: int, regions: list[tuple[int, int, int]], now: int,
+                start: int, ignore: tuple[str, ...]) -> tuple[int, int] | None:
+        """(lo, hi): the first and last t in [now, start) at which some eligible node of a
+        region holds the request's minimum over the whole of [t, t + w), the window
+        meeting that region (the holds of `ignore` as free); None when there is none.
+        Nodes sharing a step function and capacity are looked at once per region."""
+        m = cr.per_node if cr.mode == "tpn" else 1
+        d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
+        ign = [h for h in map(self.holds.get, ignore) if h is not None]
+        lo = hi = None
+        seen: dict[tuple, tuple[int, int] | None] = {}
+        for mask, x, y in regions:
+            a, b = max(now, x - w + 1, self.origin), min(start - 1, y - 1)
+            if a > b or (lo is not None and lo <= a and b <= hi):
+                continue            # out of reach, or nothing it could add to [lo, hi]
+            for i in members(mask & E):
+                mine = any(i in h.vec for h in ign)
+                key = None if mine else (id(self._T[i]), cap[i], a, b)
+                got = seen.get(key, False) if key is not None else False
+                if got is False:
+                    T, U = self._steps_without(i, ignore) if mine else (self._T[i], self._U[i])
+                    c = cap[i]
+                    got = _window_in(T, U, a, b, w,
+                                     lambda u, c=c: fit_on(d, excl, c, u, zero) >= m)
+                    if key is not None:
+                        seen[key] = got
+                if got is not None:
+                    lo = got[0] if lo is None else min(lo, got[0])
+                    hi = got[1] if hi is None else max(hi, got[1])
+        return None if lo is None else (lo, hi)
+
+
+def _window_in(T: list[int], U: list[tuple[int, ...]], a: int, b: int, w: int,
+               fits) -> tuple[int, int] | None:
+    """(first, last) t in [a, b] such that fits(u) holds for every segment of the step
+    function (T, U) meeting [t, t + w); None when there is none. O(segments in [a, b + w))."""
+    end = b + w
+    last = len(T) - 1
+    first = top = None
+    run = None                          # where the current run of fitting segments began
+    for k in range(max(bisect_right(T, a) - 1, 0), last + 1):
+        s = max(T[k], a)
+        if s >= end:
+            break
+        e = min(T[k + 1], end) if k < last else end
+        if not fits(U[k]):
+            run = None
+            continue
+        if run is None:
+            run = s
+        if run <= min(e - w, b):        # windows [run, e - w] fit, those in [a, b] count
+            if first is None:
+                first = run
+            top = min(e - w, b)
+    return None if first is None else (first, top)

@@ -4,12 +4,17 @@ MQueueScheduleRJobs (spec §3.5.3), run before the priority pass.
 Under HIGHEST every kept reservation is re-made at its earliest start each cycle
 (policy/highest.py), but one can only move earlier where room came free since it was last
 placed: a reservation at its earliest start at the planner's epoch e (`freed`) stays there
-until something is given back on a node it may use, within its reach in time (Stamps,
-_reaches). Holds added since only take room, and its own room is held (unless a hold
-was forced over it, a running job's grown past its limit: Planner.over_in, re-made). Such
-a one is left as it is (its re-make would find the start it has and change nothing); the others are
-re-made as before, in the same order. Cost: O(releases since its stamp) per reservation
-instead of an earliest-start scan.
+unless some start t before its own now fits where it did not at e, which needs a node
+that holds more of its tasks over [t, t + w): one where something was given back since
+within that window, and which holds a task over all of it (Stamps, _reaches,
+Planner.starts_in, exact). Holds added since only take room, and its own room is held
+(unless a hold was forced over it, a running job's grown past its limit:
+Planner.over_in, re-made). Such a one is left as it is (its re-make would find the start
+it has and change nothing); the others are re-made as before, in the same order. A
+reservation the priority pass makes is stamped when made (placed). Cost per reservation:
+O(regions given back since its stamp x their nodes' segments within reach), plus a scan
+bounded to the starts those regions allow for a request of several nodes, instead of
+an earliest-start scan from now.
 """
 
 from __future__ import annotations
@@ -73,9 +78,7 @@ class Stamps:
         it is at its earliest now; re-made, at its earliest after (what its re-make gives
         back is logged after the stamp). O(steps given back since its stamp), plus O(running
         jobs) once per cycle."""
-        if (not SETTLED or c.access or c.settings.has_standing
-                or Ability.REPLAN in c.table.abilities or c.settings.compat.turns
-                or c.settings.compat.walks() is not None):
+        if not _applies(c):
             return None
         table, now, at, span = c.table, c.now, self.at, c.span
         if any(j.start_time is not None and j.start_time + min(j.wallclock, int(span(j))) <= now
@@ -107,18 +110,33 @@ class Stamps:
             self.at = {jid: v for jid, v in self.at.items() if jid in res}
 
 
+def _applies(c) -> bool:
+    """Whether stamps apply this cycle (see Stamps.settled, which also asks that no
+    running job be past its planned end). O(1)."""
+    return (SETTLED and not c.access and not c.settings.has_standing
+            and Ability.REPLAN not in c.table.abilities and not c.settings.compat.turns
+            and c.settings.compat.walks() is None)
+
+
+def placed(c, job, cr: Compiled) -> None:
+    """Stamp a priority reservation the priority pass has just made at its earliest start
+    with the others held (policy/priority_pass.reserve) at the planner's epoch now: as a
+    re-make would leave it, so the next kept pass re-makes it only when something given
+    back since could move it (Stamps.settled), not once to learn that it stays. The
+    reservations made after it in the pass, and the backfill starts, only take room.
+    O(1)."""
+    if c.settings.res_policy is ReservationPolicy.HIGHEST and _applies(c):
+        stamps_of(c).at[job.id] = (memo.epoch(c.table), cr, max(int(c.span(job)), 1))
+
+
 def _reaches(table, regions, cr: Compiled, own: str, now: int, start: int, w: int) -> bool:
     """Could room given back over `regions` ((node mask, start, end); None: not known) let
-    request `cr` over `w` seconds start in [now, start)? Only where some region lies on an
-    eligible node and a window [t, t + w), now <= t < start, overlaps it, and the request
-    can hold a task there at some instant of it (Planner.room_in): elsewhere no node holds
-    more of its tasks over any such window than it did. O(regions), plus room_in."""
-    if regions is None:
-        return True
-    eligible = cr.eligible
-    near = [r for r in regions
-            if r[0] & eligible and max(now, r[1] - w + 1) < min(start, r[2])]
-    return bool(near) and table.room_in(cr, near, start + w - 1, own)
+    request `cr` over `w` seconds start in [now, start), its own hold `own` as free? Only
+    where a window [t, t + w), now <= t < start, meets a region on an eligible node that
+    holds one of its tasks over the whole window, and then only if it fits there
+    (Planner.starts_in): elsewhere no node holds more of its tasks over any such window
+    than it did. O(regions x their nodes' segments within reach), plus a bounded scan."""
+    return regions is None or table.starts_in(cr, w, regions, now, start, (own,))
 
 
 def stamps_of(c) -> Stamps:

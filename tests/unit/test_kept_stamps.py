@@ -74,3 +74,73 @@ def test_maui_s_own_re_make_re_makes_every_one(monkeypatch):
     definition = _replay(_workload(10_000), False, monkeypatch, text)
     assert fast == definition
     assert fast[2] >= 5 * 70
+
+
+def test_new_reservations_are_not_re_made_once_to_learn_they_stay(monkeypatch):
+    """A reservation the priority pass has just made at its earliest start is stamped
+    there (kept.placed): with nothing it could use given back, each is re-made only once
+    its start has come, to start (the definition re-makes each at every cycle)."""
+    fast = _replay(_workload(10_000), True, monkeypatch)
+    definition = _replay(_workload(10_000), False, monkeypatch)
+    assert fast[:2] == definition[:2]
+    assert definition[2] >= 5 * 70
+    assert fast[2] == 5
+
+
+def _one_node_table():
+    from maui_py.planning.table import ReservationTable
+    return ReservationTable((Node("n0", Resources.of(4)), Node("n1", Resources.of(4))), 0)
+
+
+def _kept_at_earliest(table, cr, w):
+    """The request's reservation placed at its earliest start; (its start, the stamp)."""
+    p = table.earliest_start(cr, w, policy="FIRSTAVAILABLE")
+    table.reserve("priority:x", p.start, p.end, p.allocation, kind="priority")
+    return p.start, table.freed
+
+
+def test_room_given_back_too_short_for_the_window_moves_nothing_and_scans_nothing():
+    table = _one_node_table()
+    for n in ("n0", "n1"):
+        table.reserve(f"a{n}", 0, 50, [(n, Resources.of(4))])
+        table.reserve(f"b{n}", 100, 1000, [(n, Resources.of(4))])
+    cr = table.compile(JobRequest(per_task=Resources.of(4)))
+    start, stamp = _kept_at_earliest(table, cr, 200)
+    assert start == 1000
+    table.release("an0")                # [0, 50) on n0: a window of 200 does not fit in it
+    scans = table.gain_scans
+    assert not table.starts_in(cr, 200, table.given_back(stamp), 0, start, ("priority:x",))
+    assert table.gain_scans == scans    # ruled out per node, no scan
+    assert table.earliest_start(cr, 200, policy="FIRSTAVAILABLE",
+                                ignore=("priority:x",)).start == start
+
+
+def test_one_node_freed_for_a_job_of_two_is_ruled_out_by_one_bounded_scan():
+    table = _one_node_table()
+    table.reserve("an0", 0, 300, [("n0", Resources.of(4))])
+    table.reserve("an1", 0, 600, [("n1", Resources.of(4))])
+    cr = table.compile(JobRequest(tasks=2, tasks_per_node=1, per_task=Resources.of(4)))
+    start, stamp = _kept_at_earliest(table, cr, 100)
+    assert start == 600
+    table.release("an0")                # n0 free from now, n1 still busy until 600
+    scans = table.gain_scans
+    assert not table.starts_in(cr, 100, table.given_back(stamp), 0, start, ("priority:x",))
+    assert table.gain_scans == scans + 1
+    table.release("an1")
+    assert table.starts_in(cr, 100, table.given_back(stamp), 0, start, ("priority:x",))
+
+
+def test_a_window_that_begins_before_the_room_given_back_counts():
+    """Released [50, 120) between free [0, 50) and a hold from 140: the only windows of
+    100 that fit begin before the released room does."""
+    table = _one_node_table()
+    table.reserve("n1", 0, 5000, [("n1", Resources.of(4))])
+    table.reserve("a", 50, 120, [("n0", Resources.of(4))])
+    table.reserve("b", 140, 1000, [("n0", Resources.of(4))])
+    cr = table.compile(JobRequest(per_task=Resources.of(4)))
+    start, stamp = _kept_at_earliest(table, cr, 100)
+    assert start == 1000
+    table.release("a")
+    assert table.starts_in(cr, 100, table.given_back(stamp), 0, start, ("priority:x",))
+    assert table.earliest_start(cr, 100, policy="FIRSTAVAILABLE",
+                                ignore=("priority:x",)).start == 0
