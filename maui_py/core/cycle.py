@@ -487,10 +487,10 @@ class Cycle:
         (planning/memo.VectorShrinkMemo, shared with the priority pass). O(failures of that
         shape) for them. The free count does not bound a job that may use reservations:
         what they hold is free to it."""
-        if job.procs > self.table.free_now and not self.ignore(job):
+        ign = self.ignore(job)
+        if job.procs > self.table.free_now and not ign:
             return NO_ROOM
         epoch = memo.epoch(self.table)
-        ign = self.ignore(job)
         shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         w, n = self.span(job), cr.tasks
         if self.shrink.fails(epoch, shape, n, w, cr.d):

@@ -19,7 +19,7 @@ _fast_minresource): the walk takes the request's capacity classes (Compiled.clas
 the table's sorted cap_classes order, whose union is the eligible set) one after the
 other, each in index order: the same first `need` nodes, the fits of the nodes after the
 last taken never read. CPULOAD ranks as MINRESOURCE at a start after the origin (as Maui
-does: no load is known then), so a later-instant question walks so too (walk_groups).
+does: no load is known then), so a later-instant question walks so too (walk_order).
 
 The same walk answers a question asked at a later instant t0 (after = until = t0 > the
 origin) before the first change point (core/changes.py asks it of each arrival while the
@@ -61,37 +61,30 @@ def walk_start(table: Table, cr: Compiled, after: int | None, until: int | None)
     return t0
 
 
-_BY_INDEX = ("FIRSTAVAILABLE",)
-_BY_CLASS = ("MINRESOURCE",)
-_BY_CLASS_LATER = ("MINRESOURCE", "CPULOAD")
-"""NODEALLOCATIONPOLICY values whose node order the walk follows (NodeAllocation is a str
-enum: these compare equal to its members): by index; by capacity class then index, at
-the origin and at a later instant."""
+_WALKS = {"FIRSTAVAILABLE": (None, None), "MINRESOURCE": ("class", "class"),
+          "CPULOAD": (False, "class")}
+"""NODEALLOCATIONPOLICY -> how the walk orders candidates for a start at the origin and for
+one after it: None by index, "class" by capacity class then index (first_now), False: not
+the walk's (scan then select). NodeAllocation is a str enum: its members look up as these
+keys. LASTAVAILABLE, PRIORITY and FASTEST are never walked."""
 
 
-def walk_groups(cr: Compiled, policy: object, t0: int, origin: int
-                ) -> tuple[int, ...] | None | bool:
-    """How the walk orders candidates under `policy` for a start at t0: False when it does
-    not follow the policy's order (a Maui33Order, LASTAVAILABLE, PRIORITY, FASTEST, CPULOAD
-    at the origin: scan then select); None for index order (FIRSTAVAILABLE); else the
-    capacity classes' masks to walk one after the other (MINRESOURCE; CPULOAD after the
-    origin), see the module's docstring. O(classes)."""
+def walk_order(policy: object, t0: int, origin: int) -> str | None | bool:
+    """How the walk orders candidates under `policy` for a start at t0 (_WALKS); False for
+    a Maui33Order (MAUICOMPAT 3.3, a str enum too: select's order). O(1)."""
     if type(policy) is not NodeAllocation and type(policy) is not str:
-        return False                    # a Maui33Order (MAUICOMPAT 3.3, a str enum): select's
-    if policy in _BY_INDEX:
-        return None
-    if policy in (_BY_CLASS if t0 <= origin else _BY_CLASS_LATER):
-        return tuple(m for m, _kc in cr.classes)
-    return False
+        return False
+    got = _WALKS.get(policy)
+    return False if got is None else got[t0 > origin]
 
 
 def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None,
-              groups: tuple[int, ...] | None = None) -> list[tuple[int, int]] | None:
-    """The (node, tasks) FIRSTAVAILABLE (`groups` None) or MINRESOURCE (`groups` the
-    request's capacity classes, walk_groups) takes for tasks-per-node request `cr` starting
-    at t0 (default: the origin; else an instant walk_start gave) for `w` seconds, in the
-    policy's order; None when it does not fit then. Holds no owner is ignored for (the
-    caller asks only then)."""
+              order: str | None = None) -> list[tuple[int, int]] | None:
+    """The (node, tasks) FIRSTAVAILABLE (`order` None) or MINRESOURCE (`order` "class":
+    the request's capacity classes one after the other, walk_order) takes for
+    tasks-per-node request `cr` starting at t0 (default: the origin; else an instant
+    walk_start gave) for `w` seconds, in the policy's order; None when it does not fit
+    then. Holds no owner is ignored for (the caller asks only then)."""
     origin = table.origin
     if t0 is None:
         t0 = origin
@@ -111,6 +104,7 @@ def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None,
         if cr.d[0] > 0:
             busy = full | fullin
             others ^= others & busy
+    groups = None if order is None else tuple([m for m, _kc in cr.classes])
     return table._first_fits(cr, fast, others, e, t0 if t0 > origin else None, groups)
 
 
