@@ -35,7 +35,7 @@ from ..model import (ClusterSnapshot, Decision, Hold, HoldType, Job, NodeState,
 from ..model.report import ReportStatus
 from ..model.times import duration
 from ..planning.applies import counting_applies, counts_request
-from ..planning.memo import ShrinkMemo
+from ..planning.memo import VectorShrinkMemo
 from ..planning.reservations import as_reservations, sync_reservations
 from ..planning import memo, owners
 from ..planning.sync import sync_table
@@ -140,7 +140,7 @@ class Cycle:
     """Jobs deferred or held during this cycle: their report stands."""
     priorities: dict[str, Breakdown]
     usage: Usage
-    shrink: ShrinkMemo
+    shrink: VectorShrinkMemo
     """Start-now failures while table.freed stays (fits_now, priority_pass)."""
     reserve_decisions: list[Reserve]
     in_passes: bool
@@ -174,7 +174,7 @@ class Cycle:
         self.settled = set()
         self.priorities = {}
         self.usage = Usage()
-        self.shrink = ShrinkMemo()
+        self.shrink = VectorShrinkMemo()
         self.reserve_decisions = []
         self.in_passes = self.pass_defers = self.res_started = self.kept_head = False
         self.pass_end = None
@@ -481,23 +481,24 @@ class Cycle:
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
         """Can the job start now, around every hold? Within a cycle resources only shrink
-        until something is released (table.freed moves), so once a request of n tasks for
-        w seconds has failed, a request of the same shape with at least n tasks for at
-        least w seconds fails too: such questions are answered from the failures seen so
-        far without a scan (planning/memo.ShrinkMemo, shared with the priority pass).
-        O(failures of that shape) for them. The free count does not bound a job that may
-        use reservations: what they hold is free to it."""
-        if job.procs > self.table.free_now and not self.ignore(job):
+        until something is released (table.freed moves), so once a request of n tasks of
+        per-task vector d for w seconds has failed, a request of the same shape with at
+        least n tasks of at least d for at least w seconds fails too: such questions are
+        answered from the failures seen so far without a scan
+        (planning/memo.VectorShrinkMemo, shared with the priority pass). O(failures of that
+        shape) for them. The free count does not bound a job that may use reservations:
+        what they hold is free to it."""
+        ign = self.ignore(job)
+        if job.procs > self.table.free_now and not ign:
             return NO_ROOM
         epoch = memo.epoch(self.table)
-        ign = self.ignore(job)
-        shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
+        shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         w, n = self.span(job), cr.tasks
-        if self.shrink.fails(epoch, shape, n, w):
+        if self.shrink.fails(epoch, shape, n, w, cr.d):
             return NO_ROOM
         p = self.table.earliest_start(cr, w, until=self.now, policy=self.settings.nap, ignore=ign)
         if not p:
-            self.shrink.note(epoch, shape, n, w)
+            self.shrink.note(epoch, shape, n, w, cr.d)
         return p
 
     # ---------------------------------------------------- non-job reservations

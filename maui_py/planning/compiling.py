@@ -222,36 +222,39 @@ class Compiling:
             flat[i] = (T, f)
         return f
 
-    def _first_fits(self, cr: Compiled, fast: int, others: int, e: int, s: int | None = None
-                    ) -> list[tuple[int, int]] | None:
-        """The first cr.nodes_needed nodes, in index order, of `fast` (each holds its
-        class's idle fit) and of `others` where _fit_now(cr, i, e) >= cr.per_node, as
-        (node, per_node); None when fewer qualify. _fits_now's loop (and flat fits) that
-        stops at the last node taken (planning/firstnow.py). With `s` (an instant before
-        every change point), a flat fit's miss is _fit_between(cr, i, s, e), the same
-        number. O(k log h), k nodes walked."""
+    def _first_fits(self, cr: Compiled, fast: int, others: int, e: int, s: int | None = None,
+                    groups: tuple[int, ...] | None = None) -> list[tuple[int, int]] | None:
+        """The first cr.nodes_needed nodes, in index order (`groups`: within each of these
+        disjoint masks in turn, each in index order), of `fast` (each holds its class's
+        idle fit) and of `others` where _fit_now(cr, i, e) >= cr.per_node, as (node,
+        per_node); None when fewer qualify. _fits_now's loop (and flat fits) that stops at
+        the last node taken (planning/firstnow.py). With `s` (an instant before every
+        change point), a flat fit's miss is _fit_between(cr, i, s, e), the same number.
+        O(k log h), k nodes walked."""
         per, need = cr.per_node, cr.nodes_needed
-        if (fast | others).bit_count() < need:
+        cand = fast | others
+        if cand.bit_count() < need:
             return None
         tt = self._T
         d, exclusive = cr.d, cr.exclusive
         flat = self._flat_for(d, exclusive)
         out: list[tuple[int, int]] = []
-        for i in iter_members(fast | others):
-            if not (fast >> i) & 1:
-                T = tt[i]
-                got = flat.get(i)
-                if got is not None and got[0] is T:
-                    f = got[1]
-                elif s is not None:
-                    f = self._fit_between(cr, i, s, e)
-                else:
-                    f = self._fit_missed(i, T, e, d, exclusive, flat)
-                if f < per:
-                    continue
-            out.append((i, per))
-            if len(out) == need:
-                return out
+        for g in ((cand,) if groups is None else groups):
+            for i in iter_members(cand & g if groups is not None else g):
+                if not (fast >> i) & 1:
+                    T = tt[i]
+                    got = flat.get(i)
+                    if got is not None and got[0] is T:
+                        f = got[1]
+                    elif s is not None:
+                        f = self._fit_between(cr, i, s, e)
+                    else:
+                        f = self._fit_missed(i, T, e, d, exclusive, flat)
+                    if f < per:
+                        continue
+                out.append((i, per))
+                if len(out) == need:
+                    return out
         return None
 
     def _check_fit_caches(self) -> None:

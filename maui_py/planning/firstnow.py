@@ -1,6 +1,7 @@
-"""Start-now questions under FIRSTAVAILABLE for tasks-per-node requests, answered by a
-walk in index order that stops at the nodes it takes (issue 33), and the Placement a
-choice of nodes makes (ReservationTable.earliest_start's last step, shared by both paths).
+"""Start-now questions under FIRSTAVAILABLE and MINRESOURCE for tasks-per-node requests,
+answered by a walk in the policy's order that stops at the nodes it takes (issue 33), and
+the Placement a choice of nodes makes (ReservationTable.earliest_start's last step, shared
+by both paths).
 
 The definition is ReservationTable.scan at the origin then nodechoice.select: the scan
 finds the idle nodes untouched over [origin, origin + w) (`fast`, each holding its
@@ -12,6 +13,13 @@ the fits of nodes after the last taken are never read. A one-core job on a clust
 partly used nodes so asks one or a few fits instead of one per partly used node. When
 fewer than `need` are found the whole set was walked, as the scan does: the answer is
 "no" either way.
+
+MINRESOURCE orders the same candidates by (capacity, index) (nodechoice._key_minresource,
+_fast_minresource): the walk takes the request's capacity classes (Compiled.classes, in
+the table's sorted cap_classes order, whose union is the eligible set) one after the
+other, each in index order: the same first `need` nodes, the fits of the nodes after the
+last taken never read. CPULOAD ranks as MINRESOURCE at a start after the origin (as Maui
+does: no load is known then), so a later-instant question walks so too (walk_order).
 
 The same walk answers a question asked at a later instant t0 (after = until = t0 > the
 origin) before the first change point (core/changes.py asks it of each arrival while the
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..cfg.choices import NodeAllocation
 from .api import Compiled, Placement
 
 Table = Any
@@ -52,12 +61,30 @@ def walk_start(table: Table, cr: Compiled, after: int | None, until: int | None)
     return t0
 
 
-def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None
-              ) -> list[tuple[int, int]] | None:
-    """The (node, tasks) FIRSTAVAILABLE takes for tasks-per-node request `cr` starting at
-    t0 (default: the origin; else an instant walk_start gave) for `w` seconds, in index
-    order; None when it does not fit then. Holds no owner is ignored for (the caller asks
-    only then)."""
+_WALKS = {"FIRSTAVAILABLE": (None, None), "MINRESOURCE": ("class", "class"),
+          "CPULOAD": (False, "class")}
+"""NODEALLOCATIONPOLICY -> how the walk orders candidates for a start at the origin and for
+one after it: None by index, "class" by capacity class then index (first_now), False: not
+the walk's (scan then select). NodeAllocation is a str enum: its members look up as these
+keys. LASTAVAILABLE, PRIORITY and FASTEST are never walked."""
+
+
+def walk_order(policy: object, t0: int, origin: int) -> str | None | bool:
+    """How the walk orders candidates under `policy` for a start at t0 (_WALKS); False for
+    a Maui33Order (MAUICOMPAT 3.3, a str enum too: select's order). O(1)."""
+    if type(policy) is not NodeAllocation and type(policy) is not str:
+        return False
+    got = _WALKS.get(policy)
+    return False if got is None else got[t0 > origin]
+
+
+def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None,
+              order: str | None = None) -> list[tuple[int, int]] | None:
+    """The (node, tasks) FIRSTAVAILABLE (`order` None) or MINRESOURCE (`order` "class":
+    the request's capacity classes one after the other, walk_order) takes for
+    tasks-per-node request `cr` starting at t0 (default: the origin; else an instant
+    walk_start gave) for `w` seconds, in the policy's order; None when it does not fit
+    then. Holds no owner is ignored for (the caller asks only then)."""
     origin = table.origin
     if t0 is None:
         t0 = origin
@@ -77,7 +104,8 @@ def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None
         if cr.d[0] > 0:
             busy = full | fullin
             others ^= others & busy
-    return table._first_fits(cr, fast, others, e, t0 if t0 > origin else None)
+    groups = None if order is None else tuple([m for m, _kc in cr.classes])
+    return table._first_fits(cr, fast, others, e, t0 if t0 > origin else None, groups)
 
 
 def placement(table: Table, cr: Compiled, t: int, w: int,

@@ -26,7 +26,7 @@ from .compiling import Compiling
 from .credits import Credits
 from .freeshape import FreeShapes
 from .freshload import FreshLoading
-from .firstnow import first_now, placement, walk_start
+from .firstnow import first_now, placement, walk_order, walk_start
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
@@ -354,11 +354,11 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         if isinstance(cr, NoPlacement):
             return cr
         w = max(int(wallclock), 1)
-        if (self.use_first and until is not None and not ignore and cr.mode == "tpn"
-                and type(policy) in (NodeAllocation, str) and policy == "FIRSTAVAILABLE"):
+        if self.use_first and until is not None and not ignore and cr.mode == "tpn":
             t0 = walk_start(self, cr, after, until)
-            if t0 is not None:
-                chosen = first_now(self, cr, w, t0)     # planning/firstnow.py: same nodes
+            order = False if t0 is None else walk_order(policy, t0, self.origin)
+            if order is not False:
+                chosen = first_now(self, cr, w, t0, order)      # planning/firstnow.py: same nodes
                 if chosen is None:
                     return NOT_BY_THEN
                 return placement(self, cr, t0, w, chosen)

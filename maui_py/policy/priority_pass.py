@@ -124,7 +124,7 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
     """_fits_now, and under the count planner, when the job would reserve next, its
     earliest start found by the same scan (the pass would ask again). A start now from
     the unbounded question is the one the bounded question gives. Failures are kept in
-    the cycle's ShrinkMemo, as fits_now keeps them."""
+    the cycle's VectorShrinkMemo, as fits_now keeps them."""
     if (Ability.COUNTS not in c.table.abilities or job.procs > c.table.free_now
             or c.access):
         return c.fits_now(job, cr), None
@@ -133,14 +133,14 @@ def fits_now_or_plan(c, job: Job, cr: Compiled, counts: dict[int, int]
     if group is None and not always or not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
         return c.fits_now(job, cr), None
     epoch = memo.epoch(c.table)
-    shape = (cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
+    shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
     w, n = c.span(job), cr.tasks
-    if c.shrink.fails(epoch, shape, n, w):
+    if c.shrink.fails(epoch, shape, n, w, cr.d):
         return NO_ROOM, None
     p = c.table.earliest_start(cr, w, c.now, policy=c.settings.nap)
     if p and p.start <= c.now:
         return p, None
-    c.shrink.note(epoch, shape, n, w)
+    c.shrink.note(epoch, shape, n, w, cr.d)
     return NO_ROOM, (p if p else None)
 
 

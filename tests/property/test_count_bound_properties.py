@@ -1,5 +1,5 @@
 """The scan's count bound (ReservationTable.scan with use_short, planning/scan.py) and the
-index-order walk of FIRSTAVAILABLE start-now questions (use_first, planning/firstnow.py)
+policy-order walk of FIRSTAVAILABLE and MINRESOURCE start-now questions (use_first, planning/firstnow.py)
 against the scan that evaluates every candidate change point followed by node choice
 (both False, the definition).
 
@@ -23,8 +23,8 @@ from .test_table_properties import SETTINGS
 
 
 def _same(table, data, now_first: bool = False) -> None:
-    """One question asked both ways; `now_first`: a start-now FIRSTAVAILABLE question of a
-    tasks-per-node request (the walk's)."""
+    """One question asked both ways; `now_first`: a start-now question of a tasks-per-node
+    request (the walk's), under FIRSTAVAILABLE and again under MINRESOURCE."""
     req = data.draw(requests(table.nodes, GPUS))
     if now_first:
         req = spread(data.draw, req, 4, 1, 5)
@@ -35,9 +35,10 @@ def _same(table, data, now_first: bool = False) -> None:
     if now_first:
         after, until, policy = None, table.origin, "FIRSTAVAILABLE"
     job_class = data.draw(st.sampled_from(["", "batch", "debug"]))
-    ask = (req, w, after, until, policy, job_class)
-    assert_same(answer(table, {"use_short": True, "use_first": True}, *ask),
-                answer(table, {"use_short": False, "use_first": False}, *ask))
+    for pol in ((policy, "MINRESOURCE") if now_first else (policy,)):   # the walk's two orders
+        ask = (req, w, after, until, pol, job_class)
+        assert_same(answer(table, {"use_short": True, "use_first": True}, *ask),
+                    answer(table, {"use_short": False, "use_first": False}, *ask))
 
 
 @SETTINGS
