@@ -7,7 +7,7 @@ from typing import Any
 
 from ..cfg import SchedulerConfig
 from ..cfg.choices import MauiCompat
-from ..planning import maui33
+from ..planning import maui33, maui33_alloc
 
 
 def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
@@ -37,12 +37,14 @@ class CompatRules:
     turns: bool = False
 
 
-MAUI33 = CompatRules(maui33.order, False, True)
+MAUI33 = CompatRules(maui33.order, False, True,
+                     reserve_start=maui33_alloc.reserving(_earliest_start))
 """MAUICOMPAT 3.3: Maui 3.3's node rules and backfill windows (planning/maui33.py rules
-1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves."""
+1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves,
+each reservation on MJobReserve's nodes (planning/maui33_alloc.py)."""
 
-MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33.reserve_start, walks=maui33.walks,
-                         turns=True)
+MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33_alloc.reserving(maui33.reserve_start),
+                         walks=maui33.walks, turns=True)
 """MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
 reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
 replay cycling each second while they go round. Not what MAUICOMPAT 3.3 selects: it costs
