@@ -27,7 +27,10 @@ class CompatRules:
     are about which nodes), whether backfill goes window by window, where a kept
     HIGHEST reservation is re-made (reserve_start), how many times a cycle re-makes
     them (walks(): None for until none moves) and whether they can go on moving with
-    nothing new (turns: a replay then cycles each second while they do, sim/engine.py)."""
+    nothing new (turns: a replay then cycles each second while they do, sim/engine.py),
+    and whether one re-made at the start it had takes the nodes its re-make found
+    (repin: Maui's MJobReserve destroys it first, planning/maui33_alloc.py) or keeps its
+    own."""
 
     node_order: Any
     counts: bool
@@ -35,6 +38,7 @@ class CompatRules:
     reserve_start: Any = _earliest_start
     walks: Any = _until_settled
     turns: bool = False
+    repin: bool = False
 
 
 MAUI33 = CompatRules(maui33.order, False, True,
@@ -44,7 +48,7 @@ MAUI33 = CompatRules(maui33.order, False, True,
 each reservation on MJobReserve's nodes (planning/maui33_alloc.py)."""
 
 MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33_alloc.reserving(maui33.reserve_start),
-                         walks=maui33.walks, turns=True)
+                         walks=maui33.walks, turns=True, repin=True)
 """MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
 reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
 replay cycling each second while they go round. Not what MAUICOMPAT 3.3 selects: it costs

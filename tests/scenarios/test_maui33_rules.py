@@ -397,3 +397,29 @@ def test_rule6_a_job_s_own_reservation_gives_its_nodes_no_level():
     order = maui33_alloc.reserve_order(table, "LASTAVAILABLE",
                                        (owners.priority("A"), "standing:owners"))
     assert order.positive == 0b0001
+
+
+def _kept_nodes(cancel_at: int) -> dict[str, tuple[str, ...]]:
+    """Four one-processor nodes, all held by r until 100; B (2 procs, submitted first)
+    and A (2 procs) reserved at 100 by the cycle at 10; B cancelled before the cycle at
+    `cancel_at`, which re-makes A at the start it had. The kept reservations' nodes."""
+    jobs = [job("r", 4, 100, 0, start=0, nodes=("n0", "n1", "n2", "n3")),
+            job("B", 2, 100, 1), job("A", 2, 100, 2)]
+    cfg = config(HIGHEST + "MAUICOMPAT 3.3\n")
+    res = run_cycle(ClusterSnapshot(10, tuple(cluster(4)), tuple(jobs)), cfg)
+    if cancel_at:
+        res = run_cycle(ClusterSnapshot(cancel_at, tuple(cluster(4)), (jobs[0], jobs[2])), cfg,
+                        res.state)
+    return {r.job_id: tuple(sorted(n for n, _r in r.allocation)) for r in res.reservations()}
+
+
+def test_rule6_a_kept_reservation_is_remade_on_the_nodes_its_remake_finds(maui_highest,
+                                                                         monkeypatch):
+    # MQueueScheduleRJobs re-makes A every iteration with MJobReserve, which destroys it
+    # first: at 11, with B gone, the last two feasible nodes at 100 are n2, n3 and A moves
+    # there, its start unchanged (sdsc-cons-highest-minresource reproduces only so).
+    # maui-py's own rule leaves a reservation that keeps its start on its nodes.
+    assert _kept_nodes(0) == {"B": ("n2", "n3"), "A": ("n0", "n1")}
+    assert _kept_nodes(11) == {"A": ("n2", "n3")}
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), replace(MAUI33_HIGHEST, repin=False))
+    assert _kept_nodes(11) == {"A": ("n0", "n1")}
