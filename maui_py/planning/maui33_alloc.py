@@ -87,9 +87,11 @@ def candidates(table: "ReservationTable", fit_of, t: int, fast: int, fits: dict[
     reservation: the level (the nodes of `order.positive` first; none under
     FIRSTAVAILABLE), then the policy's key. `job` is (wallclock, tasks). O(N log N)."""
     key = KEYS[order.policy]
+    out = [(key(table, i, t, job), i, fit_of(i)) for i in members(fast)]
+    out += [(key(table, i, t, job), i, f) for i, f in fits.items()]
     pos = 0 if order.policy is NodeAllocation.FIRSTAVAILABLE else order.positive
-    out = [(((pos >> i) & 1 ^ 1,) + key(table, i, t, job), i, fit_of(i)) for i in members(fast)]
-    out += [(((pos >> i) & 1 ^ 1,) + key(table, i, t, job), i, f) for i, f in fits.items()]
+    if pos:                             # one level (None) unless the job may use a reservation
+        out = [(((pos >> i) & 1 ^ 1,) + k, i, f) for k, i, f in out]
     out.sort()
     return iter(out)
 
