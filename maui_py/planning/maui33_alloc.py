@@ -29,7 +29,10 @@ the Positive level of the start's MJobAllocMNL): not on the nodes it held (maui-
 prefer, planning/nodechoice.py), not on the longest-available ones (rule 2). Maui 3.3,
 kth-cons-highest: job 128 at 675580 on n035-n064, n093-n098, where 129's reservation
 begins at 128's end, over 34 idle nodes free for ever; job 130 at 675700 on n100, which
-came free then, rather than n035, which it held.
+came free then, rather than n035, which it held. And a kept one re-made at the start it
+had moves to the nodes its re-make finds (core/compat.CompatRules.repin, under Maui's own
+re-make MAUI33_HIGHEST: policy/highest._slide; sdsc-cons-highest-minresource reproduces
+only so), where maui-py's walk leaves it on its own.
 
 ReserveOrder is the node order a reservation is made by (reserve_order); nodechoice
 dispatches on its type. Cost: O(N log N) per node choice, as maui33.candidates.
