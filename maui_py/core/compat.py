@@ -7,7 +7,7 @@ from typing import Any
 
 from ..cfg import SchedulerConfig
 from ..cfg.choices import MauiCompat
-from ..planning import maui33
+from ..planning import maui33, maui33_alloc
 
 
 def _earliest_start(table, cr, duration: int, now: int, *, policy, ignore=()):
@@ -27,7 +27,10 @@ class CompatRules:
     are about which nodes), whether backfill goes window by window, where a kept
     HIGHEST reservation is re-made (reserve_start), how many times a cycle re-makes
     them (walks(): None for until none moves) and whether they can go on moving with
-    nothing new (turns: a replay then cycles each second while they do, sim/engine.py)."""
+    nothing new (turns: a replay then cycles each second while they do, sim/engine.py),
+    and whether one re-made at the start it had takes the nodes its re-make found
+    (repin: Maui's MJobReserve destroys it first, planning/maui33_alloc.py) or keeps its
+    own."""
 
     node_order: Any
     counts: bool
@@ -35,21 +38,25 @@ class CompatRules:
     reserve_start: Any = _earliest_start
     walks: Any = _until_settled
     turns: bool = False
+    repin: bool = False
 
 
-MAUI33 = CompatRules(maui33.order, False, True)
+MAUI33 = CompatRules(maui33.order, False, True,
+                     reserve_start=maui33_alloc.reserving(_earliest_start))
 """MAUICOMPAT 3.3: Maui 3.3's node rules and backfill windows (planning/maui33.py rules
-1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves."""
+1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves,
+each reservation on MJobReserve's nodes (planning/maui33_alloc.py)."""
 
-MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33.reserve_start, walks=maui33.walks,
-                         turns=True)
+MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33_alloc.reserving(maui33.reserve_start),
+                         walks=maui33.walks, turns=True, repin=True)
 """MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
 reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
-replay cycling each second while they go round. Not what MAUICOMPAT 3.3 selects: it costs
+replay cycling each second while they go round, a re-made one on the nodes its re-make
+found (repin, planning/maui33_alloc.py). Not what MAUICOMPAT 3.3 selects: it costs
 7.6-8.5 x the CPU of MAUI33 on two HIGHEST fixtures (kth-cons-highest 17.8 s against
 2.1 s, sdsc-cons-highest-minresource 70 s against 9.3 s; 1.8 x on kth-depth4-highest;
-docs/compatibility.md, Cost) and still differs from Maui there (tests/scenarios/
-test_maui_fixtures.py NOT_YET), though the other 15 fixtures stay exact with it; its
+docs/compatibility.md, Cost), though with it all 18 fixtures reproduce start for start
+and host for host (tests/scenarios/test_maui_fixtures.py: NOT_YET under MAUI33); its
 rules are tested on their own (tests/scenarios/test_maui33_rules.py)."""
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {

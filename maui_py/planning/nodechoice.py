@@ -24,7 +24,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Iterator
 
 from ..cfg.choices import NodeAllocation
-from . import maui33
+from . import maui33, maui33_alloc
 from .api import FOREVER
 from .bitset import first_members, iter_members, members
 from .maui33 import Maui33Order
@@ -226,6 +226,9 @@ def candidates(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: 
     (MAUICOMPAT 3.3) orders them as Maui 3.3 does (planning/maui33.py). `limit`: the
     caller takes at most that many: only the `limit` best of the partly used nodes are
     ranked (heapq.nsmallest, = sorted()[:limit]), the rest never being reached."""
+    if type(policy) is maui33_alloc.ReserveOrder:     # a reservation under MAUICOMPAT 3.3
+        return maui33_alloc.candidates(table, _fit_lookup(cr), t, fast, fits, policy,
+                                       (w, cr.tasks))
     if type(policy) is Maui33Order:
         inner = maui33.candidates(table, _fit_lookup(cr), t, fast, fits, policy,
                                    (w, cr.tasks))
@@ -338,7 +341,8 @@ def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
     """(node index, tasks) for the request, in policy order. O(k log k) for k nodes taken,
     plus the sort of the partly used candidates; O(points swept + k) when only idle nodes of
     one capacity class qualify (the usual case on homogeneous clusters)."""
-    if type(policy) is not NodeAllocation and type(policy) is not Maui33Order:
+    if (type(policy) is not NodeAllocation
+            and type(policy) not in (Maui33Order, maui33_alloc.ReserveOrder)):
         policy = NodeAllocation(policy)
     if shortcut and type(policy) is NodeAllocation and not fits and not prefer and len(cr.classes) == 1 and cr.mode != "nodes":
         kc = cr.classes[0][1]

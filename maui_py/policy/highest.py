@@ -72,7 +72,8 @@ def _slide(c, job, cr, kr, k: int) -> bool:
     if p.start <= now and not c.limits.active_violation(job, c.usage, SOFT):
         c.start(job, p, StartKind.RESERVED, k)
         return True
-    if held and p.start == kr.start:
+    if held and p.start == kr.start and (not c.settings.compat.repin
+                                         or p.allocation == kr.allocation):
         return False                    # already at its earliest: it keeps its nodes
     table.release(own)
     table.reserve_placement(own, p, kind="priority", inside=ign)

@@ -8,9 +8,10 @@ import pytest
 from maui_py.cfg.choices import MauiCompat
 from maui_py.core.compat import COMPAT_RULES, MAUI33_HIGHEST
 from maui_py.core.cycle import run_cycle
-from maui_py.model import ClusterSnapshot, Reservation, ReservationKind
+from maui_py.model import ClusterSnapshot, Reservation, ReservationKind, Resources
 from maui_py.model.reservation import Acl
-from maui_py.planning import maui33
+from maui_py.planning import maui33, maui33_alloc, owners
+from maui_py.planning.table import ReservationTable
 from maui_py.sim.engine import _Turn
 
 from .build import cluster, config, job
@@ -315,3 +316,110 @@ def test_rule4_cached_start_ranges_are_those_of_the_node_as_it_stands(monkeypatc
     for r0_end in (95, 96, 110):
         _turning_replay(r0_end)
     assert calls["hit"] > 0 and calls["all"] > calls["hit"], calls
+
+
+
+def _reserved_start(compat: str, reservations=(), user: str = "user") -> tuple[dict, dict]:
+    """Four one-processor nodes: r0 holds n0-n2 until 100, r1 holds n3 until 300 but ends
+    at 100. Under HIGHEST the cycle at 10 reserves A (2 procs, 100 s) at 100 and B (3
+    procs, 100 s) at 200; the cycle at 100 (r0, r1 gone) re-makes A's kept reservation at
+    now and starts it. A's and B's nodes at 10 (reservations) and A's at 100 (its start)."""
+    jobs = [job("r0", 3, 100, 0, start=0, nodes=("n0", "n1", "n2")),
+            job("r1", 1, 300, 0, start=0, nodes=("n3",)),
+            job("A", 2, 100, 1, user=user), job("B", 3, 100, 2, user=user)]
+    cfg = config(HIGHEST + compat)
+    first = run_cycle(ClusterSnapshot(10, tuple(cluster(4)), tuple(jobs),
+                                      reservations=tuple(reservations)), cfg)
+    held = {r.job_id: tuple(sorted(n for n, _r in r.allocation)) for r in first.reservations()}
+    later = run_cycle(ClusterSnapshot(100, tuple(cluster(4)), tuple(jobs[2:]),
+                                      reservations=tuple(reservations)), cfg, first.state)
+    return held, _starts(later)
+
+
+@pytest.mark.parametrize("highest", [False, True])
+def test_rule6_a_reserved_start_takes_the_last_feasible_nodes_by_index(highest, monkeypatch):
+    # At 10 A is reserved on n1, n2 (the last two by index free at 100). At 100 r1's early
+    # end frees n3: MQueueScheduleRJobs re-makes A with MJobReserve, which destroys A's
+    # reservation first and whose MJobAllocMNL takes MJobGetRange's list (node order,
+    # not sorted) from the end: n3, n2, and A starts there, as job 130 did at 675700 in
+    # kth-cons-highest (n100). maui-py's own rule keeps the nodes A held (nodechoice
+    # prefer). So under Maui's re-make (MAUI33_HIGHEST) too.
+    if highest:
+        monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), MAUI33_HIGHEST)
+    held, started = _reserved_start("MAUICOMPAT 3.3\n")
+    assert held == {"A": ("n1", "n2"), "B": ("n0", "n1", "n2")}
+    assert started == {"A": ("n2", "n3")}
+    rules = COMPAT_RULES[MauiCompat("3.3")]
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"),
+                        replace(rules, reserve_start=maui33.reserve_start if highest
+                                else lambda t, cr, d, now, *, policy, ignore=():
+                                t.earliest_start(cr, d, now, policy=policy, ignore=ignore)))
+    assert _reserved_start("MAUICOMPAT 3.3\n")[1] == {"A": ("n1", "n2")}
+
+
+def test_rule6_a_reserved_start_is_not_sorted_by_availability():
+    # Job 128 in kth-cons-highest (675580): at its start Maui took n035-n064, n093-n098,
+    # where 129's reservation begins at 128's end, over 34 nodes free for ever: the list
+    # MJobReserve takes from is in node order. Here B (n1-n3 from 200) leaves n0 free for
+    # ever at A's start; A takes n3, n2, where a start without a reservation (rule 2,
+    # MNodeSelectIdleTasks' sort by availability) takes n0 first.
+    jobs = [job("r", 4, 100, 0, start=0, nodes=("n0", "n1", "n2", "n3")),
+            job("A", 2, 100, 1), job("B", 3, 100, 2)]
+    cfg = config(HIGHEST + "MAUICOMPAT 3.3\n")
+    first = run_cycle(ClusterSnapshot(10, tuple(cluster(4)), tuple(jobs)), cfg)
+    later = run_cycle(ClusterSnapshot(100, tuple(cluster(4)), tuple(jobs[1:])), cfg, first.state)
+    assert _starts(later) == {"A": ("n2", "n3")}
+    fresh = run_cycle(ClusterSnapshot(100, tuple(cluster(4)), (jobs[1],),
+                                      reservations=(Reservation("b", ReservationKind.USER, 200,
+                                                                300, hosts=("n1", "n2", "n3")),)),
+                      cfg)
+    assert _starts(fresh) == {"A": ("n0", "n3")}
+
+
+def test_rule6_the_nodes_of_a_reservation_the_job_may_use_come_first():
+    # "owners" holds n0, n1 for u1 (an ACL entry is Positive affinity unless written with
+    # '-' or '=', MACLSet): MJobAllocMNL's pass 1 (PositiveAffinity) takes them before
+    # pass 3 (None) looks at n3, n2, both when A's reservation is made (at 10) and when
+    # it is re-made at its start (at 100).
+    owners_res = Reservation("owners", ReservationKind.STANDING, 0, 100000, hosts=("n0", "n1"),
+                             acl=Acl(users=frozenset({"u1"})))
+    held, started = _reserved_start("MAUICOMPAT 3.3\n", [owners_res], user="u1")
+    assert held["A"] == ("n0", "n1") and started == {"A": ("n0", "n1")}
+
+
+def test_rule6_a_job_s_own_reservation_gives_its_nodes_no_level():
+    # MJobReserve destroys the job's own reservation before MJobAllocMNL: the nodes it
+    # held get no level; a reservation the job may use gives its nodes the Positive one.
+    table = ReservationTable(cluster(4), 0)
+    table.reserve(owners.priority("A"), 10, 20, [("n2", Resources.of(1)),
+                                                 ("n3", Resources.of(1))], kind="priority")
+    table.reserve("standing:owners", 0, 100, [("n0", Resources.of(1))])
+    order = maui33_alloc.reserve_order(table, "LASTAVAILABLE",
+                                       (owners.priority("A"), "standing:owners"))
+    assert order.positive == 0b0001
+
+
+def _kept_nodes(cancel_at: int) -> dict[str, tuple[str, ...]]:
+    """Four one-processor nodes, all held by r until 100; B (2 procs, submitted first)
+    and A (2 procs) reserved at 100 by the cycle at 10; B cancelled before the cycle at
+    `cancel_at`, which re-makes A at the start it had. The kept reservations' nodes."""
+    jobs = [job("r", 4, 100, 0, start=0, nodes=("n0", "n1", "n2", "n3")),
+            job("B", 2, 100, 1), job("A", 2, 100, 2)]
+    cfg = config(HIGHEST + "MAUICOMPAT 3.3\n")
+    res = run_cycle(ClusterSnapshot(10, tuple(cluster(4)), tuple(jobs)), cfg)
+    if cancel_at:
+        res = run_cycle(ClusterSnapshot(cancel_at, tuple(cluster(4)), (jobs[0], jobs[2])), cfg,
+                        res.state)
+    return {r.job_id: tuple(sorted(n for n, _r in r.allocation)) for r in res.reservations()}
+
+
+def test_rule6_a_kept_reservation_is_remade_on_the_nodes_its_remake_finds(maui_highest,
+                                                                         monkeypatch):
+    # MQueueScheduleRJobs re-makes A every iteration with MJobReserve, which destroys it
+    # first: at 11, with B gone, the last two feasible nodes at 100 are n2, n3 and A moves
+    # there, its start unchanged (sdsc-cons-highest-minresource reproduces only so).
+    # maui-py's own rule leaves a reservation that keeps its start on its nodes.
+    assert _kept_nodes(0) == {"B": ("n2", "n3"), "A": ("n0", "n1")}
+    assert _kept_nodes(11) == {"A": ("n2", "n3")}
+    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), replace(MAUI33_HIGHEST, repin=False))
+    assert _kept_nodes(11) == {"A": ("n0", "n1")}
