@@ -243,3 +243,76 @@ def merge_all(lists: list[list[list[int]]]) -> list[list[int]]:
     for s in lists[k:]:
         g = merge(g, s)
     return g
+
+
+_AT = 1
+"""The instant `now` stands at in a canonical list (merge_all_at): below every other instant
+of the lists (all at or after now) and above 0, Maui's mark of an unwritten range end."""
+_TOKENS: dict[tuple, tuple[int, list]] = {}
+"""A canonical list's content -> (its token, the one list object of that content)."""
+_SWEPT: dict[tuple[int, ...], tuple[int, list[list[int]]]] = {}
+"""The tokens of the lists before the first instant -> (token, merge_all's sweep of them)."""
+_FOLDED: dict[tuple[int, int], tuple[int, list[list[int]]]] = {}
+"""(token of the list merged so far, token of the next list) -> (token, their merge)."""
+_BY_ID: dict[int, tuple] = {}
+"""id(list) -> (the list, now, _canonical's answer): kept alive so an id is not reused."""
+_MEMO_MAX = 1 << 16
+
+
+def _canonical(s: list[list[int]], now: int) -> tuple[int, list[list[int]], bool]:
+    """(token, shared object, whether it holds an instant range) of list s with `now`
+    written as _AT; a list object met again at the same `now` (nodes alike share one)
+    answered by its id. O(len(s))."""
+    seen = _BY_ID.get(id(s))
+    if seen is not None and seen[0] is s and seen[1] == now:
+        return seen[2]
+    key = tuple((_AT if r[0] == now else r[0], _AT if r[1] == now else r[1], r[2], r[3])
+                for r in s)
+    got = _TOKENS.get(key)
+    if got is None:
+        got = _TOKENS[key] = (len(_TOKENS) + 1, [list(r) for r in key],
+                              any(r[0] == r[1] for r in key))
+    _BY_ID[id(s)] = (s, now, got)
+    return got
+
+
+def merge_all_at(lists: list[list[list[int]]], now: int) -> list[list[int]]:
+    """merge_all(lists) for node start ranges that all lie at or after `now`, remembered
+    across calls: MRLMerge only compares instants (and with 0 and MAX_MTIME), so with
+    `now` written as _AT the merge of the same lists is the same whatever `now` is, and a
+    list that did not change between two seconds is the same canonical list, its fold
+    with the same list merged so far a memo hit (a rotation moves a few reservations a
+    second: the nodes before the first it touches are folded once). The result is
+    shared: read, never written. O(N) dict look-ups plus the merges of the lists from
+    the first one changed on; merge_all itself where now <= _AT or a list starts before
+    now."""
+    if now <= _AT or any(r[0] < now for s in lists for r in s[:1]):
+        return merge_all(lists)
+    if max(len(_TOKENS), len(_FOLDED), len(_BY_ID)) > _MEMO_MAX:
+        _BY_ID.clear()
+        _TOKENS.clear()
+        _SWEPT.clear()
+        _FOLDED.clear()
+    canon = [_canonical(s, now) for s in lists]
+    k = 0
+    while k < len(canon) and not canon[k][2]:
+        k += 1
+    key = tuple(c[0] for c in canon[:k])
+    got = _SWEPT.get(key)
+    if got is None:
+        g = sweep([c[1] for c in canon[:k]]) if k else []
+        if g is None:
+            g, k, key = [], 0, ()
+            got = _SWEPT.get(key) or (0, g)
+        else:
+            got = _SWEPT[key] = (-(len(_SWEPT) + 1), g)
+    tok, g = got
+    for c in canon[k:]:
+        step = _FOLDED.get((tok, c[0]))
+        if step is None:
+            step = _FOLDED[(tok, c[0])] = (len(_FOLDED) + 1 + (1 << 40), merge(g, c[1]))
+        tok, g = step
+    k = 0
+    while k < len(g) and g[k][0] == _AT:
+        k += 1
+    return [[now, now if r[1] == _AT else r[1], r[2], r[3]] for r in g[:k]] + g[k:]
