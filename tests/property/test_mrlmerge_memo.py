@@ -68,3 +68,31 @@ def test_the_memo_is_hit_and_a_miscounted_now_would_show():
     later[1] = [[11, 11, 1, 1], [14, MAX_MTIME, 1, 1]]
     assert merge_all_at(later, 11) == fold(later)
     assert len(mrlmerge._FOLDED) == folded
+
+
+@st.composite
+def any_ranges(draw):
+    """Start ranges as MRLMerge may be given them: sorted, at most touching, instants
+    allowed, tasks and nodes as a merge sums them."""
+    out, t = [], draw(st.integers(1, 5))
+    for _ in range(draw(st.integers(0, 6))):
+        t += draw(st.integers(0, 4)) if out else 0
+        length = draw(st.integers(0, 5))
+        out.append([t, t + length, draw(st.integers(1, 6)), draw(st.integers(1, 3))])
+        t += length
+    if out and draw(st.booleans()):
+        out[-1][1] = MAX_MTIME
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(any_ranges(), min_size=1, max_size=6))
+def test_the_inlined_merge_step_is_mrlmerges_loop(lists):
+    # merge (_step_fast) against merge_literal (_step, MRLMerge read event by event),
+    # pair by pair along a fold, so the list merged so far carries the quirks' rows too
+    g = h = []
+    for s in lists:
+        assert mrlmerge.merge(g, s) == mrlmerge.merge_literal(g, s)
+        assert mrlmerge.merge(s, g) == mrlmerge.merge_literal(s, g)
+        g, h = mrlmerge.merge(g, s), mrlmerge.merge_literal(h, s)
+        assert g == h
