@@ -45,12 +45,12 @@ MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33.reserve_start, walks=maui3
                          turns=True)
 """MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
 reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
-replay cycling each second while they go round. Not what MAUICOMPAT 3.3 selects: it costs
-7.6-8.5 x the CPU of MAUI33 on two HIGHEST fixtures (kth-cons-highest 17.8 s against
-2.1 s, sdsc-cons-highest-minresource 70 s against 9.3 s; 1.8 x on kth-depth4-highest;
-docs/compatibility.md, Cost) and still differs from Maui there (tests/scenarios/
-test_maui_fixtures.py NOT_YET), though the other 15 fixtures stay exact with it; its
-rules are tested on their own (tests/scenarios/test_maui33_rules.py)."""
+replay cycling each second while they go round until the round's period shows, the
+seconds after it left out. Not what MAUICOMPAT 3.3 selects: it still costs some 6 x the
+CPU of MAUI33 on kth-cons-highest and 3 x on sdsc-cons-highest-minresource (issue 32
+asks 2 x at most; docs/compatibility.md, Cost) and still differs from Maui there
+(tests/scenarios/test_maui_fixtures.py NOT_YET), though the other 15 fixtures stay exact
+with it; its rules are tested on their own (tests/scenarios/test_maui33_rules.py)."""
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
     MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),

@@ -36,7 +36,8 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
 5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
    (walks), so the order can go round, a step each iteration; a replay cycles the
    second after a cycle at an event and each second while a kept reservation moves
-   (sim/engine.py, _Turn), so a job starts the second its turn comes.
+   (sim/engine.py, _Turn), so a job starts the second its turn comes; once the
+   kept starts repeat, the seconds before the next event are not cycled.
 Rules 4 and 5 are core/compat.MAUI33_HIGHEST, which MAUICOMPAT 3.3 does not select (its
 cost: docs/compatibility.md S11).
 
