@@ -43,25 +43,28 @@ class CompatRules:
 
 MAUI33 = CompatRules(maui33.order, False, True,
                      reserve_start=maui33_alloc.reserving(_earliest_start))
-"""MAUICOMPAT 3.3: Maui 3.3's node rules and backfill windows (planning/maui33.py rules
-1-3); a kept HIGHEST reservation re-made at its earliest start, walked until none moves,
-each reservation on MJobReserve's nodes (planning/maui33_alloc.py)."""
+"""Maui 3.3's node rules and backfill windows (planning/maui33.py rules 1-3) with maui-py's
+HIGHEST: a kept reservation re-made at its earliest start, walked until none moves, each
+reservation on MJobReserve's nodes (planning/maui33_alloc.py). What MAUICOMPAT 3.3 was
+before MAUI33_HIGHEST reproduced Maui's rotation; kept for the rule tests and as the cheap
+variant (test_maui33_rules.py)."""
 
 MAUI33_HIGHEST = replace(MAUI33, reserve_start=maui33_alloc.reserving(maui33.reserve_start),
                          walks=maui33.walks, turns=True, repin=True)
 """MAUI33 with Maui's own HIGHEST re-make (planning/maui33.py rules 4, 5): every priority
 reservation made and re-made where MJobGetEStartTime finds a start, one walk a cycle, a
-replay cycling each second while they go round, a re-made one on the nodes its re-make
-found (repin, planning/maui33_alloc.py). Not what MAUICOMPAT 3.3 selects: it costs
-7.6-8.5 x the CPU of MAUI33 on two HIGHEST fixtures (kth-cons-highest 17.8 s against
-2.1 s, sdsc-cons-highest-minresource 70 s against 9.3 s; 1.8 x on kth-depth4-highest;
-docs/compatibility.md, Cost), though with it all 18 fixtures reproduce start for start
-and host for host (tests/scenarios/test_maui_fixtures.py: NOT_YET under MAUI33); its
-rules are tested on their own (tests/scenarios/test_maui33_rules.py)."""
+replay cycling each second while they go round until the round's period shows (the
+seconds after it left out), a re-made one on the nodes its re-make found (repin,
+planning/maui33_alloc.py). What MAUICOMPAT 3.3 selects: with it all 18 recorded Maui runs
+reproduce start for start and host for host (tests/scenarios/test_maui_fixtures.py). Its
+cost is the rotation's (docs/compatibility.md, Cost): some 6 x the CPU of MAUI33 on
+kth-cons-highest, 3 x on sdsc-cons-highest-minresource, and on a real trace under HIGHEST
+a replay cycles each second while kept reservations go round; its rules are tested on
+their own (tests/scenarios/test_maui33_rules.py)."""
 
 COMPAT_RULES: dict[MauiCompat, CompatRules] = {
     MauiCompat.NONE: CompatRules(lambda nap: nap, True, False),
-    MauiCompat("3.3"): MAUI33,
+    MauiCompat("3.3"): MAUI33_HIGHEST,
 }
 """MAUICOMPAT -> the rules a cycle plans by."""
 

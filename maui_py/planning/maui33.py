@@ -31,13 +31,15 @@ maui-py's NODEALLOCATIONPOLICY keys (nodechoice.KEYS) choose nodes by fit in tim
    (planning/mrlmerge.py: literal, swept at once up to the first instant range),
    whose ranges ending at t close before those starting at t open, so a job whose
    place is exactly its length can go behind the others (Maui's "reservation
-   completion ... delayed").
+   completion ... delayed"). The fold is remembered across seconds (merge_all_at):
+   between two seconds of a rotation most nodes' ranges are the same.
 5. Maui re-makes them once an iteration (MQueueScheduleRJobs): one walk a cycle
    (walks), so the order can go round, a step each iteration; a replay cycles the
    second after a cycle at an event and each second while a kept reservation moves
-   (sim/engine.py, _Turn), so a job starts the second its turn comes.
-Rules 4 and 5 are core/compat.MAUI33_HIGHEST, which MAUICOMPAT 3.3 does not select (its
-cost: docs/compatibility.md S11).
+   (sim/engine.py, _Turn), so a job starts the second its turn comes; once the
+   kept starts repeat, the seconds before the next event are not cycled.
+Rules 4 and 5 are core/compat.MAUI33_HIGHEST, which MAUICOMPAT 3.3 selects (its cost:
+docs/compatibility.md S11, Cost).
 
 A node order is marked by its type (Maui33Order, named as NodeAllocation); nodechoice
 dispatches on it. Cost: O(N log N + N c log h) per node choice (c change points a node; no
@@ -55,7 +57,7 @@ from typing import TYPE_CHECKING, Iterator
 from ..cfg.choices import NodeAllocation
 from .api import FOREVER
 from .bitset import members
-from .mrlmerge import MAX_MRANGE, MAX_MTIME, merge_all
+from .mrlmerge import MAX_MTIME, merge_all_at
 
 if TYPE_CHECKING:
     from .timeline import Timeline as ReservationTable
@@ -380,12 +382,13 @@ def _lists(table: "ReservationTable", cr, duration: int, now: int, ignore: froze
     return out
 
 
-def _candidates(lists: list[list[list[int]]], tasks: int) -> list[int]:
-    """MJobGetRange's merged list (MRLMerge over `lists` in order) as MJobGetEStartTime
-    tries it: every range start when the first range holds `tasks`, else those of the
-    ranges that do (MJobSelectFRL). O(E log E + N x merged ranges from the first node
-    with an instant range on: mrlmerge.merge_all)."""
-    g = merge_all(lists)
+def _candidates(lists: list[list[list[int]]], tasks: int, now: int) -> list[int]:
+    """MJobGetRange's merged list (MRLMerge over `lists`, all from `now` on, in order) as
+    MJobGetEStartTime tries it: every range start when the first range holds `tasks`,
+    else those of the ranges that do (MJobSelectFRL). O(E log E + N x merged ranges
+    from the first node with an instant range on), the merges remembered across
+    seconds (mrlmerge.merge_all_at)."""
+    g = merge_all_at(lists, now)
     if not g:
         return []
     if g[0][2] >= tasks:
@@ -400,55 +403,27 @@ def start_candidates(table: "ReservationTable", cr, duration: int, now: int,
     in node-table order with MRLMerge; when the first merged range holds the job's
     tasks every merged range is tried (TRange), else only those that hold them
     (MJobSelectFRL). O(N x ranges)."""
-    return _candidates(_lists(table, cr, duration, now, ignore), cr.tasks)
-
-
-def plain_at(lists: list[list[list[int]]], t: int, tasks: int) -> bool:
-    """Whether MRLMerge's quirks leave t, the job's earliest start, a start it tries: no
-    node's start range is an instant at or before t (whose merge resets the count carried
-    on) or ends at t (closed there before those starting at t open), one starts at t,
-    the ranges open at t hold `tasks`, and the merged list cannot reach MAX_MRANGE by t.
-    Then the candidates before t cannot fit (t is the earliest) and t is tried first,
-    so MJobGetEStartTime finds t. O(ranges up to t)."""
-    begins, held, bounds = False, 0, set()
-    for s in lists:
-        for r in s:
-            if r[0] > t:
-                break
-            if r[0] == r[1] or r[1] == t:
-                return False
-            begins = begins or r[0] == t
-            if r[1] > t:
-                held += r[2]
-            bounds.add(r[0])
-            bounds.add(r[1])
-    return begins and held >= tasks and 2 * len(bounds) + 4 < MAX_MRANGE
+    return _candidates(_lists(table, cr, duration, now, ignore), cr.tasks, now)
 
 
 def reserve_start(table: "ReservationTable", cr, duration: int, now: int, *, policy,
                   ignore: tuple[str, ...] = ()):
     """MJobReserve's start under MAUICOMPAT 3.3 (MJobGetEStartTime, src/MJob.c): the
     first of start_candidates where the job's tasks are free for `duration` (its second
-    pass, MJobGetRange's node list at that start), nodes by `policy`. Maui can so
-    re-make a reservation later than its own free place: a place exactly as long as the
-    job offers an instant start range, which MRLMerge may miscount. The merge is left
-    out when plain_at shows it finds the earliest start (most re-makes). maui-py's
-    earliest start when no candidate fits. O(one scan + N x ranges), the merge
-    O(candidates x one scan + N x merged ranges) when it runs."""
-    first = table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
-    if not first:
-        return first
+    pass, MJobGetRange's node list at that start: maui-py's scan bounded to the one
+    instant), nodes by `policy`. Maui can so re-make a reservation later than its own
+    free place: a place exactly as long as the job offers an instant start range, which
+    MRLMerge may miscount. A candidate before the earliest start fails its bounded scan,
+    so no full scan is needed to pass over them. maui-py's earliest start when no
+    candidate fits. O(N x ranges + the merges not remembered (mrlmerge.merge_all_at) +
+    one bounded scan a candidate tried), a full scan when none fits."""
     lists = _lists(table, cr, duration, now, frozenset(ignore))
-    if plain_at(lists, max(first.start, now), cr.tasks):
-        return first
-    for t in _candidates(lists, cr.tasks):
-        if t < first.start:
-            continue
-        p = table.earliest_start(cr, duration, max(t, now), policy=policy, until=max(t, now),
-                                 ignore=ignore)
+    for t in _candidates(lists, cr.tasks, now):
+        at = max(t, now)
+        p = table.earliest_start(cr, duration, at, policy=policy, until=at, ignore=ignore)
         if p:
             return p
-    return first
+    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
 
 
 def walks() -> int:

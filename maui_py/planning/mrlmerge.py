@@ -158,17 +158,89 @@ def _step(m: _Merge) -> None:
     m.open_again(e)
 
 
+def _step_fast(m: _Merge) -> None:
+    """_step with the cursor reads inlined (the same reads, writes and order): the merge
+    of a MAUICOMPAT 3.3 re-make runs it some 20 times a node pair
+    (tests/property/test_mrlmerge_memo.py checks it against _step)."""
+    r0, r1 = m.r
+    i, s = m.i, m.s
+    c0 = r0[i[0]] if i[0] < len(r0) else None
+    c1 = r1[i[1]] if i[1] < len(r1) else None
+    if c0 is None:
+        s[0] = _NONE
+    if c1 is None:
+        s[1] = _NONE
+    s0, s1 = s
+    t0 = MAX_MTIME + 1 if c0 is None else (c0[1] if s0 == _END else c0[0])
+    t1 = MAX_MTIME + 1 if c1 is None else (c1[1] if s1 == _END else c1[0])
+    e = t0 if t0 < t1 else t1
+    if c0 is not None and c0[1] == e and c0[0] == e:
+        s[0] = s0 = _INSTANT
+    if c1 is not None and c1[1] == e and c1[0] == e:
+        s[1] = s1 = _INSTANT
+    if s0 == _INSTANT and t0 == e:
+        _instant(m, 0, 1, [t0, t1], e)
+        return
+    if s1 == _INSTANT and t1 == e:
+        _instant(m, 1, 0, [t0, t1], e)
+        return
+    end0 = s0 == _END and t0 == e
+    end1 = s1 == _END and t1 == e
+    if end0 or end1:
+        m.row()[1] = e
+        m.ci += 1
+        if end0:
+            m.tc -= c0[2]
+            m.nc -= c0[3]
+            i[0] += 1
+            s[0] = _START
+        if end1:
+            m.tc -= c1[2]
+            m.nc -= c1[3]
+            i[1] += 1
+            s[1] = _START
+    else:
+        if m.tc > 0:
+            row = m.row()
+            if e > row[0]:
+                row[1] = e
+                m.ci += 1
+        if s0 == _START and t0 == e:
+            m.tc += c0[2]
+            m.nc += c0[3]
+            s[0] = _END
+        if s1 == _START and t1 == e:
+            m.tc += c1[2]
+            m.nc += c1[3]
+            s[1] = _END
+    if m.tc > 0:
+        row = m.row()
+        row[0], row[2], row[3] = e, m.tc, m.nc
+
+
 def merge(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
     """MRLMerge (src/MRes.c): two lists of closed start ranges [start, end, tasks, nodes]
     summed into one, as Maui merges them, quirks included: ranges that end at t are
     closed before those that start at t are opened (so t counts only the latter), an
     instant range of r1 (the list merged so far) drops the part before it of a range of
     r2 open across it, and the list stops at MAX_MRANGE. O(len(r1) + len(r2))."""
-    m = _Merge(r1, r2)
+    return _run(_Merge(r1, r2), _step_fast)
+
+
+def merge_literal(r1: list[list[int]], r2: list[list[int]]) -> list[list[int]]:
+    """merge by _step, the transcription of MRLMerge's loop read event by event: the
+    definition merge is checked against."""
+    return _run(_Merge(r1, r2), _step)
+
+
+def _run(m: _Merge, step) -> list[list[int]]:
+    """MRLMerge's loop with `step` until both lists are done or the list is full, and
+    its result as Maui reads it. O(len(r1) + len(r2))."""
+    r1, r2 = m.r
     while m.i[0] < len(r1) or m.i[1] < len(r2):
         if m.ci >= MAX_MRANGE:
             break
-        _step(m)
+        step(m)
     out = []
     for r in m.C[:min(m.ci, MAX_MRANGE - 1)]:
         if r[1] == 0:
@@ -243,3 +315,76 @@ def merge_all(lists: list[list[list[int]]]) -> list[list[int]]:
     for s in lists[k:]:
         g = merge(g, s)
     return g
+
+
+_AT = 1
+"""The instant `now` stands at in a canonical list (merge_all_at): below every other instant
+of the lists (all at or after now) and above 0, Maui's mark of an unwritten range end."""
+_TOKENS: dict[tuple, tuple[int, list]] = {}
+"""A canonical list's content -> (its token, the one list object of that content)."""
+_SWEPT: dict[tuple[int, ...], tuple[int, list[list[int]]]] = {}
+"""The tokens of the lists before the first instant -> (token, merge_all's sweep of them)."""
+_FOLDED: dict[tuple[int, int], tuple[int, list[list[int]]]] = {}
+"""(token of the list merged so far, token of the next list) -> (token, their merge)."""
+_BY_ID: dict[int, tuple] = {}
+"""id(list) -> (the list, now, _canonical's answer): kept alive so an id is not reused."""
+_MEMO_MAX = 1 << 16
+
+
+def _canonical(s: list[list[int]], now: int) -> tuple[int, list[list[int]], bool]:
+    """(token, shared object, whether it holds an instant range) of list s with `now`
+    written as _AT; a list object met again at the same `now` (nodes alike share one)
+    answered by its id. O(len(s))."""
+    seen = _BY_ID.get(id(s))
+    if seen is not None and seen[0] is s and seen[1] == now:
+        return seen[2]
+    key = tuple((_AT if r[0] == now else r[0], _AT if r[1] == now else r[1], r[2], r[3])
+                for r in s)
+    got = _TOKENS.get(key)
+    if got is None:
+        got = _TOKENS[key] = (len(_TOKENS) + 1, [list(r) for r in key],
+                              any(r[0] == r[1] for r in key))
+    _BY_ID[id(s)] = (s, now, got)
+    return got
+
+
+def merge_all_at(lists: list[list[list[int]]], now: int) -> list[list[int]]:
+    """merge_all(lists) for node start ranges that all lie at or after `now`, remembered
+    across calls: MRLMerge only compares instants (and with 0 and MAX_MTIME), so with
+    `now` written as _AT the merge of the same lists is the same whatever `now` is, and a
+    list that did not change between two seconds is the same canonical list, its fold
+    with the same list merged so far a memo hit (a rotation moves a few reservations a
+    second: the nodes before the first it touches are folded once). The result is
+    shared: read, never written. O(N) dict look-ups plus the merges of the lists from
+    the first one changed on; merge_all itself where now <= _AT or a list starts before
+    now."""
+    if now <= _AT or any(r[0] < now for s in lists for r in s[:1]):
+        return merge_all(lists)
+    if max(len(_TOKENS), len(_FOLDED), len(_BY_ID)) > _MEMO_MAX:
+        _BY_ID.clear()
+        _TOKENS.clear()
+        _SWEPT.clear()
+        _FOLDED.clear()
+    canon = [_canonical(s, now) for s in lists]
+    k = 0
+    while k < len(canon) and not canon[k][2]:
+        k += 1
+    key = tuple(c[0] for c in canon[:k])
+    got = _SWEPT.get(key)
+    if got is None:
+        g = sweep([c[1] for c in canon[:k]]) if k else []
+        if g is None:
+            g, k, key = [], 0, ()
+            got = _SWEPT.get(key) or (0, g)
+        else:
+            got = _SWEPT[key] = (-(len(_SWEPT) + 1), g)
+    tok, g = got
+    for c in canon[k:]:
+        step = _FOLDED.get((tok, c[0]))
+        if step is None:
+            step = _FOLDED[(tok, c[0])] = (len(_FOLDED) + 1 + (1 << 40), merge(g, c[1]))
+        tok, g = step
+    k = 0
+    while k < len(g) and g[k][0] == _AT:
+        k += 1
+    return [[now, now if r[1] == _AT else r[1], r[2], r[3]] for r in g[:k]] + g[k:]

@@ -34,6 +34,7 @@ from ..cfg import SchedulerConfig
 from ..cfg.choices import ReservationPolicy
 from ..core.cycle import run_cycle
 from ..core.state import SchedulerState
+from ..planning import owners
 from ..planning.api import Ability, has
 from ..predict.correctors import CorrectionPolicy, corrected_span, corrections_needed
 from ..model import Defer, Node, Reserve, Start
@@ -143,17 +144,20 @@ class _Turn:
     on kth-cons-highest began at 678507, the second after job 151 arrived) and while the
     last cycle moved one, the next cycle is the next second (a job starts the second its
     turn comes, as in Maui). Once their starts repeat with period p, the seconds before
-    the next event t are left out but the last (t - 1 - last) mod p, which bring the
-    order to where Maui's stands the second before t. A cycle at an event starts a new
-    round; a round not found within 8 + 4R cycles (a guard) ends the seconds' cycles.
-    O(R) a cycle for R kept reservations."""
+    the next event t are left out: the kept reservations are put where the round had them
+    (t - 1 - last) mod p seconds after `last`, where Maui's stand the second before t
+    (at_before; their holds are dropped and the next cycle's walk holds them again there,
+    as a table built afresh holds what is kept: policy/highest._hold_kept). A cycle at an
+    event starts a new round; a round not found within 8 + 4R cycles (a guard) ends the
+    seconds' cycles. O(R) a cycle for R kept reservations, O(R p) memory a round."""
 
     def __init__(self):
         self.last: int | None = None
         self.moving = False
         self.kept: dict[str, tuple] = {}
         self.seen: dict[frozenset, int] = {}
-        self.period = 0
+        self.history: dict[int, dict[str, tuple]] = {}
+        self.period = self.anchor = 0
 
     def next_cycle(self, t: int) -> int:
         """When the next cycle runs, the next event being at t."""
@@ -161,7 +165,14 @@ class _Turn:
             return t
         if not self.period:
             return self.last + 1
-        return t - (t - 1 - self.last) % self.period
+        return t
+
+    def at_before(self, t: int) -> dict[str, tuple] | None:
+        """Where the round has the kept reservations the second before the next event t,
+        once its period is known and that second is not the last cycle's; else None."""
+        if not self.moving or not self.period or self.last is None or self.last + 1 >= t:
+            return None
+        return self.history[self.anchor + (t - 1 - self.anchor) % self.period]
 
     def after(self, t: int, reservations: dict, turning: bool) -> None:
         """Note a cycle at t and the kept reservations it left (start and nodes: a round
@@ -173,13 +184,20 @@ class _Turn:
         sig = frozenset(kept.items())
         if not (turning and self.moving):
             self.seen.clear()
+            self.history.clear()
             self.period = 0
         elif not self.period and sig in self.seen:
-            self.period = t - self.seen[sig]
+            self.anchor = self.seen[sig]
+            self.period = t - self.anchor
         elif not self.period and len(self.seen) > 8 + 4 * len(kept):
             self.moving = False             # a guard, not a rule: no round in sight
         self.seen[sig] = t
+        self.history[t] = kept
         self.kept, self.last = kept, t
+
+    def jumped(self, t: int, kept: dict[str, tuple]) -> None:
+        """The kept reservations were put where the round has them at t (at_before)."""
+        self.kept, self.last, self.moving = kept, t, True
 
 
 class _Replay:
@@ -249,10 +267,28 @@ class _Replay:
             return False
         s = self.turn.next_cycle(t)
         if s >= t:
+            kept = self.turn.at_before(t)
+            if kept is not None:
+                self.put_kept(kept)
+                self.turn.jumped(t - 1, kept)
             return False
         self.sim.now = s
         self.cycle(s, turning=True)
         return True
+
+    def put_kept(self, kept: dict[str, tuple]) -> None:
+        """Move the kept reservations to `kept` (job -> start, allocation), as the
+        seconds' cycles left out would have: each one moved loses its hold, which the
+        next cycle's walk makes again where it is kept (policy/highest._hold_kept)."""
+        st = self.state
+        table = st.caches.plan.table
+        for jid, (start, allocation) in kept.items():
+            kr = st.reservations.get(jid)
+            if kr is None or (kr.start == start and kr.allocation == allocation):
+                continue
+            table.release(owners.priority(jid))
+            kr.end += start - kr.start
+            kr.start, kr.allocation = start, allocation
 
     def take_events(self, t: int) -> tuple[bool, int]:
         """Pop every event at t: ends free their jobs (per-event replays keep a job that

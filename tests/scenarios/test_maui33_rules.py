@@ -154,7 +154,7 @@ HIGHEST = ("RESERVATIONPOLICY HIGHEST\nRESERVATIONDEPTH 10\nBACKFILLPOLICY FIRST
 @pytest.fixture
 def maui_highest(monkeypatch):
     """MAUICOMPAT 3.3 with Maui's own HIGHEST re-make (core/compat.MAUI33_HIGHEST: rules 4,
-    5, not what MAUICOMPAT 3.3 selects, for its cost)."""
+    5), as MAUICOMPAT 3.3 selects, set here so the rule stays tested whatever it selects."""
     monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), MAUI33_HIGHEST)
 
 
@@ -220,34 +220,55 @@ def test_rule5_a_replay_cycles_each_second_while_kept_reservations_go_round(r0_e
         assert _turning_replay(r0_end) != every_second
 
 
-def test_rule4_reserve_start_leaves_the_merge_out_only_where_it_finds_the_earliest(
-        monkeypatch, maui_highest):
-    # plain_at lets reserve_start skip MRLMerge where it shows the earliest start is the
-    # first candidate that fits; on the turning replays, every re-make it answers so must
-    # be where the full merge puts it (start and nodes).
-    calls = {"plain": 0, "merged": 0}
-    real = maui33.plain_at
+def _definition(table, cr, duration, now, *, policy, ignore=()):
+    """MJobGetEStartTime as its source reads, with nothing left out or remembered: every
+    feasible node's start ranges worked out afresh, MRLMerge folded over them literally,
+    each candidate (all range starts when the first range holds the tasks, else those
+    that hold them) tried in order by a scan bounded to it; the earliest start when none
+    fits."""
+    from maui_py.planning.bitset import members
+    from maui_py.planning.mrlmerge import merge
+    per_task = max(1, cr.d[0]) if cr.d else 1
+    g = []
+    for i in members(cr.eligible & table.usable):
+        s = maui33._start_ranges(maui33._node_ranges(
+            maui33.free_steps(table, i, now, frozenset(ignore)), per_task, duration), duration)
+        if s:
+            g = merge(g, s)
+    tried = [r[0] for r in g if g[0][2] >= cr.tasks or r[2] >= cr.tasks]
+    for t in tried:
+        at = max(t, now)
+        p = table.earliest_start(cr, duration, at, policy=policy, until=at, ignore=ignore)
+        if p:
+            return p
+    return table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+
+
+def test_rule4_reserve_start_is_mjobgetestarttime_as_defined(monkeypatch, maui_highest):
+    # reserve_start remembers the merge across seconds (mrlmerge.merge_all_at) and reads
+    # node start ranges from a cache; on the turning replays every re-make must be where
+    # the definition puts it (start and nodes), both where Maui's merge finds the earliest
+    # start and where it misses it, and the memo must have been used.
+    from maui_py.planning import mrlmerge
+    calls = {"earliest": 0, "later": 0, "remembered": 0}
 
     def checked(table, cr, duration, now, *, policy, ignore=()):
+        folded = len(mrlmerge._FOLDED)
         fast = reserve(table, cr, duration, now, policy=policy, ignore=ignore)
-        monkeypatch.setattr(maui33, "plain_at", lambda *a: False)
-        full = reserve(table, cr, duration, now, policy=policy, ignore=ignore)
-        monkeypatch.setattr(maui33, "plain_at", counted)
-        assert (fast.start, fast.allocation) == (full.start, full.allocation)
+        calls["remembered"] += len(mrlmerge._FOLDED) == folded
+        want = _definition(table, cr, duration, now, policy=policy, ignore=ignore)
+        assert (fast.start, fast.allocation) == (want.start, want.allocation)
+        first = table.earliest_start(cr, duration, now, policy=policy, ignore=ignore)
+        calls["later" if want.start > first.start else "earliest"] += 1
         return fast
 
-    def counted(lists, t, tasks):
-        got = real(lists, t, tasks)
-        calls["plain" if got else "merged"] += 1
-        return got
-
     reserve = maui33.reserve_start
-    monkeypatch.setattr(maui33, "plain_at", counted)
     rules = COMPAT_RULES[MauiCompat("3.3")]
     monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), replace(rules, reserve_start=checked))
+    mrlmerge._FOLDED.clear()
     for r0_end in (95, 96, 110):
         _turning_replay(r0_end)
-    assert calls["plain"] > 0 and calls["merged"] > 0, calls
+    assert calls["earliest"] > 0 and calls["later"] > 0 and calls["remembered"] > 0, calls
 
 
 def test_rule4_a_new_reservation_is_made_where_mjobgetestarttime_finds_a_start(maui_highest):

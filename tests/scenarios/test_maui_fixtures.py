@@ -8,7 +8,7 @@ differ exactly so (an unexplained agreement is as suspect as a difference).
 
 NOT_YET lists the fixtures MAUICOMPAT 3.3 does not reproduce yet, each with what Maui does
 that maui-py does not: they run as strict expected failures, so one that starts to agree
-fails the suite until it is taken off the list (issue 32 stays open for them).
+fails the suite until it is taken off the list.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from maui_py.cfg.choices import MauiCompat
-from maui_py.core.compat import COMPAT_RULES, MAUI33_HIGHEST
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "maui"
 
@@ -34,36 +31,10 @@ def _loader():
 
 
 LOAD = _loader()
-_HIGHEST = ("Maui re-makes each kept HIGHEST reservation once an iteration (MQueueScheduleRJobs, "
-            "src/MQueue.c) with MJobReserve -> MJobGetEStartTime (src/MJob.c), whose "
-            "MRLMerge (src/MRes.c) misses a place exactly as long as the job, which goes "
-            "behind the others: a rotation, one step a second. MAUICOMPAT 3.3 walks until "
-            "none moves (core/compat.MAUI33). core/compat.MAUI33_HIGHEST follows Maui "
-            "(planning/maui33.py rules 4, 5, each tested in test_maui33_rules.py) and, as "
-            "LOGLEVEL 3 runs of Maui show second for second (kth-cons-highest, iterations "
-            "77991-82810), also makes NEW reservations with MJobGetEStartTime (policy/"
-            "priority_pass.reserve; Maui at 680634 puts job 159 behind 153, not in the exact "
-            "gap at 688410) and starts a round the second after any cycle that leaves kept "
-            "reservations (sim/engine._Turn; Maui's round began at 678507, one second after "
-            "151 arrived, not at the next event 678532): its rotation then equals Maui's at "
-            "every second logged and job 159 starts at 682594 as in Maui. It costs 7.6-8.5 x "
-            "the CPU (17.8 s against 2.1 s, 70 s against 9.3 s; 1.8 x on kth-depth4-highest, "
-            "121 s against 68 s; docs/compatibility.md, Cost), so MAUICOMPAT 3.3 does not "
-            "select it. With it: ")
-_REPRODUCED = ("every start and host set as Maui's: Maui's MJobReserve destroys the job's "
-               "own reservation before MJobAllocMNL takes the last feasible nodes by index, "
-               "so a kept reservation is re-made at its start on those (and the job starts "
-               "there) and at the start it had on the nodes its re-make finds "
-               "(planning/maui33_alloc.py, CompatRules.repin; test_maui_own_highest_remake "
-               "below). With MAUI33: ")
-NOT_YET = {
-    "kth-cons-highest": _HIGHEST + _REPRODUCED + "47 differ, first 159 (Maui 682594, maui-py "
-                        "708100)",
-    "kth-depth4-highest": _HIGHEST + _REPRODUCED + "83 differ, first 11111 (Maui 12348612, "
-                          "maui-py 12383442)",
-    "sdsc-cons-highest-minresource": _HIGHEST + _REPRODUCED + "13 differ, first 11204 (Maui "
-                                     "10175835, maui-py 10214735)",
-}
+NOT_YET: dict[str, str] = {}
+"""Fixture -> what Maui does that maui-py does not yet (empty since MAUICOMPAT 3.3 selects
+core/compat.MAUI33_HIGHEST, Maui's own HIGHEST re-make with MJobAllocMNL's node rules:
+planning/maui33.py, maui33_alloc.py; docs/compatibility.md S11, S16)."""
 NAMES = [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=NOT_YET[n]))
          if n in NOT_YET else n for n in LOAD.names()]
 
@@ -75,16 +46,6 @@ def test_fixtures_are_there():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_maui_py_starts_every_job_when_and_where_maui_did(name):
-    fx = LOAD.load(name)
-    _assert_as_maui(name, fx, LOAD.replay(fx, ["MAUICOMPAT 3.3"]))
-
-
-@pytest.mark.parametrize("name", ["kth-cons-highest", "sdsc-cons-highest-minresource"])
-def test_maui_own_highest_remake_starts_every_job_when_and_where_maui_did(name, monkeypatch):
-    """core/compat.MAUI33_HIGHEST, Maui's own HIGHEST re-make, which MAUICOMPAT 3.3 does
-    not select (NOT_YET), on the HIGHEST fixtures it reproduces (kth-depth4-highest too,
-    left out for its 175 CPU s; these two take some 25 and 55)."""
-    monkeypatch.setitem(COMPAT_RULES, MauiCompat("3.3"), MAUI33_HIGHEST)
     fx = LOAD.load(name)
     _assert_as_maui(name, fx, LOAD.replay(fx, ["MAUICOMPAT 3.3"]))
 
