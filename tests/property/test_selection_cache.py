@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
@@ -115,7 +115,12 @@ def test_fair_share_cycles_with_the_cache_decide_as_ones_without(sc):
 @settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fs_limit_scenarios())
+@example(((Node("n0", Resources(procs=2, mem=4000)),),
+          "RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nDEFERTIME 60\nDEFERCOUNT 2\n" + LIMITED[0],
+          [("arrive", 0)] * 8 + [("hold", 0), ("release", 0)]))
 def test_fair_share_re_ranked_from_rows_decides_as_from_scratch(sc):
+    """(The example: a held job's queue time restarts; re-ranked from its submit time it
+    would take the reservation of a job queued after it.)"""
     _replay(*sc, wall=(900, 3000), users=4)
 
 
