@@ -20,7 +20,9 @@ Applies with explain off and QUEUEPOLICY MAUI, with or without fair share (with 
 kept job's fair-share caps are asked again, as usage moves every cycle, but only while some
 queued credential set has a cap: SelectionCache.capped; and every kept job is re-ranked, its
 (TARG, FS) tail found per credential set and worked out once per distinct subfactor value;
-the other policies arrange the queue themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
+with QUEUETIME SERV's only weighted subfactor the kept jobs are carried in (submit, id)
+order and ranked by one stable sort, core/fsrank.py; the other policies arrange the queue
+themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
 cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
 checks the decisions against cycles without it.
 """
