@@ -20,7 +20,9 @@ Applies with explain off and QUEUEPOLICY MAUI, with or without fair share (with 
 kept job's fair-share caps are asked again, as usage moves every cycle, but only while some
 queued credential set has a cap: SelectionCache.capped; and every kept job is re-ranked, its
 (TARG, FS) tail found per credential set and worked out once per distinct subfactor value;
-the other policies arrange the queue themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
+with QUEUETIME SERV's only weighted subfactor the kept jobs are carried in (submit, id)
+order and ranked by one stable sort, core/fsrank.py; the other policies arrange the queue
+themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
 cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
 checks the decisions against cycles without it.
 """
@@ -33,7 +35,7 @@ from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model.report import ReportStatus
-from . import firstselect
+from . import firstselect, fsrank
 from ..policy import deferral
 from ..priority.engine import entry_key
 from ..priority.policy import MauiFairShare
@@ -66,6 +68,9 @@ class SelectionCache:
     capped: bool = True
     """Some job of order may have a credential set with a fair-share cap (FairShare.capped,
     a function of the configuration): when False the next cycle asks no kept job's cap."""
+    rows: Any = None
+    """The jobs of order in (submit, id) order (core/fsrank.Rows) when this cycle ranked
+    them so under fair share, else None."""
 
 
 @dataclass(slots=True)
@@ -147,11 +152,23 @@ def _miss(c: Cycle, cache: FsTails):
     """miss(job) for PriorityEngine.fs_priorities: the tail of the job's
     credential set, worked out and recorded in `cache` (by_creds, fs_of; by_value shares
     one fs_tail among sets with equal subfactors). O(subfactors)."""
+    of = _of_creds(c, cache)
+
+    def miss(j):
+        return of((j.user, j.group, j.account, j.qos, j.class_))
+    return miss
+
+
+def _of_creds(c: Cycle, cache: FsTails):
+    """of(creds): _miss's tail of a credential set (user, group, account, qos, class),
+    recorded in `cache`; a set met before this cycle is looked up. O(subfactors)."""
     tails, fs_of, by_value = cache.by_creds, cache.fs_of, cache.by_value
     subfactors, fs_tail = c.policy.fs.subfactors_of, c.engine.fs_tail
 
-    def miss(j):
-        creds = (j.user, j.group, j.account, j.qos, j.class_)
+    def miss(creds):
+        t = tails.get(creds, miss)
+        if t is not miss:
+            return t
         fs = fs_of[creds] = subfactors(creds)
         if not fs:
             t = None
@@ -187,16 +204,19 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
             fixed, static = _fixed(c, out)
         capped = _any_capped(c, out)
     else:
-        out, fixed, static, capped = _reuse(c, cache, queued)
+        out, fixed, static, capped, rows = _reuse(c, cache, queued)
+        st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
+                                             capped, rows)
+        return out
     st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
                                          capped)
     return out
 
 
 def _reuse(c: Cycle, cache: SelectionCache, queued: list
-           ) -> tuple[list, bool, float | None, bool]:
+           ) -> tuple[list, bool, float | None, bool, Any]:
     """select() with a cache of this table, configuration and engine: (order, fixed,
-    static, capped). The jobs of `queued` found in the cache by identity, not batch-held or
+    static, capped, rows). The jobs of `queued` found in the cache by identity, not batch-held or
     deferred since, keep their entry (with a new priority unless the order is fixed: see
     SelectionCache.order); the rest go through
     Cycle.select in snapshot order. O(queued) set operations plus what select() says."""
@@ -213,7 +233,8 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
     redo = {id(j) for jid in again if (j := by_id.get(jid)) is not None}
     redo &= live                        # held or deferred since
     live -= redo
-    kept = [e for e in order if id(e[0]) in live]
+    rows = cache.rows
+    kept = [e for e in (order if rows is None else rows.rows) if id(e[0]) in live]
     if len(kept) < len(live):           # some not in the cache
         live.difference_update(map(id, map(_JOB, kept)))
         redo |= live
@@ -229,16 +250,32 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
         if fixed:
             if kept and c.settings.reject_neg:   # the only reader of a kept entry's priority here
                 kept = c.engine.fixed_priorities(kept, now, static)
-            return (_merge(kept, new) if new else kept), True, static, capped
+            return (_merge(kept, new) if new else kept), True, static, capped, None
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
-    if serv is None and not c.passive_policy and c.engine.serv_only:
+    fs = serv is None and not c.passive_policy and c.engine.serv_only
+    ranked = _fs_rank(c, kept, new, rows) if fs else None
+    if ranked is not None:
+        return ranked[0], False, None, capped, ranked[1]
+    if rows is not None:                # rows: (job, compiled, static, set index)
+        kept = [(e[0], e[1], 0.0) for e in kept]
+    if fs:
         out = fs_entries(c, kept)
     else:
         out = [(j, cr, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0))
                 if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
     out += new
     out.sort(key=entry_key)
-    return out, *_fixed(c, out), capped
+    return out, *_fixed(c, out), capped, None
+
+
+def _fs_rank(c: Cycle, kept: list, new: list, rows) -> tuple[list, Any] | None:
+    """(order, rows) of the kept jobs (rows of `rows`, or entries without it) and the new
+    entries, ranked by core/fsrank where it applies (no system priority), else None."""
+    if not fsrank.applies(c) or fsrank.any_system_priority(new) or (
+            rows is None and fsrank.any_system_priority(kept)):
+        return None
+    made = fsrank.rows_of(c, kept, new, rows)
+    return fsrank.rank(c, made, _of_creds(c, _tails(c))), made
 
 
 def _any_capped(c: Cycle, entries: list) -> bool:

@@ -85,6 +85,7 @@ def backfill(c, order, first: int = 0) -> None:
             and not (nobf and job.qos in nobf)]
     # without throttling limits the hard pass would ask the same jobs again, after the soft
     # one, on resources that only shrank: it could start nothing
+    soft_blocked: list | None = None
     for level in (SOFT, HARD) if c.limits.any_active else (SOFT,):
         if c.table.free_now <= 0:
             return
@@ -94,7 +95,24 @@ def backfill(c, order, first: int = 0) -> None:
             cands = cands[: c.settings.bf_depth]
         if by is not None:
             cands.sort(key=by(c))
-        run(c, cands, level)
+        if level is HARD and soft_blocked is not None:
+            cands = hard_candidates(cands, soft_blocked)
+        if run is first_fit and level is SOFT:
+            soft_blocked = []
+            first_fit(c, cands, level, blocked=soft_blocked)
+        else:
+            run(c, cands, level)
+
+
+def hard_candidates(cands: list, soft_blocked: list) -> list:
+    """The candidates of FIRSTFIT's hard pass after its soft pass: those a soft limit
+    stopped, in order. The soft pass asked every candidate it reached; one no soft limit
+    stopped started or did not fit (or failed a reservation's gate, a necessary condition
+    of fitting), and fails again on what only shrank since (nothing is released between
+    the passes: the candidates hold no reservation); one it did not reach was narrower
+    than nothing free, and stays so. O(len(cands))."""
+    held = set(map(id, soft_blocked))
+    return [e for e in cands if id(e) in held]
 
 
 def by_windows(c, run, order, first: int, by) -> None:
@@ -139,14 +157,16 @@ def _all_placed(c, order, first: int) -> bool:
     return res.keys() >= ids
 
 
-def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None:
+def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
+              blocked: list | None = None) -> None:
     """FIRSTFIT: each candidate (position in the order, job, compiled request), in the
     given order, starts if it fits now around every reservation and within the limits of
     `level`. With `first`, `cands` are the order's own entries from position `first` on,
     and the jobs started or holding a reservation or NOBF are passed over here: no list
     of candidates is built (backfill's one pass in priority order). `slack`: processors
     held by reservations some candidates may use, added to the free count that ends the
-    pass early (by_windows: a window counts them)."""
+    pass early (by_windows: a window counts them). `blocked`: where the candidates a
+    limit of `level` stopped are noted (the hard pass after a soft one asks only those)."""
     table = c.table
     if first is None:
         procs = [e[1].procs for e in cands]
@@ -186,6 +206,8 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0) -> None
                     else any(n > cap and w > room for room, cap in gates)):
                 continue                # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
+            if blocked is not None:
+                blocked.append(e)
             continue
         if not shared:
             if id(cr) in dead.failed and dead.fails(memo.epoch(table), id(cr), 0, span(job)):

@@ -28,6 +28,7 @@ from maui_py.core.state import SchedulerState
 from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node, Resources,
                            Start)
 from maui_py.model.snapshot import SnapshotDelta
+from maui_py.policy import backfill
 from maui_py.policy.limits import ACTIVE, HARD, SOFT, Limits, Usage, job_amounts
 from maui_py.priority.engine import JobContext, PriorityEngine
 
@@ -176,6 +177,40 @@ def test_cycles_keeping_eligibility_decide_as_cycles_from_scratch(sc):
         if got.state.caches.fs_tails is not None:
             got.state.caches.fs_tails.check()
         got.state.caches.engine.limits.check_plans()
+        state, bare = got.state, want.state
+        for d in got.decisions:
+            if isinstance(d, Start):
+                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
+                                         allocation=d.allocation)
+
+
+@SETTINGS
+@given(scenarios())
+def test_firstfit_hard_pass_over_soft_blocked_jobs_decides_as_over_all(sc):
+    """FIRSTFIT's hard pass asks only the candidates a soft limit stopped in its soft pass
+    (policy/backfill.hard_candidates): cycles decide as cycles whose hard pass asks every
+    candidate again; and the kept fair-share rows (core/fsrank.Rows) stay as made from
+    scratch."""
+    nodes, text, steps = sc
+    cfg = parse_config(text)
+    jobs: dict[str, Job] = {}
+    state, bare = SchedulerState(), SchedulerState()
+    now = 1000
+    for k, (kind, pick) in enumerate(steps):
+        now = _step(jobs, kind, pick, k, now)
+        snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
+        got = run_cycle(snap, cfg, state, explain=False)
+        real = backfill.hard_candidates
+        backfill.hard_candidates = lambda cands, _blocked: cands
+        try:
+            want = run_cycle(snap, cfg, bare, explain=False)
+        finally:
+            backfill.hard_candidates = real
+        assert (got.decisions, got.order) == (want.decisions, want.order), f"step {k} ({kind})"
+        assert got.state.queue_time == want.state.queue_time, f"step {k}"
+        sel = got.state.caches.selection
+        if sel is not None and sel.rows is not None:
+            sel.rows.check(got.state.caches.engine.engine)
         state, bare = got.state, want.state
         for d in got.decisions:
             if isinstance(d, Start):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
@@ -78,6 +78,27 @@ def fs_scenarios(draw):
     return nodes, text, steps
 
 
+LIMITED = [FAIRSHARE + "JOBPRIOACCRUALPOLICY FULLPOLICY\n",
+           FAIRSHARE + "JOBPRIOACCRUALPOLICY FULLPOLICY\nQOSCFG[hi] MAXJOB=1\n",
+           FAIRSHARE + "USERCFG[DEFAULT] MAXJOB=2\nQOSCFG[hi] MAXJOB=1\n",
+           FAIRSHARE + "QUEUETIMEWEIGHT 3\nUSERCFG[u3] PRIORITY=7\nUSERWEIGHT 1\n"]
+"""Fair share where kept jobs' queue times restart (holds, dependencies, defers: a queue
+time of their own, core/fsrank's `qt` branch), throttling limits bind (MAXJOB of a user or
+a QOS) and static parts differ: the kept queue re-ranked from its (submit, id) rows."""
+
+
+@st.composite
+def fs_limit_scenarios(draw):
+    """fs_scenarios with holds, dependencies, system priorities and limits that bind."""
+    nodes = (Node("n0", Resources(procs=draw(st.sampled_from([2, 4])), mem=4000)),)
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 3]))}\nBACKFILLPOLICY FIRSTFIT\n"
+            "DEFERTIME 60\nDEFERCOUNT 2\n" + draw(st.sampled_from(LIMITED)))
+    steps = [(draw(st.sampled_from(["arrive", "arrive", "arrive", "old", "end", "end", "hold",
+                                    "release", "depend", "copy", "setspri", "tick"])),
+              draw(st.integers(0, 10_000))) for _ in range(draw(st.integers(10, 30)))]
+    return nodes, text, steps
+
+
 @SETTINGS
 @given(scenarios())
 def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
@@ -88,6 +109,18 @@ def test_a_cycle_with_the_selection_cache_decides_as_one_without(sc):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(fs_scenarios())
 def test_fair_share_cycles_with_the_cache_decide_as_ones_without(sc):
+    _replay(*sc, wall=(900, 3000), users=4)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(fs_limit_scenarios())
+@example(((Node("n0", Resources(procs=2, mem=4000)),),
+          "RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nDEFERTIME 60\nDEFERCOUNT 2\n" + LIMITED[0],
+          [("arrive", 0)] * 8 + [("hold", 0), ("release", 0)]))
+def test_fair_share_re_ranked_from_rows_decides_as_from_scratch(sc):
+    """(The example: a held job's queue time restarts; re-ranked from its submit time it
+    would take the reservation of a job queued after it.)"""
     _replay(*sc, wall=(900, 3000), users=4)
 
 

@@ -122,3 +122,55 @@ def test_a_users_credential_sets_share_one_subfactor_and_one_tail_per_cycle(monk
             assert len(result.order) == depth
             if step:                    # the jobs kept from the last cycle
                 assert counts == {"sf": 1, "tail": 1, "cap": 0}, (depth, counts)
+
+
+def test_a_kept_fair_share_queue_is_re_ranked_without_a_call_per_job(monkeypatch):
+    """Under fair share every kept job's priority moves each cycle, so the kept queue is
+    ranked again each cycle: from its (submit, id) rows (core/fsrank), the priorities in
+    one comprehension and one stable sort in C, with no priority call (serv_priority,
+    fs_priorities) and no sort key call (entry_key) per kept job, however deep the queue;
+    the credential sets' tails once per set and cycle (FsTails)."""
+    from maui_py.core import selection as sel_mod
+    from maui_py.priority import engine as engine_mod
+
+    counts = {"serv": 0, "fs_priorities": 0, "key": 0, "fs_tail": 0}
+    Eng = engine_mod.PriorityEngine
+    real = {"serv": Eng._queue_time_only, "fs_priorities": Eng.fs_priorities,
+            "fs_tail": Eng.fs_tail}
+
+    def counted(name):
+        def call(self, *a, **k):
+            counts[name] += 1
+            return real[name](self, *a, **k)
+        return call
+    real_key = sel_mod.entry_key
+
+    def key(e):
+        counts["key"] += 1
+        return real_key(e)
+    for name in real:
+        monkeypatch.setattr(Eng, "_queue_time_only" if name == "serv" else name, counted(name))
+    monkeypatch.setattr(sel_mod, "entry_key", key)
+    cfg = parse_config(CFG)
+    for depth in (12, 48):
+        now = [1000]
+        rm = SimulatedRM((Node("n0", Resources.of(1)),), lambda: now[0])
+        rm.submit(Job("r", "u1", JobRequest(tasks=1), 100_000, now[0]), 100_000)
+        result = run_cycle(rm.snapshot(), cfg, SchedulerState(), explain=False)
+        rm.apply(result.actions())
+        for k in range(depth):          # three users, two QOS: six credential sets
+            rm.submit(Job(f"q{k}", f"u{k % 3}", JobRequest(tasks=1), 3000, now[0] - k,
+                          qos=f"q{k % 2}"), 3000)
+        for step in range(4):
+            now[0] += 600               # FSINTERVAL 600: a window rolls every cycle
+            for name in counts:
+                counts[name] = 0
+            result = run_cycle(rm.snapshot(), cfg, result.state, explain=False)
+            rm.apply(result.actions())
+            assert len(result.order) == depth
+            # u1 (target 30 %) has used everything: its jobs rank last, oldest first
+            u1 = [f"q{k}" for k in range(depth - 1, -1, -1) if k % 3 == 1]
+            assert result.order[-len(u1):] == u1
+            if step:                    # every job kept from the last cycle
+                assert counts == {"serv": 0, "fs_priorities": 0, "key": 0, "fs_tail": 1}, \
+                    (depth, counts)
