@@ -22,8 +22,9 @@ queued credential set has a cap: SelectionCache.capped; and every kept job is re
 (TARG, FS) tail found per credential set and worked out once per distinct subfactor value;
 with QUEUETIME SERV's only weighted subfactor the kept jobs are carried in (submit, id)
 order and ranked by one stable sort, core/fsrank.py; the other policies arrange the queue
-themselves). A cache: the store never writes it, a cycle that does not rebuild it drops it, and a
-cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
+themselves). A cache: the store never writes it, a full cycle that does not rebuild it drops
+it, a cycle answered from what changed (core/changes.py) leaves it for the next full cycle,
+and a cycle without it classifies and sorts in full. tests/property/test_selection_cache.py
 checks the decisions against cycles without it.
 """
 
