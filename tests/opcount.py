@@ -8,6 +8,8 @@ import gc
 import sys
 from typing import Any, Callable
 
+from maui_py.planning.table import ReservationTable
+
 
 def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     """How many Python and built-in function calls fn(*args, **kwargs) makes, in this thread.
@@ -31,3 +33,17 @@ def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
         if collecting:
             gc.enable()
     return count
+
+
+class FitCountingTable(ReservationTable):
+    """A node table that counts the per-node fits it works out (the scan's and the
+    start-now walk's): how many nodes a question looked at."""
+    asked = 0
+
+    def _fit_between(self, cr, i, s, e):
+        self.asked += 1
+        return super()._fit_between(cr, i, s, e)
+
+    def _fit_missed(self, i, T, e, d, exclusive, flat):
+        self.asked += 1
+        return super()._fit_missed(i, T, e, d, exclusive, flat)

@@ -101,14 +101,15 @@ def new_rows(c: Cycle, entries: list, rows: Rows) -> list:
     return out
 
 
-def merge(kept: list, new: list) -> list:
-    """Two row lists in row_key order merged. O(len(kept) + len(new) x log len(kept))."""
+def merge(kept: list, new: list, key=row_key) -> list:
+    """Two lists in `key` order (rows: row_key; core/selection's entries: (submit, id))
+    merged, stably: kept before new at equal keys. O(len(kept) + len(new) x log len(kept))."""
     if not kept:
         return new
     out: list = []
     lo = 0
     for r in new:
-        k = bisect_right(kept, row_key(r), lo, key=row_key)
+        k = bisect_right(kept, key(r), lo, key=key)
         out += kept[lo:k]
         out.append(r)
         lo = k

@@ -30,7 +30,6 @@ checks the decisions against cycles without it.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
@@ -251,7 +250,7 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
         if fixed:
             if kept and c.settings.reject_neg:   # the only reader of a kept entry's priority here
                 kept = c.engine.fixed_priorities(kept, now, static)
-            return (_merge(kept, new) if new else kept), True, static, capped, None
+            return (fsrank.merge(kept, new, _key) if new else kept), True, static, capped, None
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
     fs = serv is None and not c.passive_policy and c.engine.serv_only
     ranked = _fs_rank(c, kept, new, rows) if fs else None
@@ -333,14 +332,3 @@ def _key(e) -> tuple:
     return (job.submit_time, len(job.id), job.id)
 
 
-def _merge(kept: list, new: list) -> list:
-    """Two lists in (submit, id) order merged. O(len(kept) + len(new) x log len(kept))."""
-    out: list = []
-    lo = 0
-    for e in new:
-        k = bisect_right(kept, _key(e), lo, key=_key)
-        out += kept[lo:k]
-        out.append(e)
-        lo = k
-    out += kept[lo:]
-    return out

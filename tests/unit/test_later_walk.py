@@ -4,20 +4,7 @@ change point: the node fits it spares, as operation counts (no timing)."""
 from __future__ import annotations
 
 from maui_py.model import JobRequest, Node, Resources
-from maui_py.planning.table import ReservationTable
-
-
-class _Counted(ReservationTable):
-    """A table that counts the per-node fits it works out (either path's)."""
-    asked = 0
-
-    def _fit_between(self, cr, i, s, e):
-        self.asked += 1
-        return super()._fit_between(cr, i, s, e)
-
-    def _fit_missed(self, i, T, e, d, exclusive, flat):
-        self.asked += 1
-        return super()._fit_missed(i, T, e, d, exclusive, flat)
+from tests.opcount import FitCountingTable as _Counted
 
 
 def test_an_arrival_before_the_first_change_asks_one_partly_used_node():
