@@ -190,7 +190,9 @@ def test_sighup_with_a_bad_file_keeps_the_old_config_and_logs_the_error(home, ca
 def test_sigterm_lets_the_running_cycle_finish(home):
     rm = FakeRM()
     rm.mode = "block"
-    d = make(home, rm)
+    # the blocked call must outlast the script's steps however loaded the machine is (the
+    # config's RMTIMEOUT gives it 4 s): the gate, not a timeout, ends it
+    d = make(home, rm, call_timeout=PROMPT / 2)
 
     def script(d):
         assert rm.entered.wait(10), "the cycle did not start"
