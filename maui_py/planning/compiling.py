@@ -10,7 +10,7 @@ from dataclasses import fields
 from operator import attrgetter
 
 from ..model import JobRequest, Resources
-from .api import Compiled, NoPlacement
+from .api import FOREVER, Compiled, NoPlacement
 from .bitset import iter_members, mask_of, members
 from .steps import fit_on, tasks_in
 
@@ -192,6 +192,34 @@ class Compiling:
             if f >= per:
                 cnt += 1
         return tot, cnt
+
+    def _keyed_now(self, cr: Compiled, nodes: int, e: int) -> tuple[int, int, list[tuple]]:
+        """_fits_now's loop fused with LASTAVAILABLE's ranking at the origin
+        (nodechoice._keyed_last): (sum of the fits, how many hold cr.per_node or more, and
+        (gap after e, fit, node) for each of those, in node order), e the job's end. The
+        gap is from e to the node's first change point at or after e (FOREVER: none), as
+        nodechoice._keyed_last works it out from the scan's fits: one walk over the partly
+        used nodes instead of a fits dict walked again to key it (planning/lastnow.py).
+        O(k log h) for k nodes; O(1) per node fit with a flat fit."""
+        tt = self._T
+        d, exclusive, per = cr.d, cr.exclusive, cr.per_node
+        flat = self._flat_for(d, exclusive)
+        tot = 0
+        keyed = []
+        e1 = e - 1
+        for i in members(nodes):
+            T = tt[i]
+            got = flat.get(i)
+            if got is not None and got[0] is T:
+                f = got[1]
+            else:
+                f = self._fit_missed(i, T, e, d, exclusive, flat)
+            tot += f
+            if f >= per:
+                k = bisect_right(T, e1)
+                keyed.append(((T[k] - e if T[k] < FOREVER else FOREVER) if k < len(T)
+                              else FOREVER, f, i))
+        return tot, len(keyed), keyed
 
     def _flat_for(self, d: tuple[int, ...], exclusive: bool) -> dict:
         """The flat-fit memo of a per-task vector: node -> (its step function, fit), for

@@ -175,18 +175,22 @@ def _key(table: "ReservationTable", policy: NodeAllocation, i: int, fit: int, t:
     return KEYS[policy](table, i, fit, t, w)
 
 
-def _keyed_last(table: "ReservationTable", fits: dict[int, int], t: int, w: int,
-                limit: int | None = None) -> list[tuple[tuple, int, int]]:
+def _keyed_last(table: "ReservationTable", fits: dict[int, int] | None, t: int, w: int,
+                limit: int | None = None, flat: list[tuple[int, int, int]] | None = None
+                ) -> list[tuple[tuple, int, int]]:
     """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
     without four calls per node (the cycle's start-now questions rank some 25 partly used
-    nodes each). Sorted, and only the `limit` first when given. O(len(fits) log h)."""
+    nodes each). Sorted, and only the `limit` first when given. O(len(fits) log h).
+    `flat`: for a start now (t at the origin), the nodes' (gap after the end, fit, node)
+    triples already worked out (Compiling._keyed_now); `fits` is not read then."""
     tt, origin = table.node_times, table.origin
     end = t + w
     if t <= origin:     # a start now: no idle time before it, so (gap, fit, node) ranks
         e1 = end - 1    # as the key (0, gap, fit, node): flat triples, keys made for the kept
-        flat = [((T[k] - end if T[k] < FOREVER else FOREVER)
-                 if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i)
-                for i, f in fits.items()]
+        if flat is None:
+            flat = [((T[k] - end if T[k] < FOREVER else FOREVER)
+                     if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i)
+                    for i, f in fits.items()]
         return [((0, g, f, i), i, f) for g, f, i in _best(flat, limit)]
     out = []
     for i, f in fits.items():
@@ -362,18 +366,8 @@ def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
     elif cr.mode == "any" and (not fits or min(fits.values()) > 0):
         limit = cr.tasks        # each one taken holds a task or more
     cand = candidates(table, cr, t, w, fast, fits, policy, prefer if fits else 0, limit)
-    if cr.mode == "tpn":
-        return [(i, cr.per_node) for _, i, _ in islice(cand, cr.nodes_needed)]
-    if cr.mode == "any":
-        out = []
-        left = cr.tasks
-        for _, i, f in cand:
-            take = min(f, left)
-            out.append((i, take))
-            left -= take
-            if left <= 0:
-                break
-        return out
+    if cr.mode != "nodes":
+        return _take(cr, cand)
     n = cr.nodes_needed
     picked = list(islice(cand, n))
     total = sum(f for _, _, f in picked)
@@ -398,3 +392,37 @@ def select(table: "ReservationTable", cr: "Compiled", t: int, w: int, fast: int,
         alloc[i] += extra
         left -= extra
     return list(alloc.items())
+
+
+def _take(cr: "Compiled", cand: Iterator[tuple[tuple, int, int]]) -> list[tuple[int, int]]:
+    """(node, tasks) a tasks-per-node or "any" request takes from candidates best first:
+    per_node on each of the first nodes_needed, or each node's fit until the tasks are
+    covered. O(nodes taken)."""
+    if cr.mode == "tpn":
+        return [(i, cr.per_node) for _, i, _ in islice(cand, cr.nodes_needed)]
+    out = []
+    left = cr.tasks
+    for _, i, f in cand:
+        take = min(f, left)
+        out.append((i, take))
+        left -= take
+        if left <= 0:
+            break
+    return out
+
+
+def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
+                  flat: list[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """select(table, cr, origin, w, fast, fits, LASTAVAILABLE) for a tasks-per-node or
+    "any" request starting at the origin, when `flat` holds the (gap after the end, fit,
+    node) triples (Compiling._keyed_now) of the nodes of `fits`, a nonempty dict of nodes
+    each holding cr.per_node tasks or more: the same candidates (the `limit` best partly
+    used nodes merged with the idle ones) taken the same way, without the dict.
+    O(k log k) for the k partly used nodes, plus O(1) per idle node taken."""
+    limit = cr.nodes_needed if cr.mode == "tpn" else cr.tasks
+    others = _keyed_last(table, None, table.origin, w, limit, flat)
+    if not fast:
+        return _take(cr, iter(others))
+    lazy = _by_gap_after(table, fast, 0, table.origin + w, _fit_lookup(cr),
+                         cr.classes[0][1] if len(cr.classes) == 1 else None)
+    return _take(cr, _merge(lazy, others))

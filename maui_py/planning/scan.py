@@ -76,6 +76,12 @@ class Scanning:
     stops at the nodes it takes (planning/firstnow.py; False: scan then select, the
     definition the property tests compare against)."""
 
+    use_last = True
+    """Answer LASTAVAILABLE start-now questions of tasks-per-node and "any" requests (at
+    the origin) by one walk that fits and ranks the partly used nodes together
+    (planning/lastnow.py; False: scan then select, the definition the property tests
+    compare against)."""
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).

@@ -27,6 +27,7 @@ from .credits import Credits
 from .freeshape import FreeShapes
 from .freshload import FreshLoading
 from .firstnow import first_now, placement, walk_order, walk_start
+from .lastnow import asks_last_now, last_now
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
@@ -362,6 +363,9 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
                 if chosen is None:
                     return NOT_BY_THEN
                 return placement(self, cr, t0, w, chosen)
+        if self.use_last and not ignore and asks_last_now(self, cr, after, until, policy):
+            chosen = last_now(self, cr, w)              # planning/lastnow.py: same nodes
+            return NOT_BY_THEN if chosen is None else placement(self, cr, self.origin, w, chosen)
         found = self.scan(cr, wallclock, after, until, ignore)
         if found is None:
             if until is not None:
