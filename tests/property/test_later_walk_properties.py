@@ -1,7 +1,7 @@
 """The policy-order walk of FIRSTAVAILABLE and MINRESOURCE questions (use_first, planning/firstnow.py) asked
 at a later instant: after = until = t0 past the origin, before, at or after the first
 change point (core/changes.py asks each arrival so, on the last cycle's table), against
-the scan followed by node choice with every shortcut off (use_first, use_shapes,
+the scan followed by node choice with every shortcut off (use_last, use_first, use_shapes,
 use_short, use_gain False: the definition).
 
 On random clusters of several node kinds (cores, memory, GPUs, partitions, features, down
@@ -22,7 +22,7 @@ from .strategies import requests
 from .test_later_instant_properties import later_table
 from .test_table_properties import SETTINGS
 
-FLAGS = ("use_first", "use_shapes", "use_short", "use_gain")
+FLAGS = ("use_last", "use_first", "use_shapes", "use_short", "use_gain")
 
 
 @SETTINGS

@@ -18,7 +18,7 @@ from .both_ways import GPUS, POLICIES, answer, spread
 from .strategies import clusters, populate, requests
 from .test_table_properties import SETTINGS
 
-OFF = {"use_first": False, "use_shapes": False, "use_short": False, "use_gain": False}
+OFF = {"use_last": False, "use_first": False, "use_shapes": False, "use_short": False, "use_gain": False}
 
 
 @SETTINGS
