@@ -12,13 +12,13 @@ import argparse
 from typing import Callable
 
 from ..cfg import SchedulerConfig
-from ..forecast.engine import MAX_SAMPLES, ForecastOptions, Moment
+from ..forecast.engine import MAX_HORIZON, MAX_SAMPLES, ForecastOptions, Moment
 from ..forecast.simulated import SimForecaster
 from ..sim.forecast_report import ForecastData
 from ..model import ClusterSnapshot, Job, ReservationKind
 from ..store.reader import ADMIN, PRIORITY, RM, STANDING, CycleInfo, LastCycle, reservation_of
 from . import showstart
-from .common import CommandError
+from .common import CommandError, parse_duration
 from .view import View
 
 
@@ -60,6 +60,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "showstart's estimate, and report how good both were (first config)")
     p.add_argument("--forecast-samples", type=_samples, default=ForecastOptions().samples, metavar="K",
                    help=f"replays per forecast (default %(default)s, at most {MAX_SAMPLES})")
+    p.add_argument("--forecast-arrivals", type=_window, default=0, metavar="DURATION",
+                   help="also draw arrivals in the replays from the stream of the last DURATION "
+                        "([[[DD:]HH:]MM:]SS; default none)")
 
 
 def _samples(text: str) -> int:
@@ -72,11 +75,21 @@ def _samples(text: str) -> int:
     return k
 
 
+def _window(text: str) -> int:
+    try:
+        seconds = parse_duration(text)
+    except CommandError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    if seconds > MAX_HORIZON:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range (at most 366 days)")
+    return seconds
+
+
 def forecaster(args: argparse.Namespace, cfg: SchedulerConfig,
                then: Callable[[int, object], None] | None) -> SimForecaster:
     """The forecaster of one replay (its on_cycle calls `then` after its own work)."""
-    opt = ForecastOptions(samples=args.forecast_samples, seed=args.seed,
-                          poll_interval=args.poll, per_event=args.per_event)
+    opt = ForecastOptions(samples=args.forecast_samples, seed=args.seed, poll_interval=args.poll,
+                          per_event=args.per_event, arrivals=args.forecast_arrivals)
     return SimForecaster(cfg, opt, plan_maker(cfg), then)
 
 

@@ -24,6 +24,8 @@ from ..core.state import SchedulerState
 from ..model import Job, Node
 from ..predict.predictors import History
 from ..sim.engine import SimOptions, Simulation
+from ..sim.swf import SimJob
+from .arrivals import draw_arrivals
 from .runtimes import WINDOW, ratios, spans
 
 MAX_SAMPLES = 1000
@@ -65,11 +67,14 @@ class ForecastOptions:
     seed: int = 0
     poll_interval: int = 0
     per_event: bool = False
+    arrivals: int = 0
+    """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
                                max(1, min(int(self.horizon), MAX_HORIZON)), self.seed,
-                               self.poll_interval, self.per_event)
+                               self.poll_interval, self.per_event,
+                               max(0, min(int(self.arrivals), MAX_HORIZON)))
 
 
 def quantile(values: Sequence[int], p: float) -> int:
@@ -123,9 +128,9 @@ class _AllStarted(Exception):
 
 def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
                 present: Sequence[tuple[Job, int]], targets: Collection[str],
-                opt: ForecastOptions) -> dict[str, int | None]:
-    """One replay from the moment with the given runtimes: each target's start, None when
-    it had not started by the horizon."""
+                opt: ForecastOptions, arrivals: Sequence[SimJob] = ()) -> dict[str, int | None]:
+    """One replay from the moment with the given runtimes (and arrivals): each target's
+    start, None when it had not started by the horizon."""
     waiting = set(targets)
     starts: dict[str, int | None] = dict.fromkeys(targets)
     sim: Simulation
@@ -140,7 +145,7 @@ def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
         if not waiting:
             raise _AllStarted
 
-    sim = Simulation(moment.nodes, (), cfg, SimOptions(
+    sim = Simulation(moment.nodes, arrivals, cfg, SimOptions(
         poll_interval=opt.poll_interval, per_event=opt.per_event, cycle_reserves=False,
         on_cycle=on_cycle, state=state, stop_time=moment.now + opt.horizon,
         present=present, present_at=moment.now))
@@ -155,9 +160,12 @@ def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
 def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
              history: History | Mapping, options: ForecastOptions | None = None,
              targets: Collection[str] | None = None,
-             plan: Callable[[Job], int | None] | None = None) -> dict[str, Forecast]:
+             plan: Callable[[Job], int | None] | None = None,
+             recent: Sequence[Job] = ()) -> dict[str, Forecast]:
     """The forecast of every target job (default: every queued job of the moment), from K
-    replays (options.samples). `state` is not changed. O(K x one replay)."""
+    replays (options.samples), with arrivals drawn from `recent` (the jobs submitted in the
+    last options.arrivals seconds) when options.arrivals. `state` is not changed.
+    O(K x one replay)."""
     opt = (options or ForecastOptions()).bounded()
     queued = {j.id: j for j in moment.jobs if not j.state.active and not j.state.finished}
     wanted = sorted(queued if targets is None else (t for t in targets if t in queued))
@@ -170,8 +178,10 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     options = choices(moment, history, opt.window)
     for k in range(opt.samples):
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
+        present = draws(options, rng)
+        coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
         starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
-                             draws(options, rng), wanted, opt)
+                             present, wanted, opt, coming)
         for jid, s in starts.items():
             if s is None:
                 late[jid] += 1

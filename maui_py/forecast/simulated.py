@@ -12,6 +12,7 @@ forecast at the first cycle that sees it. Cost per cycle: O(live jobs), plus the
 
 from __future__ import annotations
 
+import bisect
 from typing import Callable
 
 from ..cfg import SchedulerConfig
@@ -77,9 +78,20 @@ class SimForecaster:
             if j.state.active:
                 self.running.add(j.id)
 
+    def _recent(self, now: int) -> list[Job]:
+        """The jobs submitted in the last opt.arrivals seconds up to now (the replay's own
+        list, in submission order; only what a scheduler knows at submission is read)."""
+        if not self.opt.arrivals or self.sim is None:
+            return []
+        jobs = self.sim.jobs
+        lo = bisect.bisect_left(jobs, now - self.opt.arrivals, key=lambda sj: sj.job.submit_time)
+        hi = bisect.bisect_right(jobs, now, key=lambda sj: sj.job.submit_time)
+        return [sj.job for sj in jobs[lo:hi]]
+
     def _batch(self, moment: Moment, result, targets: list[str]) -> None:
         plan = self.plan_maker(moment, result) if self.plan_maker is not None else None
-        got = forecast(moment, self.cfg, result.state, self.history, self.opt, targets, plan)
+        got = forecast(moment, self.cfg, result.state, self.history, self.opt, targets, plan,
+                       self._recent(moment.now))
         self.batches += 1
         for jid, f in got.items():
             self.forecasts[jid] = (moment.now, f)
