@@ -13,6 +13,7 @@ from typing import Callable
 
 from ..cfg import SchedulerConfig
 from ..forecast.engine import MAX_HORIZON, MAX_SAMPLES, ForecastOptions, Moment
+from ..forecast.runtimes import MAX_WINDOW, WINDOW
 from ..forecast.simulated import SimForecaster
 from ..sim.forecast_report import ForecastData
 from ..model import ClusterSnapshot, Job, ReservationKind
@@ -60,6 +61,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "showstart's estimate, and report how good both were (first config)")
     p.add_argument("--forecast-samples", type=_samples, default=ForecastOptions().samples, metavar="K",
                    help=f"replays per forecast (default %(default)s, at most {MAX_SAMPLES})")
+    p.add_argument("--forecast-window", type=_jobs_window, default=WINDOW, metavar="N",
+                   help=f"a user's last N completed jobs the runtime draws read (default "
+                        f"%(default)s, at most {MAX_WINDOW})")
+    p.add_argument("--forecast-together", action="store_true",
+                   help="draw one runtime/request ratio per user and replay for all the user's "
+                        "jobs (default: one per job)")
     p.add_argument("--forecast-arrivals", type=_window, default=0, metavar="DURATION",
                    help="also draw arrivals in the replays from the stream of the last DURATION "
                         "([[[DD:]HH:]MM:]SS; default none)")
@@ -73,6 +80,16 @@ def _samples(text: str) -> int:
     if not 1 <= k <= MAX_SAMPLES:
         raise argparse.ArgumentTypeError(f"{k} is out of range (1 to {MAX_SAMPLES})")
     return k
+
+
+def _jobs_window(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= n <= MAX_WINDOW:
+        raise argparse.ArgumentTypeError(f"{n} is out of range (1 to {MAX_WINDOW})")
+    return n
 
 
 def _window(text: str) -> int:
@@ -89,7 +106,8 @@ def forecaster(args: argparse.Namespace, cfg: SchedulerConfig,
                then: Callable[[int, object], None] | None) -> SimForecaster:
     """The forecaster of one replay (its on_cycle calls `then` after its own work)."""
     opt = ForecastOptions(samples=args.forecast_samples, seed=args.seed, poll_interval=args.poll,
-                          per_event=args.per_event, arrivals=args.forecast_arrivals)
+                          per_event=args.per_event, arrivals=args.forecast_arrivals,
+                          window=args.forecast_window, together=args.forecast_together)
     return SimForecaster(cfg, opt, plan_maker(cfg), then)
 
 

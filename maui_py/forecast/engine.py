@@ -69,12 +69,14 @@ class ForecastOptions:
     per_event: bool = False
     arrivals: int = 0
     """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
+    together: bool = False
+    """One ratio drawn per user and replay for all the user's jobs (draws)."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
                                max(1, min(int(self.horizon), MAX_HORIZON)), self.seed,
                                self.poll_interval, self.per_event,
-                               max(0, min(int(self.arrivals), MAX_HORIZON)))
+                               max(0, min(int(self.arrivals), MAX_HORIZON)), self.together)
 
 
 def quantile(values: Sequence[int], p: float) -> int:
@@ -104,22 +106,41 @@ def plain_copy(state: SchedulerState) -> SchedulerState:
     return out
 
 
-def choices(moment: Moment, history: History | Mapping, window: int) -> list[tuple[Job, tuple[int, ...]]]:
-    """Every job of the moment, in job id order, with the runtimes it may draw
-    (runtimes.spans). O(jobs x window)."""
+Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int]
+"""A job, the runtimes it may draw (runtimes.spans), its user's ratios as runtimes of its
+request (in ratio order, unfiltered; () with no history) and what it has run."""
+
+
+def choices(moment: Moment, history: History | Mapping, window: int) -> list[Choice]:
+    """Every job of the moment, in job id order, with what it may draw. O(jobs x window)."""
     out = []
     by_user: dict[str, tuple[float, ...]] = {}
     for job in sorted(moment.jobs, key=lambda j: j.id):
         elapsed = moment.now - job.start_time if job.state.active and job.start_time is not None else 0
         if job.user not in by_user:
             by_user[job.user] = ratios(history, job.user, window)
-        out.append((job, spans(by_user[job.user], job.wallclock, elapsed)))
+        own = by_user[job.user]
+        out.append((job, spans(own, job.wallclock, elapsed),
+                    tuple(min(job.wallclock, max(1, round(x * job.wallclock))) for x in own), elapsed))
     return out
 
 
-def draws(jobs: Sequence[tuple[Job, tuple[int, ...]]], rng: random.Random) -> list[tuple[Job, int]]:
-    """One runtime drawn for each job among its choices (uniformly). O(jobs)."""
-    return [(job, c[rng.randrange(len(c))] if len(c) > 1 else c[0]) for job, c in jobs]
+def draws(jobs: Sequence[Choice], rng: random.Random, together: bool = False) -> list[tuple[Job, int]]:
+    """One runtime for each job, drawn uniformly among its choices; `together`: one ratio
+    drawn per user for all their jobs (a user's queued jobs are often alike: an error in
+    one is an error in all), a running job that has run past it drawing among its own
+    choices. O(jobs)."""
+    out, picked = [], {}
+    for job, c, own, elapsed in jobs:
+        if together and own:
+            i = picked.get(job.user)
+            if i is None:
+                i = picked[job.user] = rng.randrange(len(own))
+            if own[i] > elapsed:
+                out.append((job, own[i]))
+                continue
+        out.append((job, c[rng.randrange(len(c))] if len(c) > 1 else c[0]))
+    return out
 
 
 class _AllStarted(Exception):
@@ -178,7 +199,7 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     options = choices(moment, history, opt.window)
     for k in range(opt.samples):
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
-        present = draws(options, rng)
+        present = draws(options, rng, opt.together)
         coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
         starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
                              present, wanted, opt, coming)

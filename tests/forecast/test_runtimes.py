@@ -55,3 +55,19 @@ def test_draws_are_the_same_for_a_seed_and_differ_across_seeds():
     a = forecast(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=7, seed=5))
     b = forecast(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=7, seed=5))
     assert a == b and a
+
+
+def test_together_draws_one_ratio_per_user():
+    from maui_py.forecast.engine import Moment
+    from maui_py.model import Job, JobRequest, JobState
+    queued = [Job(f"q{k}", "u", JobRequest(1), 1000, 0) for k in range(6)]
+    running = Job("r", "u", JobRequest(1), 1000, 0, state=JobState.RUNNING, start_time=0)
+    moment = Moment(950, (), (*queued, running))
+    hist = {"u": ((100, 1000), (400, 1000), (700, 1000))}
+    for seed in range(20):
+        got = dict((j.id, s) for j, s in draws(choices(moment, hist, 32), random.Random(seed), together=True))
+        assert len({got[j.id] for j in queued}) == 1 and got[queued[0].id] in (100, 400, 700)
+        assert got["r"] == 1000                 # past every ratio: its request
+    apart = [dict((j.id, s) for j, s in draws(choices(moment, hist, 32), random.Random(seed)))
+             for seed in range(20)]
+    assert any(len({d[j.id] for j in queued}) > 1 for d in apart)
