@@ -12,7 +12,7 @@ import argparse
 from typing import Callable
 
 from ..cfg import SchedulerConfig
-from ..forecast.engine import MAX_HORIZON, MAX_SAMPLES, ForecastOptions, Moment
+from ..forecast.engine import DRAWS, MAX_HORIZON, MAX_SAMPLES, ForecastOptions, Moment
 from ..forecast.runtimes import MAX_WINDOW, WINDOW
 from ..forecast.simulated import SimForecaster
 from ..sim.forecast_report import ForecastData
@@ -64,9 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--forecast-window", type=_jobs_window, default=WINDOW, metavar="N",
                    help=f"a user's last N completed jobs the runtime draws read (default "
                         f"%(default)s, at most {MAX_WINDOW})")
-    p.add_argument("--forecast-together", action="store_true",
-                   help="draw one runtime/request ratio per user and replay for all the user's "
-                        "jobs (default: one per job)")
+    p.add_argument("--forecast-draw", choices=DRAWS, default="job",
+                   help="runtimes in a replay: drawn for each job apart (default), one "
+                        "runtime/request ratio per user for all the user's jobs, or one quantile "
+                        "for all jobs (each of its own user's ratios)")
     p.add_argument("--forecast-arrivals", type=_window, default=0, metavar="DURATION",
                    help="also draw arrivals in the replays from the stream of the last DURATION "
                         "([[[DD:]HH:]MM:]SS; default none)")
@@ -107,7 +108,7 @@ def forecaster(args: argparse.Namespace, cfg: SchedulerConfig,
     """The forecaster of one replay (its on_cycle calls `then` after its own work)."""
     opt = ForecastOptions(samples=args.forecast_samples, seed=args.seed, poll_interval=args.poll,
                           per_event=args.per_event, arrivals=args.forecast_arrivals,
-                          window=args.forecast_window, together=args.forecast_together)
+                          window=args.forecast_window, draw=args.forecast_draw)
     return SimForecaster(cfg, opt, plan_maker(cfg), then)
 
 

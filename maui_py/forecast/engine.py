@@ -69,14 +69,15 @@ class ForecastOptions:
     per_event: bool = False
     arrivals: int = 0
     """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
-    together: bool = False
-    """One ratio drawn per user and replay for all the user's jobs (draws)."""
+    draw: str = "job"
+    """How runtimes are drawn together or apart (DRAWS)."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
                                max(1, min(int(self.horizon), MAX_HORIZON)), self.seed,
                                self.poll_interval, self.per_event,
-                               max(0, min(int(self.arrivals), MAX_HORIZON)), self.together)
+                               max(0, min(int(self.arrivals), MAX_HORIZON)),
+                               self.draw if self.draw in DRAWS else "job")
 
 
 def quantile(values: Sequence[int], p: float) -> int:
@@ -125,14 +126,25 @@ def choices(moment: Moment, history: History | Mapping, window: int) -> list[Cho
     return out
 
 
-def draws(jobs: Sequence[Choice], rng: random.Random, together: bool = False) -> list[tuple[Job, int]]:
-    """One runtime for each job, drawn uniformly among its choices; `together`: one ratio
-    drawn per user for all their jobs (a user's queued jobs are often alike: an error in
-    one is an error in all), a running job that has run past it drawing among its own
-    choices. O(jobs)."""
+DRAWS = ("job", "user", "all")
+"""How a replay's runtimes are drawn: each job on its own; one ratio per user for all the
+user's jobs (a user's queued jobs are often alike: an error in one is an error in all); or
+one quantile per replay for every job, each taking that quantile of its own choices (all
+run long or all run short together: the widest range)."""
+
+
+def draws(jobs: Sequence[Choice], rng: random.Random, how: str = "job") -> list[tuple[Job, int]]:
+    """One runtime for each job, drawn uniformly among its choices as `how` (DRAWS) says;
+    a running job that has run past its user's drawn ratio draws among its own choices.
+    O(jobs x window) for "all", else O(jobs)."""
     out, picked = [], {}
+    u = rng.random() if how == "all" else 0.0
     for job, c, own, elapsed in jobs:
-        if together and own:
+        if how == "all":
+            ranked = sorted(c)
+            out.append((job, ranked[min(len(ranked) - 1, int(u * len(ranked)))]))
+            continue
+        if how == "user" and own:
             i = picked.get(job.user)
             if i is None:
                 i = picked[job.user] = rng.randrange(len(own))
@@ -199,7 +211,7 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     options = choices(moment, history, opt.window)
     for k in range(opt.samples):
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
-        present = draws(options, rng, opt.together)
+        present = draws(options, rng, opt.draw)
         coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
         starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
                              present, wanted, opt, coming)

@@ -65,9 +65,15 @@ def test_together_draws_one_ratio_per_user():
     moment = Moment(950, (), (*queued, running))
     hist = {"u": ((100, 1000), (400, 1000), (700, 1000))}
     for seed in range(20):
-        got = dict((j.id, s) for j, s in draws(choices(moment, hist, 32), random.Random(seed), together=True))
+        got = dict((j.id, s) for j, s in draws(choices(moment, hist, 32), random.Random(seed), "user"))
         assert len({got[j.id] for j in queued}) == 1 and got[queued[0].id] in (100, 400, 700)
         assert got["r"] == 1000                 # past every ratio: its request
     apart = [dict((j.id, s) for j, s in draws(choices(moment, hist, 32), random.Random(seed)))
              for seed in range(20)]
     assert any(len({d[j.id] for j in queued}) > 1 for d in apart)
+
+    every = [dict((j.id, s) for j, s in draws(choices(moment, hist, 32), random.Random(seed), "all"))
+             for seed in range(20)]
+    for d in every:                             # one quantile: every queued job alike, ranked
+        assert len({d[j.id] for j in queued}) == 1 and d["r"] == 1000
+    assert {d["q0"] for d in every} == {100, 400, 700}
