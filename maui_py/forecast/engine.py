@@ -2,9 +2,10 @@
 
 From a scheduler state and the jobs in the system at `now` (running ones with their start
 and allocation, queued ones), each replay draws a runtime for every job (runtimes.py:
-running jobs conditioned on what they have run), copies the state's plain data (not its
-caches: the first cycle rebuilds them, as after a restart from the store) and runs
-sim.engine.Simulation from there with no arrivals (SimOptions.present), until every target
+running jobs conditioned on what they have run; apart, or together by user or for all:
+DRAWS), copies the state's plain data (not its caches: the first cycle rebuilds them, as
+after a restart from the store) and runs sim.engine.Simulation from there
+(SimOptions.present), with no arrivals unless asked (arrivals.py), until every target
 job (by default every queued one) has started or the horizon has passed. Per target: the
 p10 / p50 / p90 of its K starts (nearest rank, integer seconds; a replay in which it had not
 started by the horizon counts as the horizon's end and is counted in `late`), beside the
@@ -208,10 +209,10 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     end = moment.now + opt.horizon
     seen: dict[str, list[int]] = {jid: [] for jid in wanted}
     late = dict.fromkeys(wanted, 0)
-    options = choices(moment, history, opt.window)
+    menu = choices(moment, history, opt.window)
     for k in range(opt.samples):
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
-        present = draws(options, rng, opt.draw)
+        present = draws(menu, rng, opt.draw)
         coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
         starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
                              present, wanted, opt, coming)
