@@ -64,10 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--forecast-window", type=_jobs_window, default=WINDOW, metavar="N",
                    help=f"a user's last N completed jobs the runtime draws read (default "
                         f"%(default)s, at most {MAX_WINDOW})")
-    p.add_argument("--forecast-draw", choices=DRAWS, default="job",
-                   help="runtimes in a replay: drawn for each job apart (default), one "
-                        "runtime/request ratio per user for all the user's jobs, or one quantile "
-                        "for all jobs (each of its own user's ratios)")
+    p.add_argument("--forecast-draw", choices=DRAWS, default=ForecastOptions().draw,
+                   help="runtimes in a replay: drawn for each job apart, one runtime/request "
+                        "ratio per user for all the user's jobs, or one quantile for all jobs, "
+                        "each of its own user's ratios (default %(default)s)")
     p.add_argument("--forecast-arrivals", type=_window, default=0, metavar="DURATION",
                    help="also draw arrivals in the replays from the stream of the last DURATION "
                         "([[[DD:]HH:]MM:]SS; default none)")

@@ -70,8 +70,9 @@ class ForecastOptions:
     per_event: bool = False
     arrivals: int = 0
     """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
-    draw: str = "job"
-    """How runtimes are drawn together or apart (DRAWS)."""
+    draw: str = "all"
+    """How runtimes are drawn together or apart (DRAWS): all together by default, which
+    covered the most real starts on KTH (docs/simulator.md, "Forecasts")."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
