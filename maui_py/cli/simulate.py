@@ -33,10 +33,11 @@ from ..sim.cluster import ClusterSpecError, cluster_from_option, from_trace_head
 from ..sim.engine import SimOptions, Simulation
 from .. import __version__
 from .common import at_least
-from . import sitelog
+from . import simforecast, sitelog
 from .warnlines import print_warnings
 from ..sim.lookslike import describe
 from ..sim.metrics import summarize
+from ..sim.forecast_report import forecast_text
 from ..sim.report import (ReportInfo, cluster_text, compare_text, machine_procs,
                              summary_text, write_report)
 from ..sim.swfnames import header_names, name_jobs
@@ -107,6 +108,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store-at", type=int, metavar="SECONDS",
                    help="with --store: the last cycle at most SECONDS after the first submission "
                         "instead of the end of the replay")
+    simforecast.add_arguments(p)
 
 
 def _load_value(text: str) -> float:
@@ -340,14 +342,19 @@ def run(args: argparse.Namespace) -> int:
     if w.clock_warning:
         print(f"maui-sim: {w.title}: {w.clock_warning}", file=sys.stderr)
     nodes, jobs = w.nodes, w.jobs
-    results = []
+    results, fc = [], None
     for name, cfg in configs:
         progress = None if args.quiet else Progress(jobs, f"maui-sim {name}", w.clock)
+        on_cycle = progress and progress.on_cycle
+        first = simforecast.forecaster(args, cfg, on_cycle) if args.forecast and not results else None
         sim = Simulation(nodes, jobs, cfg, SimOptions(poll_interval=args.poll,
                                                       per_event=args.per_event,
                                                       check_table=args.check,
-                                                      on_cycle=progress and progress.on_cycle,
+                                                      on_cycle=first.on_cycle if first else on_cycle,
+                                                      leave_idle=first is None,   # a cycle at every arrival
                                                       cycle_reserves=False), name)
+        if first:
+            fc = first.attach(sim)
         results.append((name, sim.run()))
         if progress:
             progress.finish(results[-1][1])
@@ -360,6 +367,9 @@ def run(args: argparse.Namespace) -> int:
         print(compare_text(results, w.clock, sums))
     else:
         print(summary_text(results[0][1], sums[0], title=f"config: {results[0][0]}", clock=w.clock))
+    forecast = simforecast.report_data(fc) if fc else None
+    if forecast:
+        print("\n" + forecast_text(forecast))
     if args.out:
         info = ReportInfo(workload=w.title, source=w.source, computer=w.computer, cleaning=w.cleaning,
                           cluster=cluster_text(nodes),
@@ -367,7 +377,7 @@ def run(args: argparse.Namespace) -> int:
                           version=__version__,
                           generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                           clock=w.clock, clock_note=w.clock_warning or "")
-        written = write_report(results, args.out, info, note, sums)
+        written = write_report(results, args.out, info, note, sums, forecast)
         if note:
             note.done()
         print(f"\nwrote {', '.join(str(p) for p in written)}")

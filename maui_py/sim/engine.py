@@ -37,7 +37,7 @@ from ..core.state import SchedulerState
 from ..planning import owners
 from ..planning.api import Ability, has
 from ..predict.correctors import CorrectionPolicy, corrected_span, corrections_needed
-from ..model import Defer, Node, Reserve, Start
+from ..model import Defer, Job, Node, Reserve, Start
 from .rm import ScheduleCheck, SimRecord, SimulatedRM
 from .swf import SimJob
 
@@ -95,6 +95,12 @@ class SimOptions:
     """End the replay once every job has arrived, none runs and none has started for this
     long (simulated seconds): what still waits then never runs (a reservation it may not
     use recurs every day, say), and a replay must end."""
+    present: Sequence[tuple[Job, int]] = ()
+    """Jobs already in the system when the replay starts, each with its runtime (a forecast
+    replaying forward from a moment of another replay): a running one (active, with its
+    start and allocation) holds its nodes until start + runtime, a queued one waits. The
+    first cycle is at present_at."""
+    present_at: int | None = None
 
 
 class Simulation:
@@ -108,10 +114,13 @@ class Simulation:
         self.opt = options or SimOptions()
         self.config_name = config_name
         self.now = self.jobs[0].job.submit_time if self.jobs else 0
+        self.rm: SimulatedRM | None = None
+        """The simulated resource manager of the run under way (set by run)."""
 
     def run(self) -> SimResult:
         t0 = _time.perf_counter()
         loop = _Replay(self)
+        self.rm = loop.rm               # on_cycle callbacks may read the live jobs
         stalled = loop.replay()
         if self.opt.progress is not None:
             self.opt.progress(loop.nxt, loop.total, self.now)
@@ -231,6 +240,13 @@ class _Replay:
         self.turn = _Turn() if (compat_rules(sim.config).turns and not self.interval
                                 and not self.per_event and sim.config.get("RESERVATIONPOLICY")
                                 is ReservationPolicy.HIGHEST) else None
+        for job, runtime in opt.present:
+            self.rm.resume(job, runtime)
+            if job.state.active and job.start_time is not None:
+                self.started(self.records[job.id], job.id, job.start_time)
+        if opt.present_at is not None:
+            self.progress = opt.present_at
+            self.wake(opt.present_at)
 
     def replay(self) -> dict[str, str] | None:
         """Every event time in order until the jobs and events run out (or stop_time);

@@ -19,6 +19,7 @@ from typing import Any, Callable, Sequence
 from ..model.times import duration
 from . import plots, settings
 from .outfile import replacing, write_text
+from .forecast_report import CSV_COLUMNS as FORECAST_COLUMNS, ForecastData, csv_cells, forecast_text
 from .engine import SimOptions, SimResult
 from .metrics import Figures, Summary, binned_series, slowdown_grid, smooth, summarize, wait_cdf
 from .timefmt import TraceClock, human_duration
@@ -174,23 +175,25 @@ def _in_submit_order(records: dict[str, Any]) -> list:
     return out
 
 
-def write_csv(result: SimResult, path: Path, progress: Note | None = None) -> None:
-    """One row per job (CSV_COLUMNS), in (submit, id) order, written row by row to a new file
-    that replaces `path` (outfile: a planted link is not followed). progress, if given, hears
-    every CSV_PROGRESS_ROWS rows."""
+def write_csv(result: SimResult, path: Path, progress: Note | None = None,
+              forecast: ForecastData | None = None) -> None:
+    """One row per job (CSV_COLUMNS, and forecast_report's with a forecast), in (submit,
+    id) order, written row by row to a new file that replaces `path` (outfile: a planted
+    link is not followed). progress, if given, hears every CSV_PROGRESS_ROWS rows."""
     records = _in_submit_order(result.records)
     total = len(records)
     parts = {n.name: n.partitions for n in result.nodes}
     with replacing(path, newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
+        w.writerow(CSV_COLUMNS + (FORECAST_COLUMNS if forecast else ()))
         for k, r in enumerate(records, 1):
             job, nodes = r.job, r.nodes
             w.writerow([job.id, job.user, job.group, job.account, job.class_, job.submit_time,
                         "" if r.start is None else r.start, "" if r.end is None else r.end,
                         job.procs, job.wallclock, r.runtime, r.kind.value if r.kind else "",
                         job.class_, job.qos, " ".join(nodes),
-                        job.class_ if nodes and job.class_ in parts.get(nodes[0], ()) else ""])
+                        job.class_ if nodes and job.class_ in parts.get(nodes[0], ()) else ""]
+                       + ([] if forecast is None else csv_cells(forecast, job.id)))
             if progress is not None and k % CSV_PROGRESS_ROWS == 0:
                 progress(f"writing {path.name}: {k:,} of {total:,} jobs")
 
@@ -553,11 +556,12 @@ def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -
 
 def write_report(results: Sequence[tuple[str, SimResult]], out: Path,
                  info: ReportInfo | None = None, progress: Note | None = None,
-                 summaries: Sequence[Summary] | None = None) -> list[Path]:
+                 summaries: Sequence[Summary] | None = None,
+                 forecast: ForecastData | None = None) -> list[Path]:
     """jobs CSVs, summary.txt, summary.json, report.json and index.html (self-contained), each
     written to a new file renamed into place (outfile), report.json streamed. progress hears
     what is being written; summaries: the runs' summaries when the caller has them already
-    (each takes a pass over every job)."""
+    (each takes a pass over every job); forecast: the first run's forecasts (--forecast)."""
     info = info or ReportInfo(configs=[(n, "") for n, _r in results])
     note = progress or (lambda _text: None)
     out.mkdir(parents=True, exist_ok=True)
@@ -565,18 +569,20 @@ def write_report(results: Sequence[tuple[str, SimResult]], out: Path,
     for name, r in results:
         stem = "jobs" if len(results) == 1 else f"jobs-{_slug(name)}"
         note(f"writing {stem}.csv ({len(r.records):,} jobs)")
-        write_csv(r, out / f"{stem}.csv", progress)
+        write_csv(r, out / f"{stem}.csv", progress, forecast if r is results[0][1] else None)
         written.append(out / f"{stem}.csv")
     if summaries is None:
         note("summarising the replay")
         summaries = [summarize(r.records, machine_procs(r)) for _n, r in results]
     text = (summary_text(results[0][1], summaries[0], title=results[0][0], clock=info.clock)
             if len(results) == 1 else compare_text(results, info.clock, summaries))
-    write_text(out / "summary.txt", text + "\n")
+    write_text(out / "summary.txt", text + ("\n\n" + forecast_text(forecast) if forecast else "") + "\n")
     note("computing the report's figures")
     data = report_data(results, info, summaries)
     summary = {r["config"]: r["total"] | {"wall_seconds": r["wall_seconds"], "cycles": r["cycles"],
                                           "check_ok": r["check_ok"]} for r in data["runs"]}
+    if forecast is not None:
+        summary[data["runs"][0]["config"]].update(forecast.summary)
     write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     note("writing report.json")
     with replacing(out / "report.json") as fh:

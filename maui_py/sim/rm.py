@@ -95,6 +95,27 @@ class SimulatedRM:
         self._jobs[job.id] = job
         self._arrived.append(job.id)
 
+    def resume(self, job: Job, runtime: int) -> None:
+        """Take in a job already in the system (a replay started from a moment of another):
+        queued, it is as if submitted; running (active, with its start and allocation), it
+        holds its nodes on the account from now on. O(its nodes)."""
+        if not job.state.active:
+            self.submit(job, runtime)
+            return
+        self.records[job.id] = rec = SimRecord(job, runtime, start=job.start_time)
+        self._jobs[job.id] = job
+        for name, res in job.allocation:
+            if self._procs_only:
+                self._free_procs[name] -= res.procs
+            else:
+                self._free[name] = self._free[name] - res
+        rec.runs, rec.cluster = self._runs(job.allocation), self._names
+        self._started.add(job.id)
+
+    def live(self) -> tuple[Job, ...]:
+        """Every job in the system now, running (with its start and allocation) or queued."""
+        return tuple(self._jobs.values())
+
     def finish(self, job_id: str, now: int) -> None:
         rec = self.records[job_id]
         job = self._jobs.pop(job_id)

@@ -1,0 +1,229 @@
+"""The forecast: K replays forward from a moment, through the same cycle as the simulator.
+
+From a scheduler state and the jobs in the system at `now` (running ones with their start
+and allocation, queued ones), each replay draws a runtime for every job (runtimes.py:
+running jobs conditioned on what they have run; apart, or together by user or for all:
+DRAWS), copies the state's plain data (not its caches: the first cycle rebuilds them, as
+after a restart from the store) and runs sim.engine.Simulation from there
+(SimOptions.present), with no arrivals unless asked (arrivals.py), until every target
+job (by default every queued one) has started or the horizon has passed. Per target: the
+p10 / p50 / p90 of its K starts (nearest rank, integer seconds; a replay in which it had not
+started by the horizon counts as the horizon's end and is counted in `late`), beside the
+plan's point estimate the caller's `plan` gives (what showstart answers). Cost: K replays,
+each O(events until the targets start) cycles; K and the horizon are bounded.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import dataclass, fields
+from typing import Callable, Collection, Mapping, Sequence
+
+from ..cfg import SchedulerConfig
+from ..core.state import SchedulerState
+from ..model import Job, Node
+from ..predict.predictors import History
+from ..sim.engine import SimOptions, Simulation
+from ..sim.swf import SimJob
+from .arrivals import draw_arrivals
+from .runtimes import WINDOW, ratios, spans
+
+MAX_SAMPLES = 1000
+MAX_HORIZON = 366 * 86400
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The system at `now`: the nodes and every job in it (running: active, with start and
+    allocation; queued)."""
+
+    now: int
+    nodes: tuple[Node, ...]
+    jobs: tuple[Job, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Forecast:
+    """One job's forecast start (epoch seconds): its range, how many replays made it, in how
+    many it had not started by the horizon, and the plan's point estimate (None: unknown)."""
+
+    job_id: str
+    p10: int
+    p50: int
+    p90: int
+    samples: int
+    late: int = 0
+    plan: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ForecastOptions:
+    samples: int = 20
+    """K, the replays (at most MAX_SAMPLES)."""
+    window: int = WINDOW
+    """The user's last completed jobs a runtime draw looks at."""
+    horizon: int = 30 * 86400
+    """How far past `now` a replay runs at most (seconds, at most MAX_HORIZON)."""
+    seed: int = 0
+    poll_interval: int = 0
+    per_event: bool = False
+    arrivals: int = 0
+    """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
+    draw: str = "all"
+    """How runtimes are drawn together or apart (DRAWS): all together by default, which
+    covered the most real starts on KTH (docs/simulator.md, "Forecasts")."""
+
+    def bounded(self) -> ForecastOptions:
+        return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
+                               max(1, min(int(self.horizon), MAX_HORIZON)), self.seed,
+                               self.poll_interval, self.per_event,
+                               max(0, min(int(self.arrivals), MAX_HORIZON)),
+                               self.draw if self.draw in DRAWS else "job")
+
+
+def quantile(values: Sequence[int], p: float) -> int:
+    """The nearest-rank p-quantile (0 < p <= 1) of non-empty `values`. O(n log n)."""
+    s = sorted(values)
+    k = max(1, -(-int(round(p * 1000)) * len(s) // 1000))     # ceil(p n), exact for p in 0.001s
+    return s[min(k, len(s)) - 1]
+
+
+class _SavedPolicy:
+    """A queue policy's dump(), which the replay's first cycle restores (core.cycle._engine)."""
+
+    def __init__(self, data: dict):
+        self.data = data
+
+    def dump(self) -> dict:
+        return self.data
+
+
+def plain_copy(state: SchedulerState) -> SchedulerState:
+    """The state's plain data, copied deeply, with empty caches and the queue policy as its
+    dump: what a replay may change without touching `state`. O(size of the state)."""
+    data = {f.name: getattr(state, f.name) for f in fields(state) if f.name not in ("caches", "queue_policy")}
+    out = SchedulerState(**copy.deepcopy(data))
+    if state.queue_policy is not None:
+        out.queue_policy = _SavedPolicy(copy.deepcopy(state.queue_policy.dump()))
+    return out
+
+
+Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int]
+"""A job, the runtimes it may draw (runtimes.spans), its user's ratios as runtimes of its
+request (in ratio order, unfiltered; () with no history) and what it has run."""
+
+
+def choices(moment: Moment, history: History | Mapping, window: int) -> list[Choice]:
+    """Every job of the moment, in job id order, with what it may draw. O(jobs x window)."""
+    out = []
+    by_user: dict[str, tuple[float, ...]] = {}
+    for job in sorted(moment.jobs, key=lambda j: j.id):
+        elapsed = moment.now - job.start_time if job.state.active and job.start_time is not None else 0
+        if job.user not in by_user:
+            by_user[job.user] = ratios(history, job.user, window)
+        own = by_user[job.user]
+        out.append((job, spans(own, job.wallclock, elapsed),
+                    tuple(min(job.wallclock, max(1, round(x * job.wallclock))) for x in own), elapsed))
+    return out
+
+
+DRAWS = ("job", "user", "all")
+"""How a replay's runtimes are drawn: each job on its own; one ratio per user for all the
+user's jobs (a user's queued jobs are often alike: an error in one is an error in all); or
+one quantile per replay for every job, each taking that quantile of its own choices (all
+run long or all run short together: the widest range)."""
+
+
+def draws(jobs: Sequence[Choice], rng: random.Random, how: str = "job") -> list[tuple[Job, int]]:
+    """One runtime for each job, drawn uniformly among its choices as `how` (DRAWS) says;
+    a running job that has run past its user's drawn ratio draws among its own choices.
+    O(jobs x window) for "all", else O(jobs)."""
+    out, picked = [], {}
+    u = rng.random() if how == "all" else 0.0
+    for job, c, own, elapsed in jobs:
+        if how == "all":
+            ranked = sorted(c)
+            out.append((job, ranked[min(len(ranked) - 1, int(u * len(ranked)))]))
+            continue
+        if how == "user" and own:
+            i = picked.get(job.user)
+            if i is None:
+                i = picked[job.user] = rng.randrange(len(own))
+            if own[i] > elapsed:
+                out.append((job, own[i]))
+                continue
+        out.append((job, c[rng.randrange(len(c))] if len(c) > 1 else c[0]))
+    return out
+
+
+class _AllStarted(Exception):
+    """Raised from a replay's on_cycle once every target has started: the replay is done."""
+
+
+def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
+                present: Sequence[tuple[Job, int]], targets: Collection[str],
+                opt: ForecastOptions, arrivals: Sequence[SimJob] = ()) -> dict[str, int | None]:
+    """One replay from the moment with the given runtimes (and arrivals): each target's
+    start, None when it had not started by the horizon."""
+    waiting = set(targets)
+    starts: dict[str, int | None] = dict.fromkeys(targets)
+    sim: Simulation
+
+    def on_cycle(t: int, _result: object) -> None:
+        records = sim.rm.records if sim.rm is not None else {}
+        for jid in list(waiting):
+            rec = records.get(jid)
+            if rec is not None and rec.start is not None:
+                starts[jid] = rec.start
+                waiting.discard(jid)
+        if not waiting:
+            raise _AllStarted
+
+    sim = Simulation(moment.nodes, arrivals, cfg, SimOptions(
+        poll_interval=opt.poll_interval, per_event=opt.per_event, cycle_reserves=False,
+        on_cycle=on_cycle, state=state, stop_time=moment.now + opt.horizon,
+        present=present, present_at=moment.now))
+    if waiting:
+        try:
+            sim.run()
+        except _AllStarted:
+            pass
+    return starts
+
+
+def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
+             history: History | Mapping, options: ForecastOptions | None = None,
+             targets: Collection[str] | None = None,
+             plan: Callable[[Job], int | None] | None = None,
+             recent: Sequence[Job] = ()) -> dict[str, Forecast]:
+    """The forecast of every target job (default: every queued job of the moment), from K
+    replays (options.samples), with arrivals drawn from `recent` (the jobs submitted in the
+    last options.arrivals seconds) when options.arrivals. `state` is not changed.
+    O(K x one replay)."""
+    opt = (options or ForecastOptions()).bounded()
+    queued = {j.id: j for j in moment.jobs if not j.state.active and not j.state.finished}
+    wanted = sorted(queued if targets is None else (t for t in targets if t in queued))
+    if not wanted:
+        return {}
+    base = plain_copy(state)
+    end = moment.now + opt.horizon
+    seen: dict[str, list[int]] = {jid: [] for jid in wanted}
+    late = dict.fromkeys(wanted, 0)
+    menu = choices(moment, history, opt.window)
+    for k in range(opt.samples):
+        rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
+        present = draws(menu, rng, opt.draw)
+        coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
+        starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
+                             present, wanted, opt, coming)
+        for jid, s in starts.items():
+            if s is None:
+                late[jid] += 1
+            seen[jid].append(end if s is None else s)
+    out = {}
+    for jid in wanted:
+        v = seen[jid]
+        out[jid] = Forecast(jid, quantile(v, 0.1), quantile(v, 0.5), quantile(v, 0.9), len(v), late[jid],
+                            plan(queued[jid]) if plan is not None else None)
+    return out

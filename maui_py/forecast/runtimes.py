@@ -1,0 +1,53 @@
+"""Runtimes drawn for a forecast's replay, from what the history says about the user.
+
+The history is predict.predictors.History (user -> (runtime, request) pairs, oldest first),
+the shape PREDICTIONPOLICY's per-user histories keep and predict.learn fills; a forecast
+reads the last `window` pairs of the job's user as runtime/request ratios. A queued job runs
+its request times one ratio drawn at random (its request when the user has no history); a
+running job that has run `elapsed` s draws among the ratios that give more than that (it is
+still running), else runs its request. Never above the request: the resource manager kills
+there. Seeded by the caller's random.Random, so a replay is deterministic.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Mapping, Sequence
+
+from ..predict.predictors import History
+
+WINDOW = 32
+"""The user's last completed jobs a draw looks at (a forecast's default)."""
+MAX_WINDOW = 1000
+"""The most a caller may ask for: a bound on the work per draw."""
+
+
+def ratios(history: Mapping[str, Sequence[tuple[int, int]]] | History, user: str,
+           window: int = WINDOW) -> tuple[float, ...]:
+    """runtime/request of the user's last `window` completed jobs (with a request), oldest
+    first. O(window)."""
+    window = max(0, min(int(window), MAX_WINDOW))
+    if window == 0:
+        return ()
+    past = history.get(user, ())
+    return tuple(r / q for r, q in tuple(past)[-window:] if q > 0)
+
+
+def spans(user_ratios: Sequence[float], request: int, elapsed: int = 0) -> tuple[int, ...]:
+    """The runtimes a job asking `request` s that has run `elapsed` s (0 when queued) may
+    draw: the request times each ratio, at least 1 s and at most the request, those above
+    `elapsed`; (request,) when none is. O(len(user_ratios))."""
+    request = max(int(request), 1)
+    elapsed = max(int(elapsed), 0)
+    if elapsed >= request:
+        return (request,)
+    out = tuple(s for s in (min(request, max(1, round(x * request))) for x in user_ratios) if s > elapsed)
+    return out or (request,)
+
+
+def draw_runtime(rng: random.Random, user_ratios: Sequence[float], request: int,
+                 elapsed: int = 0) -> int:
+    """A runtime (seconds from the start) drawn uniformly among spans(user_ratios, request,
+    elapsed). O(len(user_ratios))."""
+    choices = spans(user_ratios, request, elapsed)
+    return choices[rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
