@@ -163,7 +163,9 @@ def _miss(c: Cycle, cache: FsTails):
 
 def _of_creds(c: Cycle, cache: FsTails):
     """of(creds): _miss's tail of a credential set (user, group, account, qos, class),
-    recorded in `cache`; a set met before this cycle is looked up. O(subfactors)."""
+    recorded in `cache`; a set met before this cycle is looked up. A set FairShare.empty
+    says has no subfactor gets None at once (subfactors_of would give {}: the same
+    tail), no dictionary built. O(subfactors)."""
     tails, fs_of, by_value = cache.by_creds, cache.fs_of, cache.by_value
     fair = c.policy.fs
     subfactors, empty, fs_tail = fair.subfactors_of, fair.empty, c.engine.fs_tail
