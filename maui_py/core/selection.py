@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 _SYSTEM_PRIORITY = attrgetter("system_priority")
 _JOB = itemgetter(0)
 _ID = attrgetter("id")
+_NO_FS: dict = {}
+"""The subfactors of a credential set FairShare.empty says has none (never written)."""
 
 
 @dataclass(slots=True)
@@ -161,14 +163,21 @@ def _miss(c: Cycle, cache: FsTails):
 
 def _of_creds(c: Cycle, cache: FsTails):
     """of(creds): _miss's tail of a credential set (user, group, account, qos, class),
-    recorded in `cache`; a set met before this cycle is looked up. O(subfactors)."""
+    recorded in `cache`; a set met before this cycle is looked up. A set FairShare.empty
+    says has no subfactor gets None at once (subfactors_of would give {}: the same
+    tail), no dictionary built. O(subfactors)."""
     tails, fs_of, by_value = cache.by_creds, cache.fs_of, cache.by_value
-    subfactors, fs_tail = c.policy.fs.subfactors_of, c.engine.fs_tail
+    fair = c.policy.fs
+    subfactors, empty, fs_tail = fair.subfactors_of, fair.empty, c.engine.fs_tail
 
     def miss(creds):
         t = tails.get(creds, miss)
         if t is not miss:
             return t
+        if empty(creds):                # most sets: no subfactor, no dictionary made
+            fs_of[creds] = _NO_FS
+            tails[creds] = None
+            return None
         fs = fs_of[creds] = subfactors(creds)
         if not fs:
             t = None

@@ -364,6 +364,26 @@ class FairShare:
             out = self._memo[creds] = self._subfactors(creds)
         return out
 
+    def empty(self, creds: tuple[str, ...]) -> bool:
+        """Whether subfactors_of(creds) is empty (fair share off, no usage, or every
+        targeted credential's subfactor 0: a ceiling target under it, which most are),
+        each value worked out as _subfactors works it out and shared with it (_by_key).
+        The fair-share re-ranking asks it of every queued credential set each cycle
+        (core/selection._of_creds): one call, no dictionary made. O(KINDS)."""
+        if not self.enabled:
+            return True
+        total = self.usage(SYSTEM)
+        if total <= 0:
+            return True
+        by_key = self._by_key
+        for _prefix, _name, _sf, key, t in self._targets_of(creds):
+            v = by_key.get(key)
+            if v is None:
+                v = by_key[key] = fs_subfactor(t, 100.0 * self.usage(key) / total, self.percent)
+            if v:
+                return False
+        return True
+
     def _subfactors(self, creds: tuple[str, ...]) -> dict[str, float]:
         """subfactors() of a credential set, each credential's value worked out once per
         charge (_by_key: a key's target is a function of the key, its usage and the

@@ -123,3 +123,36 @@ def test_fbsng_priorities_stay_in_bounds_and_starts_keep_their_differences(start
         unclamped = [r for r in p.qp if p.setting(r, "QPMIN") < p.qp[r] < p.setting(r, "QPMAX")]
         if q in unclamped:
             assert all(moved[q] - moved[r] == pytest.approx(-p.setting(q, "QPD")) for r in unclamped if r != q)
+
+
+modes = st.sampled_from(["", "+", "-", "^", "%"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user:a", "user:b", "group:g", "acct:p", SYSTEM]),
+                          st.floats(0, 1e6)), max_size=8),
+       st.tuples(st.floats(0.5, 60), modes), st.tuples(st.floats(0.5, 60), modes),
+       st.tuples(st.floats(0.5, 60), modes), st.booleans(), st.booleans())
+def test_empty_says_exactly_when_a_credential_set_has_no_subfactor(usage, ut, gt, dt, percent,
+                                                                    asked_first):
+    """FairShare.empty (the re-ranking's short cut, core/selection._of_creds) is True
+    exactly when subfactors_of gives no subfactor, whichever is asked first (they share
+    the per-key values), and leaves subfactors_of's answer as it would be alone."""
+    mode = "DEDICATEDPS%" if percent else "DEDICATEDPS"
+    cfg = parse_config(f"FSPOLICY {mode}\nFSINTERVAL 100\nUSERCFG[a] FSTARGET={ut[0]:.2f}{ut[1]}\n"
+                       f"GROUPCFG[g] FSTARGET={gt[0]:.2f}{gt[1]}\n"
+                       f"USERCFG[DEFAULT] FSTARGET={dt[0]:.2f}{dt[1]}\n", "t")
+    windows: dict[str, float] = {}
+    for key, v in usage:
+        windows[key] = windows.get(key, 0.0) + v
+    for creds in (("a", "g", "p", "", ""), ("b", "", "", "", ""), ("c", "g", "", "q", "")):
+        fresh, fs = FairShare(cfg), FairShare(cfg)
+        for f in (fresh, fs):
+            f.restore({"last": 50, "windows": [[0, dict(windows)]]})
+        alone = fresh.subfactors_of(creds)
+        if asked_first:
+            assert fs.empty(creds) == (not alone)
+            assert fs.subfactors_of(creds) == alone
+        else:
+            assert fs.subfactors_of(creds) == alone
+            assert fs.empty(creds) == (not alone)

@@ -174,3 +174,38 @@ def test_a_kept_fair_share_queue_is_re_ranked_without_a_call_per_job(monkeypatch
             if step:                    # every job kept from the last cycle
                 assert counts == {"serv": 0, "fs_priorities": 0, "key": 0, "fs_tail": 1}, \
                     (depth, counts)
+
+
+def test_credential_sets_with_no_subfactor_make_no_subfactor_dictionary(monkeypatch):
+    """Under a ceiling target (USERCFG[DEFAULT] FSTARGET=5-) most credential sets are
+    under it and have no FS subfactor: the re-ranking learns that from FairShare.empty
+    and asks subfactors_of (which builds the dictionary) only of the sets that have one
+    (u1, with a plain target), however many users and QOS queue."""
+    from maui_py.priority import fairshare as fs_mod
+
+    asked: list = []
+    real = fs_mod.FairShare.subfactors_of
+
+    def subfactors_of(self, creds):
+        asked.append(creds)
+        return real(self, creds)
+    monkeypatch.setattr(fs_mod.FairShare, "subfactors_of", subfactors_of)
+    cfg = parse_config(CFG)
+    now = [1000]
+    rm = SimulatedRM((Node("n0", Resources.of(1)),), lambda: now[0])
+    rm.submit(Job("r", "u1", JobRequest(tasks=1), 100_000, now[0]), 100_000)
+    state = SchedulerState()
+    result = run_cycle(rm.snapshot(), cfg, state, explain=False)
+    rm.apply(result.actions())
+    for k in range(40):                 # 10 users x 4 QOS, and u1
+        rm.submit(Job(f"q{k}", f"v{k % 10}", JobRequest(tasks=1), 3000, now[0],
+                      qos=f"q{k % 4}"), 3000)
+    rm.submit(Job("w", "u1", JobRequest(tasks=1), 3000, now[0]), 3000)
+    for step in range(3):
+        now[0] += 60
+        asked.clear()
+        result = run_cycle(rm.snapshot(), cfg, result.state, explain=False)
+        rm.apply(result.actions())
+        assert len(result.order) == 41
+        if step:
+            assert asked == [("u1", "", "", "", "")], asked
