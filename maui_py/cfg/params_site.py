@@ -22,7 +22,7 @@ ROWS: list[Param] = [
           "RESERVATIONPOLICY HIGHEST Maui's own re-make of each kept reservation, once a cycle, "
           "where MJobGetEStartTime finds a start (docs/compatibility.md S11, S16); a simulator "
           "replay under HIGHEST then cycles each second while kept reservations go round (the "
-          "first 1,000 HPC2N jobs under FCFS conservative: about 5 CPU minutes against 0.5 s; "
+          "first 1,000 HPC2N jobs under FCFS conservative: 708 CPU s against 0.5 s; "
           "maui-sim warns); NONE: maui-py's rules", active=True, origin="maui-py", src="maui-py"),
         P("NODEACCESSPOLICY", NODE_ACCESS, "SHARED", "how nodes are shared between jobs"),
         PAR("NODEAVAILABILITYPOLICY", PolicyList(Choice("COMBINED", "DEDICATED", "UTILIZED"), {
