@@ -68,9 +68,10 @@ def sim_argv(trace: str, jobs: int | None) -> list[str]:
     return argv + (["--jobs", str(jobs)] if jobs else [])
 
 
-def replay(trace: str, jobs: int | None, policy: str, rules: str) -> dict:
+def replay(trace: str, jobs: int | None, policy: str, rules: str, keep_records: bool = False):
     """One replay in this process: the figures of the row, CPU seconds of the replay alone
-    (reading and cleaning the trace left out)."""
+    (reading and cleaning the trace left out); with keep_records, (row, the replay's
+    SimRecords by job id), for benchmarks/turn_counts.py."""
     from maui_py.cfg import load_config
     from maui_py.cli.simulate import add_arguments, load_workload
     from maui_py.sim.engine import SimOptions, Simulation
@@ -91,11 +92,12 @@ def replay(trace: str, jobs: int | None, policy: str, rules: str) -> dict:
     result = Simulation(w.nodes, w.jobs, cfg, SimOptions(cycle_reserves=False)).run()
     cpu = time.process_time() - t0
     s = summarize(result.records, machine_procs(result)).total
-    return {"trace": trace, "policy": policy, "rules": rules, "jobs": len(w.jobs),
-            "bsld": round(s.bsld_mean, 2), "wait_mean": round(s.wait_mean, 1),
-            "utilization": round(s.utilization, 4), "cpu_s": round(cpu, 2),
-            "check_ok": bool(result.check.ok and not result.unfinished),
-            "version": CACHE_VERSION}
+    row = {"trace": trace, "policy": policy, "rules": rules, "jobs": len(w.jobs),
+           "bsld": round(s.bsld_mean, 2), "wait_mean": round(s.wait_mean, 1),
+           "utilization": round(s.utilization, 4), "cpu_s": round(cpu, 2),
+           "check_ok": bool(result.check.ok and not result.unfinished),
+           "version": CACHE_VERSION}
+    return (row, result.records) if keep_records else row
 
 
 TIMEOUT: float | None = None

@@ -131,5 +131,20 @@ def _describe(text: str, nodes: list[str] | None, hostlist) -> tuple[str, str]:
     return f"{text!r} ({kind}) matches {_count(len(found.hosts), 'node')}: {matched}", found.warning
 
 
+def replay_cost_lines(configs) -> list[str]:
+    """`SOURCE: warning: ...` for each (name, config) whose simulator replay turns each second
+    while kept reservations go round (core/compat.replay_cost: MAUICOMPAT 3.3 with
+    RESERVATIONPOLICY HIGHEST), naming where MAUICOMPAT was set: maui-sim and its whatif
+    print them before a replay that may take hours."""
+    from ..core.compat import replay_cost
+    out = []
+    for name, config in configs:
+        text = replay_cost(config)
+        if text:
+            where = config.source("MAUICOMPAT")
+            out.append(f"{where if ':' in where else name}: warning: {text}")
+    return out
+
+
 def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"

@@ -34,6 +34,7 @@ from ..sim.engine import SimOptions, Simulation
 from .. import __version__
 from .common import at_least
 from . import simforecast, sitelog
+from .check_config import replay_cost_lines
 from .warnlines import print_warnings
 from ..sim.lookslike import describe
 from ..sim.metrics import summarize
@@ -341,6 +342,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if w.clock_warning:
         print(f"maui-sim: {w.title}: {w.clock_warning}", file=sys.stderr)
+    if not (args.poll or args.per_event):
+        for line in replay_cost_lines(configs):
+            print(f"maui-sim: {line}", file=sys.stderr)
     nodes, jobs = w.nodes, w.jobs
     results, fc = [], None
     for name, cfg in configs:

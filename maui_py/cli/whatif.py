@@ -131,6 +131,11 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, ClusterSpecError) as e:
         print(f"maui-sim whatif: {e}", file=sys.stderr)
         return 2
+    if not args.poll:
+        from ..sim.whatif import parse_variant
+        from .check_config import replay_cost_lines
+        for line in replay_cost_lines((v.name, parse_variant(v)) for v in variants):
+            print(f"maui-sim whatif: {line}", file=sys.stderr)
     n = run_count(plan)
     show = None if args.quiet else run_progress(sys.stderr)
     t0 = time.perf_counter()

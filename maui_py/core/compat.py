@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cfg import SchedulerConfig
-from ..cfg.choices import MauiCompat
+from ..cfg.choices import MauiCompat, ReservationPolicy
 from ..planning import maui33, maui33_alloc
 
 
@@ -72,3 +72,20 @@ COMPAT_RULES: dict[MauiCompat, CompatRules] = {
 def compat_rules(cfg: SchedulerConfig) -> CompatRules:
     """The rules MAUICOMPAT names. O(1)."""
     return COMPAT_RULES[cfg.get("MAUICOMPAT")]
+
+
+REPLAY_COST = ("MAUICOMPAT 3.3 with RESERVATIONPOLICY HIGHEST: Maui's own HIGHEST re-make "
+               "(docs/compatibility.md S11): a replay cycles each second while kept reservations "
+               "go round; the first 1,000 HPC2N jobs under FCFS conservative take {cost} "
+               "(0.5 s with the default rules); a replay of whole traces takes hours")
+"""What a replay under Maui's own HIGHEST re-make costs (measured: docs/compatibility.md, Cost)."""
+REPLAY_COST_MEASURED = "708 CPU s (about 12 minutes)"
+
+
+def replay_cost(cfg: SchedulerConfig) -> str | None:
+    """The warning a simulator replay of `cfg` deserves when it cycles each second while kept
+    reservations go round (sim/engine._Turn: rules that turn, under HIGHEST), else None. A
+    replay with a poll interval or per event does not turn (it cycles as told). O(1)."""
+    if not compat_rules(cfg).turns or cfg.get("RESERVATIONPOLICY") is not ReservationPolicy.HIGHEST:
+        return None
+    return REPLAY_COST.format(cost=REPLAY_COST_MEASURED)

@@ -88,7 +88,7 @@ def any_ranges(draw):
 @settings(max_examples=600, deadline=None)
 @given(st.lists(any_ranges(), min_size=1, max_size=6))
 def test_the_inlined_merge_step_is_mrlmerges_loop(lists):
-    # merge (_step_fast) against merge_literal (_step, MRLMerge read event by event),
+    # merge (its loop inlined) against merge_literal (_step, MRLMerge read event by event),
     # pair by pair along a fold, so the list merged so far carries the quirks' rows too
     g = h = []
     for s in lists:
