@@ -16,11 +16,21 @@ def calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     The same for the same input whatever the machine's load. The garbage collector is paused
     meanwhile: its callbacks (hypothesis installs one) would add calls that depend on what ran
     before, not on fn."""
+    return _counted(("call", "c_call"), fn, *args, **kwargs)
+
+
+def py_calls(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """How many Python-level function calls (not built-ins) fn(*args, **kwargs) makes, as
+    calls() counts them."""
+    return _counted(("call",), fn, *args, **kwargs)
+
+
+def _counted(events: tuple[str, ...], fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
     count = 0
 
     def profile(_frame, event, _arg):
         nonlocal count
-        if event in ("call", "c_call"):
+        if event in events:
             count += 1
 
     old, collecting = sys.getprofile(), gc.isenabled()

@@ -93,17 +93,7 @@ def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None,
                                                       cr.nodes_needed, cr.tasks):
         return None
     e = t0 + w
-    E = cr.eligible
-    idle, full = table.idle0, table.full0
-    touched, fullin = table._origin_sets(E, idle, full, e)
-    fast = (E ^ (E & touched)) & idle
-    if cr.exclusive:
-        others = 0
-    else:
-        others = E ^ fast
-        if cr.d[0] > 0:
-            busy = full | fullin
-            others ^= others & busy
+    fast, others = now_sets(table, cr, e)
     groups = None if order is None else tuple([m for m, _kc in cr.classes])
     return table._first_fits(cr, fast, others, e, t0 if t0 > origin else None, groups)
 
@@ -129,3 +119,20 @@ def placement(table: Table, cr: Compiled, t: int, w: int,
         alloc.append((nodes[i].name, r))
         items.append((i, v))
     return Placement(t, t + w, tuple(alloc), tuple(items), table.version)
+
+
+def now_sets(table: Any, cr: Compiled, e: int) -> tuple[int, int]:
+    """The scan's candidates for `cr` at the origin, for a start-now question ending at e:
+    (fast, others) = the eligible idle nodes nothing touches before e, and the other
+    eligible nodes that may still hold a task (not full now or within the window; none for
+    an exclusive request). O(1) big-int operations."""
+    E = cr.eligible
+    idle, full = table.idle0, table.full0
+    touched, fullin = table._origin_sets(E, idle, full, e)
+    fast = (E ^ (E & touched)) & idle
+    if cr.exclusive:
+        return fast, 0
+    others = E ^ fast
+    if cr.d[0] > 0:
+        others ^= others & (full | fullin)
+    return fast, others

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..cfg.choices import NodeAllocation
 from .api import Compiled
+from .firstnow import now_sets
 from .nodechoice import select, take_last_now
 
 Table = Any
@@ -55,17 +56,8 @@ def last_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | None
         return None
     origin = table.origin
     e = origin + w
-    E = cr.eligible
-    idle, full = table.idle0, table.full0
-    touched, fullin = table._origin_sets(E, idle, full, e)
-    fast = (E ^ (E & touched)) & idle
-    if cr.exclusive:
-        others = 0
-    else:
-        others = E ^ fast
-        if cr.d[0] > 0:
-            busy = full | fullin
-            others ^= others & busy
+    fast, others = now_sets(table, cr, e)
+    if not cr.exclusive:
         g = table._gres_start(cr, origin, w)
         if g is not None:                 # nodes with a gres all taken now or in the window
             gbusy = g[1] | g[4]

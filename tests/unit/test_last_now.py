@@ -6,30 +6,7 @@ scan followed by node choice."""
 from __future__ import annotations
 
 from maui_py.model import JobRequest, Node, Resources
-from tests.opcount import FitCountingTable
-
-
-def py_calls(fn, *args, **kwargs) -> int:
-    """How many Python-level function calls (not built-ins) fn makes, in this thread."""
-    import gc
-    import sys
-    count = 0
-
-    def profile(_frame, event, _arg):
-        nonlocal count
-        if event == "call":
-            count += 1
-
-    old, collecting = sys.getprofile(), gc.isenabled()
-    gc.disable()
-    sys.setprofile(profile)
-    try:
-        fn(*args, **kwargs)
-    finally:
-        sys.setprofile(old)
-        if collecting:
-            gc.enable()
-    return count
+from tests.opcount import FitCountingTable, py_calls
 
 
 class _Counted(FitCountingTable):
