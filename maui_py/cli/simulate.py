@@ -313,6 +313,27 @@ def _config_text(name: str) -> str:
         return ""
 
 
+def _warn(args: argparse.Namespace, w, configs) -> None:
+    """Warnings before a replay: the workload's clock, and a configuration whose replay is
+    known to be slow (MAUICOMPAT 3.3 with HIGHEST cycles each second: check_config)."""
+    if w.clock_warning:
+        print(f"maui-sim: {w.title}: {w.clock_warning}", file=sys.stderr)
+    if not (args.poll or args.per_event):
+        for line in replay_cost_lines(configs):
+            print(f"maui-sim: {line}", file=sys.stderr)
+
+
+def _store(args: argparse.Namespace, w, config) -> bool:
+    """Replay the first config again into the store (--store); False after an error."""
+    try:
+        progress = None if args.quiet else Progress(w.jobs, "maui-sim --store", w.clock)
+        print(f"\nwrote {store_replay(args.store, w.nodes, w.jobs, config, args.store_at, w.clock, progress)}")
+    except (StoreInUse, ValueError) as e:
+        print(f"maui-sim: {e}", file=sys.stderr)
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     words = list(args.words)
     comparing = bool(words) and words[0] == "compare"
@@ -340,11 +361,7 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ClusterSpecError, ValueError) as e:
         print(f"maui-sim: {e}", file=sys.stderr)
         return 2
-    if w.clock_warning:
-        print(f"maui-sim: {w.title}: {w.clock_warning}", file=sys.stderr)
-    if not (args.poll or args.per_event):
-        for line in replay_cost_lines(configs):
-            print(f"maui-sim: {line}", file=sys.stderr)
+    _warn(args, w, configs)
     nodes, jobs = w.nodes, w.jobs
     results, fc = [], None
     for name, cfg in configs:
@@ -385,16 +402,8 @@ def run(args: argparse.Namespace) -> int:
         if note:
             note.done()
         print(f"\nwrote {', '.join(str(p) for p in written)}")
-    if args.store:
-        try:
-            progress = None if args.quiet else Progress(jobs, "maui-sim --store", w.clock)
-            print(f"\nwrote {store_replay(args.store, nodes, jobs, configs[0], args.store_at, w.clock, progress)}")
-        except StoreInUse as e:
-            print(f"maui-sim: {e}", file=sys.stderr)
-            return 2
-        except ValueError as e:
-            print(f"maui-sim: {e}", file=sys.stderr)
-            return 2
+    if args.store and not _store(args, w, configs[0]):
+        return 2
     return 0 if all(r.check.ok for _n, r in results) else 1
 
 
