@@ -12,6 +12,7 @@ import argparse
 from typing import Callable
 
 from ..cfg import SchedulerConfig
+from ..forecast import calibrate
 from ..forecast.engine import DRAWS, MAX_HORIZON, MAX_SAMPLES, ForecastOptions, Moment
 from ..forecast.runtimes import MAX_WINDOW, WINDOW
 from ..forecast.simulated import SimForecaster
@@ -72,6 +73,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="also draw arrivals in the replays from the stream of the last DURATION "
                         "([[[DD:]HH:]MM:]SS; default none; each replay then runs longer: "
                         "about 12 x the CPU with 1 day on KTH)")
+    p.add_argument("--forecast-calibration", type=_calibration, default=calibrate.WINDOW, metavar="N",
+                   help="move each forecast by how those of the last N jobs that started "
+                        "turned out (split-conformal; default %(default)s; 0: the replays' "
+                        f"own range; at most {calibrate.MAX_WINDOW})")
 
 
 def _samples(text: str) -> int:
@@ -94,6 +99,16 @@ def _jobs_window(text: str) -> int:
     return n
 
 
+def _calibration(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= n <= calibrate.MAX_WINDOW:
+        raise argparse.ArgumentTypeError(f"{n} is out of range (0 to {calibrate.MAX_WINDOW})")
+    return n
+
+
 def _window(text: str) -> int:
     try:
         seconds = parse_duration(text)
@@ -110,7 +125,9 @@ def forecaster(args: argparse.Namespace, cfg: SchedulerConfig,
     opt = ForecastOptions(samples=args.forecast_samples, seed=args.seed, poll_interval=args.poll,
                           per_event=args.per_event, arrivals=args.forecast_arrivals,
                           window=args.forecast_window, draw=args.forecast_draw)
-    return SimForecaster(cfg, opt, plan_maker(cfg), then)
+    n = args.forecast_calibration
+    cal = calibrate.Calibration(n, min(n, calibrate.MIN_JOBS)) if n else None
+    return SimForecaster(cfg, opt, plan_maker(cfg), then, cal)
 
 
 def report_data(fc: SimForecaster) -> ForecastData:
@@ -118,5 +135,9 @@ def report_data(fc: SimForecaster) -> ForecastData:
     acc = fc.accuracy()
     summary = {"forecast_jobs": acc.jobs, "forecast_coverage_80": acc.coverage_80,
                "forecast_mae_p50": acc.mae_p50, "plan_mae": acc.mae_plan}
+    if fc.calibration is not None:
+        raw = fc.accuracy(raw=True)
+        summary["forecast_raw_coverage_80"] = raw.coverage_80
+        summary["forecast_raw_mae_p50"] = raw.mae_p50
     rows = {jid: (at, f.p10, f.p50, f.p90, f.plan) for jid, (at, f) in fc.forecasts.items()}
     return ForecastData(summary, rows, fc.opt.samples, fc.batches)

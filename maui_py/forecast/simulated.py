@@ -7,7 +7,10 @@ the live jobs, the cycle's state and the history of the jobs that ended before (
 here with predict.learn, the function and shape PREDICTIONPOLICY's histories use, `window`
 pairs a user). A job the cycle started at once needs no forecast. The replay must run a
 cycle at every arrival (SimOptions.leave_idle off); with a poll interval, a job is
-forecast at the first cycle that sees it. Cost per cycle: O(live jobs), plus the batch.
+forecast at the first cycle that sees it. Unless `calibration` is None, each forecast is
+moved by how the forecasts of the jobs that started before it turned out (calibrate.py);
+`raw` keeps the replays' own. Cost per cycle: O(live jobs + forecast jobs still waiting),
+plus the batch.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ..model import Job
 from ..predict.predictors import History, learn
 from ..sim.engine import Simulation
 from .accuracy import Accuracy, accuracy
+from .calibrate import Calibration
 from .engine import Forecast, ForecastOptions, Moment, forecast
 
 PlanMaker = Callable[[Moment, object], Callable[[Job], int | None]]
@@ -31,8 +35,10 @@ class SimForecaster:
 
     def __init__(self, cfg: SchedulerConfig, options: ForecastOptions | None = None,
                  plan_maker: PlanMaker | None = None,
-                 then: Callable[[int, object], None] | None = None):
+                 then: Callable[[int, object], None] | None = None,
+                 calibration: Calibration | None = None):
         self.cfg = cfg
+        self.calibration = calibration
         self.opt = (options or ForecastOptions()).bounded()
         self.plan_maker, self.then = plan_maker, then
         self.sim: Simulation | None = None
@@ -40,6 +46,9 @@ class SimForecaster:
         self.running: set[str] = set()
         self.seen: set[str] = set()
         self.forecasts: dict[str, tuple[int, Forecast]] = {}
+        self.raw: dict[str, tuple[int, Forecast]] = {}
+        self.waiting: set[str] = set()
+        """Forecast jobs not yet started (calibration: each is added once it starts)."""
         self.batches = 0
 
     def attach(self, sim: Simulation) -> SimForecaster:
@@ -51,6 +60,8 @@ class SimForecaster:
         if self.sim is not None and self.sim.rm is not None:
             live = self.sim.rm.live()
             self._learn(live)
+            if self.calibration is not None and self.waiting:
+                self._calibrate(t)
             new = []
             for job in live:
                 if job.id not in self.seen:
@@ -78,6 +89,18 @@ class SimForecaster:
             if j.state.active:
                 self.running.add(j.id)
 
+    def _calibrate(self, t: int) -> None:
+        """Add to the calibration the forecast jobs that have started by t, in (start,
+        id) order."""
+        assert self.sim is not None and self.sim.rm is not None and self.calibration is not None
+        records = self.sim.rm.records
+        started = sorted((s, jid) for jid in self.waiting
+                         if (s := records[jid].start) is not None and s <= t)
+        for s, jid in started:
+            self.waiting.discard(jid)
+            at, f = self.raw[jid]
+            self.calibration.add(at, f, s)
+
     def _recent(self, now: int) -> list[Job]:
         """The jobs submitted in the last opt.arrivals seconds up to now (the replay's own
         list, in submission order; only what a scheduler knows at submission is read)."""
@@ -93,12 +116,17 @@ class SimForecaster:
         got = forecast(moment, self.cfg, result.state, self.history, self.opt, targets, plan,
                        self._recent(moment.now))
         self.batches += 1
+        cal, now = self.calibration, moment.now
         for jid, f in got.items():
-            self.forecasts[jid] = (moment.now, f)
+            self.raw[jid] = (now, f)
+            self.forecasts[jid] = (now, f if cal is None else cal.adjust(now, f))
+            if cal is not None:
+                self.waiting.add(jid)
 
-    def accuracy(self) -> Accuracy:
-        """The figures over the jobs forecast that started after their forecast."""
+    def accuracy(self, raw: bool = False) -> Accuracy:
+        """The figures over the jobs forecast that started after their forecast (`raw`:
+        of the replays' own forecasts, before calibration)."""
         assert self.sim is not None and self.sim.rm is not None
         records = self.sim.rm.records
-        return accuracy(self.forecasts.values(),
-                        {jid: records[jid].start for jid in self.forecasts if jid in records})
+        made = self.raw if raw else self.forecasts
+        return accuracy(made.values(), {jid: records[jid].start for jid in made if jid in records})

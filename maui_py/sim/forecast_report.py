@@ -18,7 +18,8 @@ started at its submission, which needs no forecast, and a plan that is unknown).
 @dataclass
 class ForecastData:
     """summary: forecast_jobs, forecast_coverage_80, forecast_mae_p50, plan_mae (None when
-    no job counts); rows: job id -> (forecast at, p10, p50, p90, plan or None)."""
+    no job counts), with calibration also forecast_raw_coverage_80 and forecast_raw_mae_p50
+    (the replays' own range); rows: job id -> (forecast at, p10, p50, p90, plan or None)."""
 
     summary: dict[str, Any]
     rows: dict[str, tuple] = field(default_factory=dict)
@@ -48,4 +49,6 @@ def forecast_text(data: ForecastData) -> str:
         f"  real start within p10-p90:      {100 * s['forecast_coverage_80']:.1f} %",
         f"  median abs. error of p50:       {dur(s['forecast_mae_p50'])}",
         f"  median abs. error of the plan:  {dur(s['plan_mae'])}",
-    ])
+    ] + ([f"  before calibration:             {100 * s['forecast_raw_coverage_80']:.1f} % "
+          f"within p10-p90, p50 off by {dur(s['forecast_raw_mae_p50'])}"]
+         if s.get("forecast_raw_coverage_80") is not None else []))
