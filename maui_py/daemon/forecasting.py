@@ -106,7 +106,9 @@ class Forecasting:
     def _watch(self, store, result, snapshot) -> None:
         now = result.now
         starts = {s.job_id: now for s in result.starts() if s.job_id in self.waiting}
-        seen = {}
+        jobs = {j.id: j for j in snapshot.jobs}
+        seen = {s.job_id: (jobs[s.job_id].user, now, jobs[s.job_id].wallclock)      # running from now on
+                for s in result.starts() if s.job_id in jobs}
         for j in snapshot.jobs:
             if j.state.active and j.start_time is not None:
                 seen[j.id] = (j.user, j.start_time, j.wallclock)
