@@ -9,7 +9,8 @@ After each cycle (never inside it: the cycle stays snapshot + config + state -> 
     pairs a user, kept in the store);
   - picks up a finished worker's forecasts and stores them (store/forecasts.py), or kills
     one that ran past twice FORECASTBUDGET plus KILL_GRACE seconds (logged; nothing stored);
-  - with FORECASTPOLICY other than NONE, no worker running and FORECASTINTERVAL passed:
+  - with FORECASTPOLICY other than NONE, no worker running and FORECASTINTERVAL passed
+    (the queued jobs without a hold are forecast: a held job waits for a person):
     starts `python -m maui_py.cli.forecast_worker` (an argument list) and hands it the
     moment as plain data on its stdin (the snapshot with this cycle's starts running, the
     state's rows, the history), from a thread that also reads its answer.
@@ -120,7 +121,7 @@ class Forecasting:
                 learn(self.history, user, max(0, now - start), wallclock, WINDOW)
                 changed = True
         self.running = seen
-        self.waiting -= set(starts)
+        self.waiting = {jid for jid in self.waiting - set(starts) if jid in jobs}   # a job gone unseen: cancelled
         note_starts(store, starts)
         self.changed |= bool(starts)
         if changed:
@@ -137,6 +138,8 @@ class Forecasting:
                             "kv": rows.kv},
                   "history": {u: [list(p) for p in pairs] for u, pairs in self.history.items()}}
         self.about = {j.id: (j.user, j.class_, j.qos, j.procs) for j in jobs if not j.state.active}
+        held = result.state.batch_holds
+        moment["targets"] = sorted(j.id for j in jobs if not j.state.active and not j.holds and j.id not in held)
         try:
             proc = subprocess.Popen(self.command(self.config_path, self.store_path), stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -204,3 +204,22 @@ def test_real_starts_are_tracked_and_ended_jobs_teach_the_history(home):
         assert "maui_forecast_jobs" in text
     finally:
         d.close()
+
+
+def test_a_held_job_is_not_forecast_and_a_cancelled_one_no_longer_watched(home):
+    from maui_py.model import HoldType
+    _config(home, "FORECASTPOLICY USER\nFORECASTINTERVAL 0\nFORECASTSAMPLES 2\n")
+    rm = FakeRM(7)
+    rm.jobs["7"] = replace(rm.jobs["7"], holds=frozenset({HoldType.USER}))
+    d = make(home, rm)
+    d.start()
+    try:
+        d.cycle()
+        _wait_worker(d)
+        assert set(all_forecasts(d.store)) == {"5", "6"}
+        assert d.forecasting.waiting == {"5", "6"}
+        del rm.jobs["6"]                              # cancelled while queued
+        d.cycle()
+        assert "6" not in d.forecasting.waiting
+    finally:
+        d.close()
