@@ -223,3 +223,25 @@ def test_a_held_job_is_not_forecast_and_a_cancelled_one_no_longer_watched(home):
         assert "6" not in d.forecasting.waiting
     finally:
         d.close()
+
+
+def test_the_tracked_accuracy_becomes_metrics():
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from maui_py.daemon.metrics import DaemonMetrics
+    from maui_py.store.forecasts import Tracked
+    from maui_py.store.tracked_accuracy import breakdown
+    rows = [Tracked("a", 0, 100, 200, 300, 260, 250, "u", "batch", "", 4),      # inside; errors 50, 10
+            Tracked("b", 0, 100, 200, 300, None, 500, "u", "batch", "", 4),     # outside; error 300
+            Tracked("c", 0, 100, 200, 300, 100, None, "u", "debug", "", 4)]     # not started
+    m = DaemonMetrics(clock=lambda: 0.0)
+    m.forecast_accuracy(breakdown(rows))
+    got = {(s.name, tuple(sorted(s.labels.items()))): s.value
+           for fam in text_string_to_metric_families(m.render().decode()) for s in fam.samples}
+    everyone = (("group", "all"), ("name", ""))
+    assert got[("maui_forecast_jobs", everyone)] == 2
+    assert got[("maui_forecast_coverage_80", everyone)] == 0.5
+    assert got[("maui_forecast_mae_p50_seconds", everyone)] == 50          # 50, 300: the lower middle
+    assert got[("maui_forecast_plan_mae_seconds", everyone)] == 10
+    assert got[("maui_forecast_jobs", (("group", "class"), ("name", "batch")))] == 2
+    assert ("maui_forecast_jobs", (("group", "class"), ("name", "debug"))) not in got     # nothing counted there
