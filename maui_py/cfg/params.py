@@ -121,7 +121,7 @@ ACTS_IN: dict[str, str] = {
     "BFPRIORITYPOLICY": "maui_py.policy.backfill", "TIMEZONE": "maui_py.policy.standing",
     **dict.fromkeys(("PREDICTIONPOLICY", "PREDICTIONHISTORY", "PREDICTIONCORRECTION"),
                     "maui_py.policy.prediction"),
-    **dict.fromkeys(("FORECASTPOLICY", "FORECASTINTERVAL", "FORECASTBUDGET", "FORECASTSAMPLES"),
+    **dict.fromkeys(("FORECASTPOLICY", "FORECASTINTERVAL", "FORECASTBUDGET", "FORECASTSAMPLES", "FORECASTARRIVALS"),
                     "maui_py.daemon.forecasting"),
 }
 """Active parameter -> the module that reads it (shown in docs/config-reference.md;

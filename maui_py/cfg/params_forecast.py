@@ -28,4 +28,7 @@ ROWS: list = group(
         "way and stores the samples done (the commands say so); killed at twice this plus 10 seconds"),
     OWN("FORECASTSAMPLES", Integer(1, 1000), 20, "replays per forecast (K): the range is the 10th and 90th "
         "percentile of the K starts of each job"),
+    OWN("FORECASTARRIVALS", TIME, 0, "non-zero: the replays also draw arrivals from the jobs submitted in the "
+        "last this long (gaps and jobs drawn at random: a later job with a higher priority, or a backfilled "
+        "one, can delay a queued job); each replay then runs longer; 0: no arrivals"),
 )

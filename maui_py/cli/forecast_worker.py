@@ -4,7 +4,8 @@
 Reads one moment as JSON on stdin (at most MAX_INPUT bytes): the cycle's iteration and now,
 its nodes and jobs (the jobs it started running), the state's rows (store/state_rows.py),
 the users' runtime history, the replays asked, how to draw, the budget in seconds and the
-jobs to forecast (default every queued one). Writes the forecasts as JSON on stdout: each
+jobs to forecast (default every queued one), and with FORECASTARRIVALS the jobs submitted
+lately (the stream the replays draw arrivals from). Writes the forecasts as JSON on stdout: each
 target's p10 / p50 / p90 (forecast/budgeted.py),
 with showstart's point estimate at that cycle (the same `collect` the command runs, on the
 store's last cycle, when it is still that cycle; else none). A separate process so that
@@ -63,10 +64,12 @@ def work(moment: dict[str, Any], config: str, store: str, clock: Callable[[], fl
                tuple(decode(Job, j) for j in moment["jobs"]))
     history = {str(u): tuple((int(r), int(q)) for r, q in pairs) for u, pairs in moment["history"].items()}
     plan = plan_of(store, cfg, state, int(moment["iteration"]))
-    opt = ForecastOptions(samples=int(moment["samples"]), draw=str(moment["draw"]), seed=int(moment.get("seed", 0)))
+    opt = ForecastOptions(samples=int(moment["samples"]), draw=str(moment["draw"]), seed=int(moment.get("seed", 0)),
+                          arrivals=int(moment.get("arrivals", 0)))
+    recent = tuple(decode(Job, j) for j in moment.get("recent", ()))
     targets = moment.get("targets")
     got = forecast_within(m, cfg, state, history, opt, deadline, clock=clock, plan=plan,
-                          targets=None if targets is None else [str(t) for t in targets])
+                          targets=None if targets is None else [str(t) for t in targets], recent=recent)
     return {"computed_at": m.now, "asked": opt.bounded().samples, "done": got.done, "cut": got.cut,
             "seconds": round(clock() - t0, 3),
             "forecasts": [[f.job_id, f.p10, f.p50, f.p90, f.samples, f.late, f.plan]

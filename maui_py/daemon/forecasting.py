@@ -10,7 +10,8 @@ After each cycle (never inside it: the cycle stays snapshot + config + state -> 
   - picks up a finished worker's forecasts and stores them (store/forecasts.py), or kills
     one that ran past twice FORECASTBUDGET plus KILL_GRACE seconds (logged; nothing stored);
   - with FORECASTPOLICY other than NONE, no worker running and FORECASTINTERVAL passed
-    (the queued jobs without a hold are forecast: a held job waits for a person):
+    (the queued jobs without a hold are forecast: a held job waits for a person; with
+    FORECASTARRIVALS, the jobs submitted in that window go along for the replays' arrivals):
     starts `python -m maui_py.cli.forecast_worker` (an argument list) and hands it the
     moment as plain data on its stdin (the snapshot with this cycle's starts running, the
     state's rows, the history), from a thread that also reads its answer.
@@ -47,6 +48,8 @@ DRAW_OF: dict[ForecastPolicy, str | None] = {ForecastPolicy.NONE: None, Forecast
 WINDOW = 32
 """A user's last completed jobs the forecast history keeps (forecast/runtimes.WINDOW)."""
 KILL_GRACE = 10.0
+MAX_RECENT = 20_000
+"""Recent submissions kept for FORECASTARRIVALS at most (the newest)."""
 MAX_OUTPUT = 256 << 20
 """Bytes of a worker's answer read at most."""
 MAX_TIME = 253402300799
@@ -68,7 +71,9 @@ class Forecasting:
         self.command = command or (lambda cfg, store: [sys.executable, "-m", "maui_py.cli.forecast_worker",
                                                        "--config", str(cfg), "--store", str(store)])
         self.draw: str | None = None
-        self.interval, self.budget, self.samples, self.keep = 300, 60, 20, 0
+        self.interval, self.budget, self.samples, self.keep, self.arrivals = 300, 60, 20, 0, 0
+        self.recent: dict[str, Any] = {}
+        """FORECASTARRIVALS: the jobs submitted in that window, by id (at most MAX_RECENT)."""
         self.history: dict[str, tuple[tuple[int, int], ...]] = {}
         self.running: dict[str, tuple[str, int, int]] = {}
         self.waiting: set[str] = set()
@@ -90,6 +95,7 @@ class Forecasting:
         self.interval = int(cfg.get("FORECASTINTERVAL") or 0)
         self.budget = int(cfg.get("FORECASTBUDGET") or 0)
         self.samples = int(cfg.get("FORECASTSAMPLES") or 1)
+        self.arrivals = int(cfg.get("FORECASTARRIVALS") or 0)
         self.keep = int(cfg.get("JOURNALKEEPTIME") or 0)
 
     def load(self, store) -> None:
@@ -121,11 +127,26 @@ class Forecasting:
                 learn(self.history, user, max(0, now - start), wallclock, WINDOW)
                 changed = True
         self.running = seen
+        self._note_arrivals(snapshot.jobs, now)
         self.waiting = {jid for jid in self.waiting - set(starts) if jid in jobs}   # a job gone unseen: cancelled
         note_starts(store, starts)
         self.changed |= bool(starts)
         if changed:
             save_history(store, self.history)
+
+    def _note_arrivals(self, jobs, now: int) -> None:
+        """Keep the jobs submitted in the last FORECASTARRIVALS seconds (the newest
+        MAX_RECENT), for the replays' arrivals. O(jobs)."""
+        if not self.arrivals:
+            self.recent = {}
+            return
+        since = now - self.arrivals
+        for j in jobs:
+            if j.submit_time >= since:
+                self.recent[j.id] = j
+        keep = sorted(((j.submit_time, jid) for jid, j in self.recent.items() if j.submit_time >= since),
+                      reverse=True)[:MAX_RECENT]
+        self.recent = {jid: self.recent[jid] for _t, jid in keep}
 
     def _launch(self, result, snapshot) -> None:
         started = {s.job_id: s for s in result.starts()}
@@ -133,7 +154,7 @@ class Forecasting:
                      if j.id in started else j for j in snapshot.jobs if not j.state.finished)
         rows = state_rows(result.state)
         moment = {"iteration": result.iteration, "now": result.now, "budget": self.budget,
-                  "samples": self.samples, "draw": self.draw, "seed": 0,
+                  "samples": self.samples, "draw": self.draw, "seed": 0, "arrivals": self.arrivals,
                   "state": {"jobs": rows.jobs, "reservations": {k: v[2] for k, v in rows.reservations.items()},
                             "kv": rows.kv},
                   "history": {u: [list(p) for p in pairs] for u, pairs in self.history.items()}}
@@ -151,11 +172,12 @@ class Forecasting:
         self.launched = self.clock()
         self.deadline = self.launched + 2 * self.budget + self.grace
         self.next_at = self.launched + self.interval
-        self.thread = threading.Thread(target=self._talk, args=(proc, moment, snapshot.nodes, jobs),
+        recent = sorted(self.recent.values(), key=lambda j: (j.submit_time, j.id))
+        self.thread = threading.Thread(target=self._talk, args=(proc, moment, snapshot.nodes, jobs, recent),
                                        name="forecast-worker", daemon=True)
         self.thread.start()
 
-    def _talk(self, proc: subprocess.Popen, moment: dict, nodes, jobs) -> None:
+    def _talk(self, proc: subprocess.Popen, moment: dict, nodes, jobs, recent) -> None:
         """The thread: encode the moment, write it, read the answer (the JSON states are
         built here so that the loop does not wait for them)."""
         try:
@@ -164,6 +186,7 @@ class Forecasting:
                                "kv": {k: json.loads(v) for k, v in moment["state"]["kv"].items()}}
             moment["nodes"] = [encode(n) for n in nodes]
             moment["jobs"] = [encode(j) for j in jobs]
+            moment["recent"] = [encode(j) for j in recent]
             out, err = proc.communicate(json.dumps(moment).encode())
             self.answer = {"rc": proc.returncode, "out": out[:MAX_OUTPUT + 1], "err": err[-2000:]}
         except Exception as e:          # a broken pipe, a worker killed: reported by poll

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Collection, Mapping
+from typing import Callable, Collection, Mapping, Sequence
 
 from ..cfg import SchedulerConfig
 from ..core.state import SchedulerState
@@ -30,10 +30,11 @@ class Budgeted:
 def forecast_within(moment: Moment, cfg: SchedulerConfig, state: SchedulerState, history: Mapping,
                     options: ForecastOptions, deadline: float, *, clock: Callable[[], float] = time.monotonic,
                     targets: Collection[str] | None = None,
-                    plan: Callable[[Job], int | None] | None = None) -> Budgeted:
+                    plan: Callable[[Job], int | None] | None = None, recent: Sequence[Job] = ()) -> Budgeted:
     """Replays until options.samples are done or clock() >= deadline (checked before each
     replay but the first). Replay k draws with seed options.seed * MAX + k, so the first k
-    replays are the same whatever the budget. `state` is not changed."""
+    replays are the same whatever the budget; with options.arrivals, arrivals are drawn from
+    `recent` (engine.forecast). `state` is not changed."""
     opt = options.bounded()
     starts: dict[str, list[int]] = {}
     late: dict[str, int] = {}
@@ -42,7 +43,8 @@ def forecast_within(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
         if k > 0 and clock() >= deadline:
             cut = True
             break
-        one = forecast(moment, cfg, state, history, replace(opt, samples=1, seed=opt.seed * 1000 + k), targets)
+        one = forecast(moment, cfg, state, history, replace(opt, samples=1, seed=opt.seed * 1000 + k), targets,
+                       recent=recent)
         for jid, f in one.items():
             starts.setdefault(jid, []).append(f.p50)
             late[jid] = late.get(jid, 0) + f.late

@@ -16,7 +16,7 @@ from maui_py.cfg import ConfigError, SchedulerConfig, parse_config
 from maui_py.cfg.choices import ForecastPolicy
 from maui_py.forecast.budgeted import forecast_within
 from maui_py.forecast.engine import ForecastOptions, forecast
-from maui_py.model import JobState
+from maui_py.model import JobState, Start
 from maui_py.store.forecasts import all_forecasts, forecast_run, load_history, tracked
 from tests.forecast.moments import take
 from tests.unit.test_daemon import CONFIG, FakeRM, home, make  # noqa: F401  (home: a fixture)
@@ -245,3 +245,33 @@ def test_the_tracked_accuracy_becomes_metrics():
     assert got[("maui_forecast_plan_mae_seconds", everyone)] == 10
     assert got[("maui_forecast_jobs", (("group", "class"), ("name", "batch")))] == 2
     assert ("maui_forecast_jobs", (("group", "class"), ("name", "debug"))) not in got     # nothing counted there
+
+
+def test_the_worker_gets_the_moment_and_with_forecastarrivals_the_recent_submissions(home):
+    """What the loop hands the worker on its stdin: the cycle's jobs with this cycle's
+    starts running, the targets, and with FORECASTARRIVALS the jobs submitted in the window."""
+    import json
+    dump = home / "moment.json"
+    answer = json.dumps({"computed_at": 0, "asked": 2, "done": 2, "cut": False, "seconds": 0.0, "forecasts": []})
+    script = f"import sys; open({str(dump)!r}, 'wb').write(sys.stdin.buffer.read()); print({answer!r})"
+    _config(home, "FORECASTPOLICY JOB\nFORECASTINTERVAL 0\nFORECASTSAMPLES 2\nFORECASTARRIVALS 1:00:00\n")
+    rm = FakeRM(6)
+    now = int(time.time())
+    rm.jobs["6"] = replace(rm.jobs["6"], submit_time=now - 7200)     # outside the window
+    for jid in ("1", "2", "3", "4", "5"):
+        rm.jobs[jid] = replace(rm.jobs[jid], submit_time=now - 60)
+    d = make(home, rm, forecast_command=lambda cfg, store: [sys.executable, "-c", script])
+    d.start()
+    try:
+        d.cycle()
+        _wait_worker(d, 30)
+        m = json.loads(dump.read_text())
+        assert m["arrivals"] == 3600 and m["draw"] == "job" and m["samples"] == 2
+        assert sorted(j["id"] for j in m["recent"]) == ["1", "2", "3", "4", "5"]
+        states = {j["id"]: j.get("state", "Idle") for j in m["jobs"]}
+        started = {s.job_id for batch in rm.applied for s in batch if isinstance(s, Start)}
+        assert started and all(states[jid] == "Running" for jid in started)
+        assert set(m["targets"]) == set(states) - started
+        assert forecast_run(d.store).done == 2
+    finally:
+        d.close()
