@@ -6,7 +6,8 @@ After each cycle (never inside it: the cycle stays snapshot + config + state -> 
   - notes the real starts of the jobs tracked in the store (a job this cycle started: now;
     one the resource manager shows running: its start time), and learns the runtimes of the
     jobs that ended (gone from the snapshot) into the users' forecast history (WINDOW
-    pairs a user, kept in the store);
+    pairs a user, kept in the store; PREDICTIONPOLICY's history stands in for a user it
+    has not seen yet). With FORECASTPOLICY NONE and nothing tracked, it does nothing;
   - picks up a finished worker's forecasts and stores them (store/forecasts.py), or kills
     one that ran past twice FORECASTBUDGET plus KILL_GRACE seconds (logged; nothing stored);
   - with FORECASTPOLICY other than NONE, no worker running and FORECASTINTERVAL passed
@@ -105,6 +106,11 @@ class Forecasting:
 
     # ------------------------------------------------------------------ cycle
     def after_cycle(self, store, result, snapshot) -> None:
+        """With FORECASTPOLICY NONE and no tracked job waiting, nothing (no write to the
+        store: a Maui configuration's daemon works as before)."""
+        if self.draw is None and not self.waiting and self.proc is None:
+            self.running = {}
+            return
         self._watch(store, result, snapshot)
         self.poll(store)
         if self.draw is not None and self.proc is None and self.clock() >= self.next_at:
@@ -157,7 +163,8 @@ class Forecasting:
                   "samples": self.samples, "draw": self.draw, "seed": 0, "arrivals": self.arrivals,
                   "state": {"jobs": rows.jobs, "reservations": {k: v[2] for k, v in rows.reservations.items()},
                             "kv": rows.kv},
-                  "history": {u: [list(p) for p in pairs] for u, pairs in self.history.items()}}
+                  "history": {u: [list(p) for p in pairs]          # PREDICTIONPOLICY's for users not seen yet
+                              for u, pairs in {**result.state.history, **self.history}.items()}}
         self.about = {j.id: (j.user, j.class_, j.qos, j.procs) for j in jobs if not j.state.active}
         held = result.state.batch_holds
         moment["targets"] = sorted(j.id for j in jobs if not j.state.active and not j.holds and j.id not in held)

@@ -114,8 +114,11 @@ def test_none_starts_no_worker(home):
     d.start()
     try:
         d.cycle()
+        del rm.jobs["1"]                        # a job ends: nothing learned or written with NONE
+        d.cycle()
         assert d.forecasting.proc is None and d.forecasting.runs == 0
         assert forecast_run(d.store) is None
+        assert d.store.conn.execute("SELECT count(*) FROM kv WHERE key LIKE 'forecast%'").fetchone()[0] == 0
     finally:
         d.close()
 
