@@ -35,9 +35,13 @@ def for_job(reader, view, job_id: str, clock: Callable[[], float] | None = None)
     run = forecast_run(reader)
     f = forecast_of(reader, job_id)
     if f is None:
-        if run is None:
+        if run is None and not _on(view.cfg):
+            note = ""                            # forecasts off: Maui's page alone
+        elif job.holds or job.id in view.state.batch_holds:
+            note = "none for a held job (it waits for its hold to be released, not for the queue)"
+        elif run is None:
             note = ("no forecast stored yet: mauid makes the first one after a cycle (FORECASTPOLICY "
-                    f"{view.cfg.get('FORECASTPOLICY')})") if _on(view.cfg) else ""
+                    f"{view.cfg.get('FORECASTPOLICY')})")
         else:
             note = (f"no forecast stored for this job: the last forecast, "
                     f"{tstr(max(0, int(clock()) - run.computed_at))} ago, came before it was queued")

@@ -94,6 +94,8 @@ def test_no_forecast_stored_is_said_plainly_and_forecasts_off_keep_mauis_layout(
     other.mkdir()
     out = run(capsys, ["showstart", "i1"], _store(other))     # i1 has no forecast, the run has
     assert "no forecast stored for this job: the last forecast, 00:05:10 ago, came before it was queued" in out
+    held = run(capsys, ["showstart", "h1"], _store(other))    # user-held
+    assert "Forecast: none for a held job" in held
     off = tmp_path / "off"
     off.mkdir()
     out = run(capsys, ["showstart", "i1"], _store(off, None, forecasts=False))
