@@ -49,3 +49,6 @@ FairSharePolicy = _keywords("FairSharePolicy", "FSPOLICY: the usage metric, and 
                             "share (maui_py.priority.fairshare.FS_POLICIES).",
                             "DEDICATEDPS", "DEDICATEDPES", "UTILIZEDPS", "NONE",
                             "DEDICATEDPS%", "DEDICATEDPES%", "UTILIZEDPS%")
+ForecastPolicy = _keywords("ForecastPolicy", "FORECASTPOLICY (maui_py.daemon.forecasting.DRAW_OF): NONE, no "
+                           "forecasts; else how a replay draws the jobs' runtimes (maui_py.forecast.engine.DRAWS).",
+                           "NONE", "ALL", "USER", "JOB")

@@ -21,7 +21,8 @@ Columns:
   acts_in         the module that acts on an active row or attribute (ACTS_IN, ATTR_ACTS_IN below).
 
 The rows are written by parameter family in params_sched.py (Maui's scheduling parameters),
-params_site.py (Maui's site parameters), params_queues.py, params_runtime.py and params_predict.py
+params_site.py (Maui's site parameters), params_queues.py, params_runtime.py, params_predict.py and
+params_forecast.py
 (maui-py's own); this module concatenates them into the one TABLE, says where each active row acts
 (ACTS_IN) and answers lookups. The row types and builders are in rows.py, the shared value kinds in
 params_kinds.py, the *CFG attribute tables in params_attrs.py, policy values in choices.py.
@@ -32,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-from . import params_predict, params_queues, params_runtime, params_sched, params_site
+from . import params_forecast, params_predict, params_queues, params_runtime, params_sched, params_site
 from .params_kinds import (  # read from here by tests and cli/
     BACKFILL_METRIC, BACKFILL_POLICY, FS_POLICY, QOS_FLAGS, RM_TYPE,
 )
@@ -62,7 +63,7 @@ class Alias:
 TABLE: list[Param] = params_sched.ROWS + params_site.ROWS
 # maui-py's own parameters live in their own modules, one per subsystem, appended here so
 # that each subsystem's rows stay beside the code that reads them.
-TABLE += params_queues.ROWS + params_runtime.ROWS + params_predict.ROWS
+TABLE += params_queues.ROWS + params_runtime.ROWS + params_predict.ROWS + params_forecast.ROWS
 
 ALIASES: dict[str, Alias] = {alias.name: alias for alias in (
     Alias("SERVICEWCAP", "SERVICECAP", "the 3.3.1 spelling (sic) of SERVICECAP"),
@@ -120,6 +121,8 @@ ACTS_IN: dict[str, str] = {
     "BFPRIORITYPOLICY": "maui_py.policy.backfill", "TIMEZONE": "maui_py.policy.standing",
     **dict.fromkeys(("PREDICTIONPOLICY", "PREDICTIONHISTORY", "PREDICTIONCORRECTION"),
                     "maui_py.policy.prediction"),
+    **dict.fromkeys(("FORECASTPOLICY", "FORECASTINTERVAL", "FORECASTBUDGET", "FORECASTSAMPLES", "FORECASTARRIVALS"),
+                    "maui_py.daemon.forecasting"),
 }
 """Active parameter -> the module that reads it (shown in docs/config-reference.md;
 tests/unit/test_cfg_acts_in.py checks by ast that the module reads the parameter: looks up its

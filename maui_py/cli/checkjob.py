@@ -38,7 +38,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         job = view.jobs.get(args.job)
         if job is None or job.state.finished:
             raise CommandError(f"ERROR:  cannot locate job '{args.job}'", prefixed=False)
-        return collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES), args.verbose)
+        from .forecast_view import for_job
+        return {**collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES), args.verbose),
+                **for_job(reader, view, job.id)}
     return run_view("checkjob", args, out, err, collect_job, render)
 
 
@@ -269,6 +271,8 @@ def render(d: Mapping[str, Any]) -> str:
     if r is not None:
         o.append("Reservation '%s' (%s -> %s  Duration: %s)\n"
                  % (d["id"], tstr(r["start"] - now), tstr(r["end"] - now), tstr(r["end"] - r["start"])))
+    from .forecast_view import render_line
+    o.append(render_line(d))             # mauid's start forecast (FORECASTPOLICY), when stored
     if d["holds"]:
         o.append("Holds:    " + "".join(f"{h}  " for h in d["holds"]) + "\n")
         if d.get("hold_reason"):

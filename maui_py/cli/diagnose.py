@@ -4,7 +4,9 @@
 - `-f`: fair-share usage and targets per credential (diag_fairshare.py; MFSShow);
 - `-r`: every reservation in detail: the header and line layout of Maui's `diagnose -r`
   page (the 3.3.1 source of that report is not in the spec; the admin guide's sample is
-  followed), then indented Flags, ACL, CL, Task Resources and HostExp lines.
+  followed), then indented Flags, ACL, CL, Task Resources and HostExp lines;
+- `--forecast` (maui-py's): the last start forecast (when, replays, cut short or not) and
+  the tracked accuracy of the forecasts, as `showstart --accuracy` prints it.
 
 Every mode ends with the store's rows that could not be read and were skipped (each is
 also a warning on stderr), so that the operator sees what the page leaves out.
@@ -32,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("-p", dest="mode", action="store_const", const="priority", help="job priorities")
     mode.add_argument("-f", dest="mode", action="store_const", const="fairshare", help="fair share")
     mode.add_argument("-r", dest="mode", action="store_const", const="reservations", help="reservations")
+    mode.add_argument("--forecast", dest="mode", action="store_const", const="forecast",
+                      help="the last start forecast and how accurate the forecasts turned out")
     parser.add_argument("resid", nargs="?", metavar="RESID", help="-r: only this reservation")
     parser.add_argument("-v", "--verbose", action="store_true", help="-f: also credentials without usage")
     add_store_arguments(parser)
@@ -44,6 +48,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             raise CommandError("a reservation id goes with -r only", 2)
         if args.mode == "priority":
             data = diag_priority.collect(view)
+        elif args.mode == "forecast":
+            from .forecast_view import forecast_facts
+            data = forecast_facts(reader, view)
         elif args.mode == "fairshare":
             policy = view.state.queue_policy
             data = diag_fairshare.collect(view.cfg, policy.dump() if policy is not None else None, args.verbose)
@@ -73,6 +80,9 @@ def render(d: Mapping[str, Any]) -> str:
         body = diag_priority.render(d)
     elif d["mode"] == "fairshare":
         body = diag_fairshare.render(d)
+    elif d["mode"] == "forecast":
+        from .forecast_view import render_facts
+        body = render_facts(d)
     else:
         body = render_reservations(d)
     return body + "\n" + render_skipped(d.get("skipped_rows") or [])

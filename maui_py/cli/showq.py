@@ -5,7 +5,9 @@ IDLE JOBS / BLOCKED JOBS with their summary lines), `-r` MCShowRun (active jobs 
 `-i` MCShowIdle (the eligible queue with priorities), `-b` MCShowBlocked (each blocked job
 and why). Times are MULToTString right-aligned in 11 columns, dates MULToDString. The
 columns maui-py cannot fill the way Maui did: `-r` Effic prints `------` (no utilization
-data), Par is the job's partition (DEFAULT); `-r -v` adds Maui's prio column.
+data), Par is the job's partition (DEFAULT); `-r -v` adds Maui's prio column. maui-py's
+`--forecast` adds a column to the idle jobs (default view and `-i`): the likely start (p50)
+of mauid's stored forecast (FORECASTPOLICY), `-` for a job without one.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="blocked jobs and why they wait")
     parser.add_argument("-u", "--user", metavar="USER", help="only the jobs of USER")
     parser.add_argument("-v", "--verbose", action="store_true", help="-r: add the priority column")
+    parser.add_argument("--forecast", action="store_true",
+                        help="idle jobs: add the likely start (p50) of mauid's stored forecast")
     add_store_arguments(parser)
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     return run_view("showq", args, out, err,
-                    lambda view, reader: collect(view, args.mode or "all", args.user or "", reader, args.verbose),
+                    lambda view, reader: collect(view, args.mode or "all", args.user or "", reader, args.verbose,
+                                                 args.forecast),
                     render)
 
 
@@ -73,14 +78,29 @@ LISTS = {"all": ("active", "idle", "blocked"), "running": ("active",), "idle": (
 EXTRAS = {"active": _active, "idle": _idle, "blocked": _blocked}
 
 
-def collect(view: View, mode: str, user: str, reader=None, verbose: bool = False) -> dict[str, Any]:
+def collect(view: View, mode: str, user: str, reader=None, verbose: bool = False,
+            forecast: bool = False) -> dict[str, Any]:
     """Everything the chosen view prints, as plain data."""
     data: dict[str, Any] = {"command": "showq", "mode": mode, "user": user, "now": view.now,
                             "verbose": verbose, **view.proc_summary}
     for name in LISTS[mode]:
         data[name] = [{**_job(view, j), **EXTRAS[name](view, j, reader)}
                       for j in getattr(view, name) if not user or j.user == user]
+    if forecast and "idle" in data:
+        from .forecast_view import p50s
+        p50 = p50s(reader) if reader is not None else {}
+        data["forecast"] = True
+        for j in data["idle"]:
+            j["forecast_p50"] = p50.get(j["id"])
     return data
+
+
+def _p50(d: Mapping[str, Any], j: Mapping[str, Any]) -> str:
+    """--forecast's column: the stored p50's date, `-` without one ("" without --forecast)."""
+    if not d.get("forecast"):
+        return ""
+    p = j.get("forecast_p50")
+    return "  %19s" % (dates(d)(p).rstrip("\n") if p is not None else "-")
 
 
 def _started_as_backfill(reader, job_id: str) -> bool:
@@ -118,10 +138,12 @@ def render_all(d: Mapping[str, Any]) -> str:
     if d["up_nodes"] > 0 and up != d["up_nodes"]:
         out.append("%21s %4d of %4d Nodes Active      (%.2f%%)\n"
                    % (" ", d["active_nodes"], d["up_nodes"], _pct(d["active_nodes"], d["up_nodes"])))
-    out += ["\nIDLE JOBS----------------------\n",
-            HEADER % ("JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME")]
-    out += [ROW % (j["id"], j["user"], j["state"], j["procs"], tstr(j["wclimit"]), dstr(j["submit"]))
-            for j in d["idle"]]
+    header = HEADER % ("JOBNAME", "USERNAME", "STATE", "PROC", "WCLIMIT", "QUEUETIME")
+    if d.get("forecast"):
+        header = header.rstrip("\n") + "  %19s\n\n" % "LIKELY START (p50)"
+    out += ["\nIDLE JOBS----------------------\n", header]
+    out += [_with_p50(d, j, ROW % (j["id"], j["user"], j["state"], j["procs"], tstr(j["wclimit"]),
+                                   dstr(j["submit"]))) for j in d["idle"]]
     n = len(d["idle"])
     out.append("\n%d Idle Job%c\n" % (n, " " if n == 1 else "s"))
     out += ["\nBLOCKED JOBS----------------\n",
@@ -159,20 +181,25 @@ def render_idle(d: Mapping[str, Any]) -> str:
     """MCShowIdle (showq -i)."""
     dstr = dates(d)
     now = d["now"]
-    out = ["%18s %11s %8s %2s %9s %8s %6s %s%11s %9s %20s\n\n"
+    out = ["%18s %11s %8s %2s %9s %8s %6s %s%11s %9s %20s%s\n\n"
            % ("JobName", "Priority", "XFactor", "Q", "User", "Group", "Procs", "", "WCLimit", "Class",
-              "SystemQueueTime")]
+              "SystemQueueTime", "  %19s" % "LIKELY START (p50)" if d.get("forecast") else "")]
     load = 0
     for j in d["idle"]:
         load += j["wclimit"] * j["procs"]
         xf = (now - j["queue_time"] + j["wclimit"]) / max(j["wclimit"], 1)
-        out.append("%18s%c%11d %8.1f %2.2s %9s %8s %6d%s%12s %9s %21s"
-                   % (j["id"], "*" if j["reserved"] else " ", j["priority"], xf, j["qos"] or "-",
-                      j["user"], j["group"] or "[NONE]", j["procs"], "", tstr(j["wclimit"]),
-                      j["class"] or "[NONE]", dstr(j["queue_time"])))
+        out.append(_with_p50(d, j, "%18s%c%11d %8.1f %2.2s %9s %8s %6d%s%12s %9s %21s"
+                             % (j["id"], "*" if j["reserved"] else " ", j["priority"], xf, j["qos"] or "-",
+                                j["user"], j["group"] or "[NONE]", j["procs"], "", tstr(j["wclimit"]),
+                                j["class"] or "[NONE]", dstr(j["queue_time"]))))
     out.append("\nJobs: %d  Total Backlog:  %.2f ProcHours  (%.2f Hours)\n"
                % (len(d["idle"]), load / 3600.0, load / 3600.0 / max(d["up_procs"], 1)))
     return "".join(out)
+
+
+def _with_p50(d: Mapping[str, Any], j: Mapping[str, Any], line: str) -> str:
+    """A row (ending in its date's newline) with --forecast's column, unchanged without."""
+    return line.rstrip("\n") + _p50(d, j) + "\n" if d.get("forecast") else line
 
 
 def render_blocked(d: Mapping[str, Any]) -> str:

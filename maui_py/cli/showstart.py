@@ -7,6 +7,10 @@ the reservation table rebuilt from the last cycle (running jobs, priority, stand
 admin reservations; the reservations the job may use count as free), as if the job were
 the next to be placed: Maui's MJobGetEStartTime. `PROCS@WALLTIME` asks the same question
 for a pseudo-job of PROCS processors for WALLTIME ([[[DD:]HH:]MM:]SS).
+
+maui-py adds mauid's start forecast when one is stored (FORECASTPOLICY: the range p10 to p90
+and the likely start, p50, of replays with drawn runtimes, and how old it is;
+cli/forecast_view.py), and `showstart --accuracy` prints how good the forecasts turned out.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
-from .common import PARTITION, CommandError, add_store_arguments, dates, parse_duration, run_view, tstr
+from .common import (PARTITION, CommandError, add_store_arguments, dates, parse_duration, run_guarded, run_view,
+                     streams, tstr)
 
 if TYPE_CHECKING:
     from ..model import Job
@@ -24,12 +29,38 @@ HELP = "show when a job (or PROCS@WALLTIME) can start at the earliest (Maui's sh
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("job", metavar="JOB|PROCS@WALLTIME")
+    parser.add_argument("job", metavar="JOB|PROCS@WALLTIME", nargs="?")
+    parser.add_argument("--accuracy", action="store_true",
+                        help="how good the stored forecasts turned out: share of real starts within "
+                             "p10-p90, median errors of p50 and of this estimate, by class, QOS and size")
+    parser.add_argument("--window", type=parse_duration_arg, default=None, metavar="DURATION",
+                        help="--accuracy: over the jobs first forecast in the last DURATION (default 7 days)")
     add_store_arguments(parser)
 
 
+def parse_duration_arg(text: str) -> int:
+    try:
+        return parse_duration(text)
+    except CommandError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
-    return run_view("showstart", args, out, err, lambda view, _reader: collect(view, args.job), render)
+    from . import forecast_view
+    if args.accuracy:
+        window = args.window or forecast_view.ACCURACY_WINDOW
+        return run_view("showstart", args, out, err,
+                        lambda view, reader: {"command": "showstart", "now": view.now, "accuracy":
+                                              forecast_view.accuracy(reader, view.now, window)}, render)
+    if args.job is None:
+        return run_guarded("showstart", streams(out, err)[1], _no_job)
+    return run_view("showstart", args, out, err, lambda view, reader: {
+        **collect(view, args.job), **(forecast_view.for_job(reader, view, args.job) if "@" not in args.job else {})},
+        render)
+
+
+def _no_job() -> int:
+    raise CommandError("give a JOB, PROCS@WALLTIME or --accuracy", 2)
 
 
 def pseudo_job(spec: str, now: int) -> Job:
@@ -71,11 +102,15 @@ def collect(view: View, spec: str) -> dict[str, Any]:
 
 
 def render(d: Mapping[str, Any]) -> str:
-    """MCShowEStart."""
+    """MCShowEStart, then the forecast (or --accuracy's table)."""
+    from . import forecast_view
+    if "accuracy" in d:
+        return forecast_view.render_accuracy(d["accuracy"])
     dstr = dates(d)
     now = d["now"]
     return ("job %s requires %d proc%s for %s\n" % (d["job"], d["procs"], "" if d["procs"] == 1 else "s",
                                                    tstr(d["wclimit"]))
             + "Earliest start in      %11s on %s" % (tstr(d["start"] - now), dstr(d["start"]))
             + "Earliest completion in %11s on %s" % (tstr(d["end"] - now), dstr(d["end"]))
-            + "Best Partition: %s\n\n" % d["partition"])
+            + "Best Partition: %s\n\n" % d["partition"]
+            + forecast_view.render_job(d))

@@ -61,6 +61,7 @@ from . import admin, logsetup, paths, socket_server
 from .notify import Notifier, watchdog_seconds
 from . import handlers  # noqa: F401  (registers the admin commands' request handlers)
 from .faults import Faults, die
+from .forecasting import Forecasting, accuracy_now
 from .lock import DaemonLock, lock_path
 from .recovery import keep_starting, reconcile
 from .rmcall import RMCaller
@@ -105,7 +106,8 @@ class Daemon:
                  rm_name: str | None = None, adapter_factory: AdapterFactory | None = None,
                  stderr: bool = True, clock: Callable[[], float] = time.time,
                  call_timeout: float | None = None, request_poll: float | None = None,
-                 faults: Faults | None = None, log_file: bool = True, notifier: Notifier | None = None):
+                 faults: Faults | None = None, log_file: bool = True, notifier: Notifier | None = None,
+                 forecast_command: Callable[[Path, Path], list[str]] | None = None):
         self.config_path = Path(config_path).resolve()
         self.cfg = load_config(self.config_path)               # ConfigError: caller reports
         self.store_path = paths.store_path(self.cfg, self.config_path, store_path)
@@ -142,6 +144,7 @@ class Daemon:
         self._requests_seen = 0          # a newer pending request starts a cycle at once
         self.inbox: socket_server.RequestServer | None = None    # the request socket, from start()
         self.rm = RMCaller(0.0, observe=self._rm_observed)
+        self.forecasting = Forecasting(self.config_path, self.store_path, command=forecast_command)
         self._apply_settings()
 
     # ------------------------------------------------------------- settings
@@ -160,6 +163,7 @@ class Daemon:
         self.rm.timeout = self.call_timeout
         if self.store is not None:
             self.store.journal_keep = self.journal_keep
+        self.forecasting.configure(cfg)
 
     def _configure_logging(self) -> None:
         logsetup.configure(paths.log_path(self.cfg, self.config_path) if self.log_file else None,
@@ -198,6 +202,7 @@ class Daemon:
             self.state = self.store.load_state()
             self.admin_reservations = self.store.admin_reservations()
             self.unreadable_admin = self.store.unreadable_names("admin_reservation")
+            self.forecasting.load(self.store)
             self.adapter = self.factory(self.cfg, self.rm_name)
             self.inbox = socket_server.for_daemon(self)
             self._configure_metrics(self.cfg)
@@ -249,6 +254,7 @@ class Daemon:
     def close(self) -> None:
         self.notifier.stopping()
         self.records.uninstall()
+        self.forecasting.close()
         if self.exporter is not None:
             self.exporter.close()
         if self.inbox is not None:
@@ -298,6 +304,7 @@ class Daemon:
                     break
                 continue
             flags.wait(min(next_due - now, self.request_poll) if self.request_poll > 0 else next_due - now)
+            self._forecasts(None, None)
             if self.request_poll > 0 and not flags.stop and self._requests_pending():
                 flags.wake = True
         return ok
@@ -435,6 +442,7 @@ class Daemon:
         self.store.note_apply(apply_s)
         self.state.note_failures(failures)
         self.faults.hit("after-apply", n)
+        self._forecasts(result, snapshot)
         if self.metrics is not None:
             from .metrics import CycleTimes
             self.metrics.cycle_done(result, snapshot, decisions, failures,
@@ -443,6 +451,24 @@ class Daemon:
                        f"{len(result.starts())} started")
         self._log_cycle(result, snapshot, failures, t_snap, t_sched, save_s, apply_s)
         return True
+
+    def _forecasts(self, result, snapshot) -> None:
+        """After a cycle (result and snapshot) or while waiting (None): the forecasts'
+        bookkeeping and worker (forecasting.py). Its failures are logged and the daemon goes
+        on; a damaged store stops it, as anywhere."""
+        try:
+            if result is None:
+                self.forecasting.poll(self.store)
+            else:
+                self.forecasting.after_cycle(self.store, result, snapshot)
+        except StoreDamaged:
+            self.damaged = True
+            raise
+        except (sqlite3.Error, StoreError, OSError, ValueError) as e:
+            log.error("forecasts: %s", e)
+        if self.metrics is not None and self.forecasting.changed:
+            self.metrics.forecast_accuracy(accuracy_now(self.store, int(self.clock())))
+        self.forecasting.changed = False
 
     def _push(self, decisions: list, n: int) -> list:
         if not decisions:

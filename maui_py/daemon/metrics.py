@@ -4,7 +4,8 @@ textfile for node_exporter's textfile collector (METRICSFILE).
 
 The loop hands DaemonMetrics what a cycle returned (the CycleResult, the snapshot, the
 decisions pushed and the starts refused, the part timings) and each resource-manager call's
-latency; nothing here reads the store or the resource manager. Every metric lives in a
+latency, and the forecasts' tracked accuracy the loop read (forecast_accuracy); nothing here
+reads the store or the resource manager. Every metric lives in a
 private CollectorRegistry (no process-global state: two daemons in one test process do not
 mix). Names and labels are listed in docs/operations.md ("Metrics").
 """
@@ -118,6 +119,15 @@ class DaemonMetrics:
                                 "decayed usage", ["credential", "name"], registry=r)
         self.fs_system = Gauge("maui_fairshare_system_usage", "the system's decayed fair-share usage",
                                registry=r)
+        fc = ["group", "name"]
+        self.fc_jobs = Gauge("maui_forecast_jobs", "jobs whose real start the tracked accuracy counts "
+                             "(started after their first forecast, in the window), by group", fc, registry=r)
+        self.fc_coverage = Gauge("maui_forecast_coverage_80", "share of real starts within the first "
+                                 "forecast's p10-p90 range, by group", fc, registry=r)
+        self.fc_mae = Gauge("maui_forecast_mae_p50_seconds", "median absolute error of the first forecast's "
+                            "p50, by group", fc, registry=r)
+        self.fc_plan_mae = Gauge("maui_forecast_plan_mae_seconds", "median absolute error of the plan's point "
+                                 "estimate (showstart) at the first forecast, by group", fc, registry=r)
         for o in Outcome:
             self.cycles.labels(o.value)
         for k in StartKind:
@@ -179,6 +189,18 @@ class DaemonMetrics:
         for kind, name, used, pct in rows[:MAX_FS_SERIES]:
             self.fs_usage.labels(kind, name).set(used)
             self.fs_percent.labels(kind, name).set(pct)
+
+    def forecast_accuracy(self, groups) -> None:
+        """The tracked accuracy (store/tracked_accuracy.breakdown: (group, name) -> Figures);
+        a figure with no job to count is not exported."""
+        for g in (self.fc_jobs, self.fc_coverage, self.fc_mae, self.fc_plan_mae):
+            g.clear()
+        for (group, name), f in list(groups.items())[:MAX_FS_SERIES]:
+            self.fc_jobs.labels(group, name).set(f.jobs)
+            for gauge, v in ((self.fc_coverage, f.coverage_80), (self.fc_mae, f.mae_p50),
+                             (self.fc_plan_mae, f.mae_plan)):
+                if v is not None:
+                    gauge.labels(group, name).set(v)
 
     def render(self) -> bytes:
         """The text exposition format, as a scrape sees it."""

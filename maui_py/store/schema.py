@@ -21,6 +21,9 @@ Tables (JSON columns hold maui_py.store.codec text):
   cycles             timings of the recent cycles
   requests           (v2) admin requests written by the commands, applied by the daemon
   admin_reservation  (v2) reservations made by admins (setres), kept until released or ended
+  forecast           (v3) the last start forecast of each queued job (FORECASTPOLICY; store/forecasts.py)
+  forecast_track     (v3) each job's first forecast and plan estimate, and its real start once
+                     it started: the tracked accuracy (showstart --accuracy)
 
 `requests` is a record, written by mauid only: each request it received on its socket, with
 its outcome, in the transaction of the cycle that applied it. mauid never acts on a row it
@@ -62,7 +65,14 @@ CREATE INDEX journal_job ON journal (job_id);
 CREATE INDEX journal_at ON journal (at);
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+_V3 = """
+CREATE TABLE forecast (job_id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE forecast_track (job_id TEXT PRIMARY KEY, first_at INTEGER NOT NULL, start INTEGER,
+                             data TEXT NOT NULL);
+CREATE INDEX forecast_track_first ON forecast_track (first_at);
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 VERSION = len(MIGRATIONS)
 APPLICATION_ID = 0x4D415550
 """SQLite's `PRAGMA application_id` of a maui-py store ("MAUP"): set by `migrate`, so that

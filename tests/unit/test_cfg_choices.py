@@ -21,6 +21,7 @@ from maui_py.planning import maui33, nodechoice
 from maui_py.policy import backfill, deferral, kept, priority_pass
 from maui_py.priority import fairshare
 from maui_py.predict import correctors, predictors
+from maui_py.daemon import forecasting
 from maui_py.priority import policy as queue_policies
 from maui_py.priority import queues
 
@@ -39,6 +40,7 @@ REGISTRIES = [
     ("BFPRIORITYPOLICY", backfill.ORDERS),
     ("PREDICTIONPOLICY", predictors.PREDICTORS),
     ("PREDICTIONCORRECTION", correctors.CORRECTORS),
+    ("FORECASTPOLICY", forecasting.DRAW_OF),
 ]
 
 

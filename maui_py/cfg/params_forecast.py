@@ -1,0 +1,34 @@
+"""maui-py's start-forecast parameters (issue 36): rows of the table.
+
+mauid forecasts the queued jobs' starts in a worker process (maui_py/daemon/forecasting.py
+runs it, maui_py/cli/forecast_worker.py is the worker, maui_py/forecast the engine); the
+commands read the stored forecasts (showstart, checkjob, showq --forecast) and their tracked
+accuracy (showstart --accuracy, diagnose). Off by default: see FORECASTPOLICY's row.
+"""
+
+from __future__ import annotations
+
+from .choices import ForecastPolicy
+from .rows import OWN, TIME, group
+from .values import Choice, Integer
+
+
+ROWS: list = group(
+    "Start forecasts",
+    OWN("FORECASTPOLICY", Choice.of(ForecastPolicy), ForecastPolicy.NONE,
+        "NONE: no forecasts (the default: a maui.cfg brought from Maui behaves as under Maui, and a "
+        "forecast costs one CPU for up to FORECASTBUDGET every FORECASTINTERVAL, which a site chooses to "
+        "spend); ALL, USER, JOB: mauid forecasts every queued job's start as p10/p50/p90 of "
+        "FORECASTSAMPLES replays of the current state, in a separate process, runtimes drawn from each "
+        "user's recent runtime/request ratios: ALL: one quantile for all jobs in a replay (all run long "
+        "or short together: the widest range), USER: one ratio per user, JOB: each job on its own"),
+    OWN("FORECASTINTERVAL", TIME, 300, "forecasts are made at most this often (after a cycle, when the "
+        "last forecast has finished)"),
+    OWN("FORECASTBUDGET", TIME, 60, "how long one forecast may run: the worker stops after the replay under "
+        "way and stores the samples done (the commands say so); killed at twice this plus 10 seconds"),
+    OWN("FORECASTSAMPLES", Integer(1, 1000), 20, "replays per forecast (K): the range is the 10th and 90th "
+        "percentile of the K starts of each job"),
+    OWN("FORECASTARRIVALS", TIME, 0, "non-zero: the replays also draw arrivals from the jobs submitted in the "
+        "last this long (gaps and jobs drawn at random: a later job with a higher priority, or a backfilled "
+        "one, can delay a queued job); each replay then runs longer; 0: no arrivals"),
+)
