@@ -1,0 +1,100 @@
+"""The one exact question the advice asks: when does a job start in a replay from a moment?
+
+A Situation is a moment (now, the nodes, every job in the system: running ones with their
+start and allocation, queued ones) with the configuration and the scheduler state the cycle
+at `now` left. `start_of` re-submits one job, changed (walltime, size, QOS, class), in place
+of the moment's job of that id (same id and submit time: as `scontrol update` or `qalter`
+changes a queued job), and replays forward from `now` through the simulator, whose cycle is
+the scheduler's own (sim/engine.Simulation over core.cycle.run_cycle), from a copy of the
+state's plain data (forecast.engine.plain_copy: its caches are rebuilt by the first cycle,
+as after a restart from the store). Every job runs to its limit and nothing arrives: the
+premise of a plan, and of every promise the advice makes. The replay stops once the job
+has started or at `until`, whichever comes first, so a start-now question costs one cycle.
+
+Cost of one question: a copy of the state, O(state), plus the cycles of the replay up to
+min(start, until): one full cycle with cold caches for a start-now question.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from ..cfg import SchedulerConfig
+from ..core.state import SchedulerState
+from ..forecast.engine import Moment, plain_copy
+from ..model import Job
+from ..sim.engine import SimOptions, Simulation
+
+
+class _Started(Exception):
+    """Raised from the replay's on_cycle once the job has started: the question is answered."""
+
+
+@dataclass
+class Situation:
+    """A moment, its configuration and the state its cycle left (never changed here);
+    `questions` counts the replays asked and `cycles` the cycles they ran."""
+
+    moment: Moment
+    cfg: SchedulerConfig
+    state: SchedulerState
+    questions: int = 0
+    cycles: int = 0
+    _base: SchedulerState | None = field(default=None, repr=False)
+
+    @property
+    def now(self) -> int:
+        return self.moment.now
+
+    def job(self, job_id: str) -> Job | None:
+        for j in self.moment.jobs:
+            if j.id == job_id:
+                return j
+        return None
+
+    def base(self) -> SchedulerState:
+        if self._base is None:
+            self._base = plain_copy(self.state)
+        return self._base
+
+
+@dataclass
+class Answer:
+    """A replay's answer: the job's start (None: not by `until`), and, when asked for, the
+    first cycle's result (its report on the job, the state and planner it left)."""
+
+    start: int | None
+    first: object = None
+
+
+def start_of(sit: Situation, job: Job, until: int, keep_first: bool = False) -> Answer:
+    """The start of `job` (the moment's job of its id replaced by it) in a replay from the
+    moment, every job running to its limit, nothing arriving, stopped at `until` (>= now).
+    `keep_first`: keep the first cycle's result, run with its reports (explain)."""
+    present = [(job if j.id == job.id else j, job.wallclock if j.id == job.id else j.wallclock)
+               for j in sit.moment.jobs]
+    if all(j.id != job.id for j in sit.moment.jobs):
+        present.append((job, job.wallclock))
+    got = Answer(None)
+    sim: Simulation
+
+    def on_cycle(_t: int, result) -> None:
+        sit.cycles += 1
+        if keep_first and got.first is None:
+            got.first = result
+        rec = sim.rm.records.get(job.id) if sim.rm is not None else None
+        if rec is not None and rec.start is not None:
+            got.start = rec.start
+            raise _Started
+
+    sit.questions += 1
+    sim = Simulation(sit.moment.nodes, (), sit.cfg, SimOptions(
+        explain=keep_first, cycle_reserves=False, on_cycle=on_cycle,
+        state=copy.deepcopy(sit.base()), stop_time=max(until, sit.now),
+        present=present, present_at=sit.now))
+    try:
+        sim.run()
+    except _Started:
+        pass
+    return got
