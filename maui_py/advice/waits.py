@@ -43,7 +43,8 @@ def limit_wait(cfg, job: Job, running: list[Job], now: int) -> Wait | None:
     counter = v.limit[4:] if v.limit.startswith("OMAX") else v.limit[3:]
     used = usage.get(v.kind, v.name, counter)
     shown = duration(used) if counter == "WC" else str(used)
-    return Wait("limit", None, f"{v.kind} limit {v.limit} {duration(v.value) if counter == 'WC' else v.value}"
+    label = "QOS" if v.kind == "qos" else v.kind
+    return Wait("limit", None, f"{label} limit {v.limit} {duration(v.value) if counter == 'WC' else v.value}"
                 f" reached: {shown} in use ({v.kind} {v.name})")
 
 

@@ -15,9 +15,12 @@ from maui_py.sim.engine import SimOptions, Simulation
 NOW = 100_000
 
 
-def running(jid: str, nodes: list[str], start: int, wallclock: int, user: str = "u0", **kw) -> Job:
-    return Job(jid, user, JobRequest(len(nodes)), wallclock, start - 10, state=JobState.RUNNING,
-               start_time=start, allocation=tuple((n, Resources(procs=1)) for n in nodes), **kw)
+def running(jid: str, nodes: list[str], start: int, wallclock: int, user: str = "u0", procs: int = 1,
+            **kw) -> Job:
+    """A job running since `start` on `nodes`, `procs` processors (one task) on each."""
+    return Job(jid, user, JobRequest(len(nodes), Resources(procs=procs)), wallclock, start - 10,
+               state=JobState.RUNNING, start_time=start,
+               allocation=tuple((n, Resources(procs=procs)) for n in nodes), **kw)
 
 
 def queued(jid: str, procs: int, wallclock: int, submit: int, user: str = "u0", **kw) -> Job:
