@@ -64,6 +64,12 @@ class Advised:
     planner_questions: int = 0
 
 
+def _later(t: int | None, now: int) -> int | None:
+    """A planned start: the table's earliest start, unknown (None) when the table puts it
+    now although the cycle did not start the job (a limit, say, which the table ignores)."""
+    return t if t is not None and t > now else None
+
+
 def _when(start: int, now: int) -> str:
     return "now" if start <= now else f"in {duration(start - now)}"
 
@@ -132,7 +138,7 @@ def advise(sit: Situation, job_id: str, alternatives: bool = True) -> Advised:
         report = result.reports.get(job_id) if result is not None else None
         found = waits(report, job, sit.cfg, sit.moment, guide, kept)
         own = kept.get(job_id)
-        out.planned = own.start if own is not None else guide.earliest(job)
+        out.planned = own.start if own is not None else _later(guide.earliest(job), sit.now)
         out.advice.extend(Advice("waits", w.what, w.until, w.reason) for w in found)
         if not any(w.what in ("hold", "deferred", "dependency") for w in found):
             reason = _numeric_reason(sit.now, out.planned)
