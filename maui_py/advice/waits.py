@@ -75,7 +75,7 @@ def waits(report, job: Job, cfg, moment, guide: Guide, reservations: dict) -> li
     if status is ReportStatus.DEFERRED:
         return [Wait("deferred", None, reason)]
     if not job.depends_satisfied:
-        return [Wait("dependency", None, "waits for the job it depends on")]
+        return [Wait("dependency", None, "for the job it depends on")]
     running = [j for j in moment.jobs if j.state.active]
     got = limit_wait(cfg, job, running, now)
     if got is not None:
@@ -90,9 +90,9 @@ def waits(report, job: Job, cfg, moment, guide: Guide, reservations: dict) -> li
     elif guide.earliest(job, until=now, ignore=tuple(owners.priority(j) for j in reservations)) is None:
         up = sum(n.resources.procs for n in moment.nodes if n.state.usable)
         free = max(0, up - sum(j.procs for j in running))
-        out.append(Wait("resources", None, f"waits for running jobs to end: needs {job.procs}"
+        out.append(Wait("resources", None, f"for running jobs to end: needs {job.procs}"
                         f" procs, {free} free now"))
     if own is not None:
-        out.append(Wait("reserved", own.start, f"its own reservation: reserved at {own.start}"
+        out.append(Wait("reserved", own.start, f"for its reservation: reserved at {own.start}"
                         f" (in {duration(own.start - now)})"))
     return out
