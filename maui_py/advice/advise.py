@@ -108,12 +108,16 @@ def _numeric_reason(now: int, planned: int | None):
 
 def credentials(sit: Situation, job: Job, planned: int | None,
                 names: Iterable[tuple[str, str]]) -> list[Advice]:
-    """Each (qos|class, name) under which the job starts before `planned`."""
+    """Each (qos|class, name) under which the job starts before `planned`; with no planned
+    start, before it would start as it is (checked by a replay up to that start)."""
     now, out = sit.now, []
     until = planned - 1 if planned is not None else now + HORIZON
+    as_is: dict[int, bool] = {}
     for kind, name in names:
         s = start_of(sit, changes.credential(job, kind, name), until).start
-        if s is not None:
+        if s is not None and planned is None and s not in as_is:
+            as_is[s] = start_of(sit, job, s).start is not None
+        if s is not None and not as_is.get(s, False):
             label = "QOS" if kind == "qos" else "class"
             gain = f", {duration(planned - s)} sooner" if planned is not None else ""
             out.append(Advice(kind, name, s, f"under {label} {name} the job starts {_when(s, now)}{gain}"))
