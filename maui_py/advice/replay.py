@@ -8,7 +8,8 @@ changes a queued job), and replays forward from `now` through the simulator, who
 the scheduler's own (sim/engine.Simulation over core.cycle.run_cycle), from a copy of the
 state's plain data (forecast.engine.plain_copy: its caches are rebuilt by the first cycle,
 as after a restart from the store). Every job runs to its limit and nothing arrives: the
-premise of a plan, and of every promise the advice makes. The replay stops once the job
+premise of a plan, and of every promise the advice makes (a running job already past its
+limit ends a second after now). The replay stops once the job
 has started or at `until`, whichever comes first, so a start-now question costs one cycle.
 
 Cost of one question: a copy of the state, O(state), plus the cycles of the replay up to
@@ -18,7 +19,7 @@ min(start, until): one full cycle with cold caches for a start-now question.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..cfg import SchedulerConfig
 from ..core.state import SchedulerState
@@ -68,12 +69,20 @@ class Answer:
     first: object = None
 
 
+def _to_limit(job: Job, now: int) -> tuple[Job, int]:
+    """A job of the moment and its runtime in the replay: its limit; a running job already
+    past its limit (not killed yet) is taken to end a second after now, so that no event of
+    the replay falls before the moment."""
+    if job.state.active and job.start_time is not None and job.start_time + job.wallclock <= now:
+        job = replace(job, wallclock=now + 1 - job.start_time)
+    return job, job.wallclock
+
+
 def start_of(sit: Situation, job: Job, until: int, keep_first: bool = False) -> Answer:
     """The start of `job` (the moment's job of its id replaced by it) in a replay from the
     moment, every job running to its limit, nothing arriving, stopped at `until` (>= now).
     `keep_first`: keep the first cycle's result, run with its reports (explain)."""
-    present = [(job if j.id == job.id else j, job.wallclock if j.id == job.id else j.wallclock)
-               for j in sit.moment.jobs]
+    present = [(job, job.wallclock) if j.id == job.id else _to_limit(j, sit.now) for j in sit.moment.jobs]
     if all(j.id != job.id for j in sit.moment.jobs):
         present.append((job, job.wallclock))
     got = Answer(None)

@@ -2,7 +2,9 @@
 in the test (nodes of one processor unless said, jobs running to their limits, default priorities:
 the earlier submission ranks first)."""
 
-from maui_py.advice import Situation, advise
+from dataclasses import replace
+
+from maui_py.advice import Situation, advise, start_of
 from maui_py.forecast.engine import Moment
 from maui_py.model import HoldType, Job, JobRequest
 
@@ -123,3 +125,16 @@ def test_a_job_that_starts_as_it_is_needs_no_advice():
     got = advise(gone, "A")
     assert got.starts_now and got.advice == [] and got.replays == 1
     assert not advise(s, "A").starts_now
+
+
+def test_a_running_job_past_its_limit_ends_a_second_after_now():
+    # At NOW, r1 (node1) should have ended at NOW-100 and still runs; A (2 procs) waits
+    # for it. Taken to end at NOW+1, it leaves A a start at NOW+1 as it is, and with 1
+    # proc A starts now on node2; no replay runs a cycle before the moment.
+    s = situation("2x1", [running("r1", ["node1"], NOW - 1000, 5000), queued("A", 2, 600, NOW - 50)])
+    late = tuple(replace(j, wallclock=900) if j.id == "r1" else j for j in s.moment.jobs)
+    s = Situation(Moment(NOW, s.moment.nodes, late), s.cfg, s.state)
+    got = advise(s, "A")
+    p = _by(got, "procs")
+    assert (p.value, p.start) == (1, NOW)
+    assert start_of(s, next(j for j in late if j.id == "A"), NOW + 10).start == NOW + 1
