@@ -2,8 +2,8 @@
 
 A walltime of v seconds; a size of v processors (tasks when a task has several; or v
 nodes when the job asks for whole nodes by count: NodeCount x TasksPerNode); another QOS
-or class by name. The job keeps its id,
-submit time and everything else. What the changed job asks for is all that differs.
+or class by name. The job keeps its id, submit time and everything else: what it asks for
+is all that differs.
 """
 
 from __future__ import annotations
