@@ -62,12 +62,12 @@ def render(d: Mapping[str, Any], dstr) -> str:
             o.append("  Waits:     %s\n" % a["reason"])
     for a in changes:
         start = a["start"]
-        when = "now" if start <= now else "in %s on %s" % (duration(start - now), dstr(start)[:19])
+        when = "now" if start <= now else "in %s on %s" % (duration(start - now), dstr(start).rstrip("\n"))
         o.append("  %-9s  %-24s  start %s\n" % (LABELS.get(a["change"], a["change"]) + ":",
                                                  _value(a, d), when))
     if not changes and not any(a["value"] in ("hold", "deferred", "dependency") for a in d["advice"]):
         o.append("  no shorter walltime, smaller size, other QOS or class starts it sooner\n")
     p = info.get("start")
     if changes and p is not None:
-        o.append("  (as it is: start in %s on %s)\n" % (duration(p - now), dstr(p)[:19]))
+        o.append("  (as it is: start in %s on %s)\n" % (duration(p - now), dstr(p).rstrip("\n")))
     return "".join(o)

@@ -99,3 +99,37 @@ def test_every_suggestion_on_the_store_keeps_its_promise(store, capsys, jid):
     assert suggestions
     for a in suggestions:
         assert not broken(sit, job, a["change"], a["value"], a["start"]), a
+
+
+def test_on_a_replayed_traces_store_the_advice_is_in_the_traces_dates(tmp_path, capsys):
+    """A simulator's store counts the trace's seconds: --json's starts are epoch seconds
+    like its `now`, the text prints the trace's dates (1996), never 1970."""
+    from maui_py.cli.main import maui_sim_main
+    from tests.sim.small_trace import write_trace
+    trace = write_trace(tmp_path / "site.swf")
+    db = tmp_path / "sim.db"
+    assert maui_sim_main([str(trace), "-q", "--store", str(db), "--store-at", "20000"]) == 0
+    capsys.readouterr()
+    q = json.loads(run_single_out(capsys, "showq", "--store", str(db), "--json"))["data"]
+    assert q["idle"] or q["blocked"]
+    seen = 0
+    for row in (q["idle"] + q["blocked"])[:3]:
+        doc = json.loads(run(capsys, row["id"], "--advice", "--json", "--store", str(db)))
+        now = doc["cycle"]["now"]
+        assert doc["data"]["now"] == now
+        for a in doc["data"]["advice"]:
+            assert a["start"] is None or a["start"] >= now
+            assert "1970" not in a["reason"]
+        text = run(capsys, row["id"], "--advice", "--store", str(db))
+        block = text[text.index("To start sooner:"):]
+        dated = [ln for ln in block.splitlines() if " on " in ln or "reserved at" in ln]
+        assert "1970" not in block and all(" 1996" in ln for ln in dated), block
+        seen += len(dated)
+    assert seen
+
+
+def run_single_out(capsys, name, *argv):
+    rc = run_single(name, list(argv))
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return out
