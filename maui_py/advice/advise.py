@@ -8,7 +8,9 @@ For one job of a Situation (advice/replay.py):
    start S (its reservation, else the table's earliest start; None: unknown);
 2. per numeric change (walltime, processors or tasks, nodes: advice/changes.py), the
    earliest time T it could start with the least of it (now, else the table's earliest
-   start of the least, if before S), then the largest value that still starts by T
+   start of the least, if before S; for a deferred job, over a per-job limit say, the
+   least's start in a replay, where the defer ends), then the largest value that still
+   starts by T
    (advice/search.largest over exact replays, guided by the planner's boundary,
    advice/guide.py): "with <= 2:50:00 the job starts now";
 3. per QOS or class the user's credentials allow (advice/creds.py), the job's start
@@ -75,16 +77,21 @@ def _when(start: int, now: int) -> str:
 
 
 def numeric(sit: Situation, kind: changes.Numeric, guide: Guide, planned: int | None,
-            reason) -> Advice | None:
+            reason, deferred: bool = False) -> Advice | None:
     """The largest value of a numeric change that starts the job now, else at the earliest
-    time before `planned` the least of it allows; None when neither exists."""
+    time before `planned` the least of it allows (the table's answer; for a `deferred` job,
+    which the table cannot see, the replay's); None when neither exists."""
     now, hi = sit.now, kind.current - 1
     if hi < kind.least:
         return None
-    targets = [now]
-    t1 = guide.earliest(kind.make(kind.least))
-    if t1 is not None and t1 > now and (planned is None or t1 < planned):
-        targets.append(t1)
+    if deferred:
+        t1 = start_of(sit, kind.make(kind.least), now + HORIZON).start
+        targets = [t1] if t1 is not None and (planned is None or t1 < planned) else []
+    else:
+        targets = [now]
+        t1 = guide.earliest(kind.make(kind.least))
+        if t1 is not None and t1 > now and (planned is None or t1 < planned):
+            targets.append(t1)
     for t in targets:
         if t > now and start_of(sit, kind.make(kind.current), t).start is not None:
             continue                    # it starts by then as it is
@@ -144,10 +151,11 @@ def advise(sit: Situation, job_id: str, alternatives: bool = True) -> Advised:
         own = kept.get(job_id)
         out.planned = own.start if own is not None else _later(guide.earliest(job), sit.now)
         out.advice.extend(Advice("waits", w.what, w.until, w.reason) for w in found)
-        if not any(w.what in ("hold", "deferred", "dependency") for w in found):
+        if not any(w.what in ("hold", "dependency") for w in found):
             reason = _numeric_reason(sit.now, out.planned)
+            deferred = any(w.what == "deferred" for w in found)
             for kind in (changes.walltime(job), changes.size(job)):
-                a = numeric(sit, kind, guide, out.planned, reason)
+                a = numeric(sit, kind, guide, out.planned, reason, deferred)
                 if a is not None:
                     out.advice.append(a)
             if alternatives:

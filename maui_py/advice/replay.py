@@ -54,6 +54,11 @@ class Situation:
                 return j
         return None
 
+    def defers_end(self) -> tuple[int, ...]:
+        """When the defers the state carries end (after now): the replay runs a cycle
+        there, as mauid's next poll would."""
+        return tuple(sorted({r.until for r in self.state.deferred.values() if r.until > self.now}))
+
     def base(self) -> SchedulerState:
         if self._base is None:
             self._base = plain_copy(self.state)
@@ -101,7 +106,7 @@ def start_of(sit: Situation, job: Job, until: int, keep_first: bool = False) -> 
     sim = Simulation(sit.moment.nodes, (), sit.cfg, SimOptions(
         explain=keep_first, cycle_reserves=False, on_cycle=on_cycle,
         state=copy.deepcopy(sit.base()), stop_time=max(until, sit.now),
-        present=present, present_at=sit.now))
+        present=present, present_at=sit.now, wake_at=sit.defers_end()))
     try:
         sim.run()
     except _Started:

@@ -138,3 +138,14 @@ def test_a_running_job_past_its_limit_ends_a_second_after_now():
     p = _by(got, "procs")
     assert (p.value, p.start) == (1, NOW)
     assert start_of(s, next(j for j in late if j.id == "A"), NOW + 10).start == NOW + 1
+
+
+def test_a_job_deferred_over_the_per_job_limit_fits_it_when_its_defer_ends():
+    # SYSTEMMAXPROCPERJOB 2: A (3 procs) is deferred for DEFERTIME (1:00:00) although four
+    # nodes are free; with 2 procs it starts when the defer ends, at NOW+1:00:00.
+    s = situation("4x1", [queued("A", 3, 600, NOW - 50)], "SYSTEMMAXPROCPERJOB 2\n")
+    got = advise(s, "A")
+    assert "exceeds system proc/job limit (3 > 2)" in _waits(got)["deferred"].reason
+    p = _by(got, "procs")
+    assert (p.value, p.start) == (2, NOW + 3600) and "starts in 1:00:00" in p.reason
+    assert _by(got, "walltime") is None                 # no walltime makes 3 procs 2

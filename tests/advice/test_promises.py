@@ -76,7 +76,8 @@ def take(seed: int, n: int, nodes: int, cycle: int, cfg_text: str) -> Situation 
 
 def replayed_start(sit: Situation, changed: Job) -> int | None:
     """The changed job's start in a replay from the moment (every job to its limit, no
-    arrival), run until it starts; None if it never does."""
+    arrival, a cycle where each defer of the state ends, as mauid's poll would run one),
+    run until it starts; None if it never does."""
     present = [(changed if j.id == changed.id else j, changed.wallclock if j.id == changed.id else j.wallclock)
                for j in sit.moment.jobs]
     found: list[int] = []
@@ -90,7 +91,8 @@ def replayed_start(sit: Situation, changed: Job) -> int | None:
 
     sim = Simulation(sit.moment.nodes, (), sit.cfg, SimOptions(
         on_cycle=on_cycle, cycle_reserves=False, state=copy.deepcopy(plain_copy(sit.state)),
-        present=present, present_at=sit.now))
+        present=present, present_at=sit.now,
+        wake_at=[r.until for r in sit.state.deferred.values() if r.until > sit.now]))
     try:
         sim.run()
     except _Stop:
