@@ -7,10 +7,10 @@ For one job of a Situation (advice/replay.py):
    there is nothing to advise; else what it waits for (advice/waits.py) and its planned
    start S (its reservation, else the table's earliest start; None: unknown);
 2. per numeric change (walltime, processors or tasks, nodes: advice/changes.py), the
-   earliest time T it could start with the least of it (now, else the table's earliest
-   start of the least, if before S; for a deferred job, over a per-job limit say, the
-   least's start in a replay, where the defer ends), then the largest value that still
-   starts by T
+   earliest time T it could start with the least of it (one second, one task or node:
+   its start in a replay stopped before S; now when it starts now; for a job deferred
+   over a per-job limit, where the defer ends), then the largest value that still starts
+   by T
    (advice/search.largest over exact replays, guided by the planner's boundary,
    advice/guide.py): "with <= 2:50:00 the job starts now";
 3. per QOS or class the user's credentials allow (advice/creds.py), the job's start
@@ -18,8 +18,9 @@ For one job of a Situation (advice/replay.py):
 
 Nothing is advised that a replay did not show: every (change, value, start) is checked by
 `replay.start_of` with that change, and the value of a numeric change is a boundary (one
-more does not start by then). Cost: stated in docs/commands.md ("To start sooner"): a few
-replays per change when the planner guesses right, O(log value) more when it does not.
+more does not start by then). Cost (measured in docs/commands.md, "To start sooner"):
+per change, two or three replays when the planner guesses the boundary right, O(log
+value) more when it does not.
 """
 
 from __future__ import annotations
@@ -77,29 +78,19 @@ def _when(start: int, now: int) -> str:
 
 
 def numeric(sit: Situation, kind: changes.Numeric, guide: Guide, planned: int | None,
-            reason, deferred: bool = False) -> Advice | None:
-    """The largest value of a numeric change that starts the job now, else at the earliest
-    time before `planned` the least of it allows (the table's answer; for a `deferred` job,
-    which the table cannot see, the replay's); None when neither exists."""
+            reason) -> Advice | None:
+    """The largest value of a numeric change that starts the job by T, the start the least
+    of it gets in a replay stopped before `planned` (now when it starts now); None when the
+    least does not start before `planned` or the job starts by T as it is."""
     now, hi = sit.now, kind.current - 1
     if hi < kind.least:
         return None
-    if deferred:
-        t1 = start_of(sit, kind.make(kind.least), now + HORIZON).start
-        targets = [t1] if t1 is not None and (planned is None or t1 < planned) else []
-    else:
-        targets = [now]
-        t1 = guide.earliest(kind.make(kind.least))
-        if t1 is not None and t1 > now and (planned is None or t1 < planned):
-            targets.append(t1)
-    for t in targets:
-        if t > now and start_of(sit, kind.make(kind.current), t).start is not None:
-            continue                    # it starts by then as it is
-        guess = guide.boundary(kind.make, kind.least, hi, t)
-        v = largest(lambda x: start_of(sit, kind.make(x), t).start is not None, kind.least, hi, guess)
-        if v is not None:
-            return Advice(kind.name, v, t, reason(kind, v, t))
-    return None
+    t = start_of(sit, kind.make(kind.least), planned - 1 if planned is not None else now + HORIZON).start
+    if t is None or (t > now and start_of(sit, kind.make(kind.current), t).start is not None):
+        return None                     # the least does not start sooner, or it starts by then as it is
+    guess = guide.boundary(kind.make, kind.least, hi, t)
+    v = largest(lambda x: start_of(sit, kind.make(x), t).start is not None, kind.least, hi, guess)
+    return Advice(kind.name, v, t, reason(kind, v, t)) if v is not None else None
 
 
 def _numeric_reason(now: int, planned: int | None):
@@ -153,9 +144,8 @@ def advise(sit: Situation, job_id: str, alternatives: bool = True) -> Advised:
         out.advice.extend(Advice("waits", w.what, w.until, w.reason) for w in found)
         if not any(w.what in ("hold", "dependency") for w in found):
             reason = _numeric_reason(sit.now, out.planned)
-            deferred = any(w.what == "deferred" for w in found)
             for kind in (changes.walltime(job), changes.size(job)):
-                a = numeric(sit, kind, guide, out.planned, reason, deferred)
+                a = numeric(sit, kind, guide, out.planned, reason)
                 if a is not None:
                     out.advice.append(a)
             if alternatives:
