@@ -33,7 +33,7 @@ from ..model.times import duration
 from . import changes
 from .creds import allowed
 from .guide import Guide
-from .replay import Situation, start_of
+from .replay import Situation, Undecided, start_of
 from .search import largest
 from .waits import Wait, waits
 
@@ -86,10 +86,13 @@ def numeric(sit: Situation, kind: changes.Numeric, guide: Guide, planned: int | 
     if hi < kind.least:
         return None
     t = start_of(sit, kind.make(kind.least), planned - 1 if planned is not None else now + HORIZON).start
-    if t is None or (t > now and start_of(sit, kind.make(kind.current), t).start is not None):
-        return None                     # the least does not start sooner, or it starts by then as it is
-    guess = guide.boundary(kind.make, kind.least, hi, t)
-    v = largest(lambda x: start_of(sit, kind.make(x), t).start is not None, kind.least, hi, guess)
+    try:
+        if t is None or (t > now and start_of(sit, kind.make(kind.current), t).by()):
+            return None                 # the least does not start sooner, or it starts by then as it is
+        guess = guide.boundary(kind.make, kind.least, hi, t)
+        v = largest(lambda x: start_of(sit, kind.make(x), t).by(), kind.least, hi, guess)
+    except Undecided:                   # a replay ran out of cycles: no claim
+        return None
     return Advice(kind.name, v, t, reason(kind, v, t)) if v is not None else None
 
 
@@ -114,7 +117,10 @@ def credentials(sit: Situation, job: Job, planned: int | None,
     for kind, name in names:
         s = start_of(sit, changes.credential(job, kind, name), until).start
         if s is not None and planned is None and s not in as_is:
-            as_is[s] = start_of(sit, job, s).start is not None
+            try:
+                as_is[s] = start_of(sit, job, s).by()
+            except Undecided:
+                as_is[s] = True         # not known to be sooner: no claim
         if s is not None and not as_is.get(s, False):
             label = "QOS" if kind == "qos" else "class"
             gain = f", {duration(planned - s)} sooner" if planned is not None else ""

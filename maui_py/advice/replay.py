@@ -13,7 +13,8 @@ limit ends a second after now). The replay stops once the job
 has started or at `until`, whichever comes first, so a start-now question costs one cycle.
 
 Cost of one question: a copy of the state, O(state), plus the cycles of the replay up to
-min(start, until): one full cycle with cold caches for a start-now question.
+min(start, until), at most MAX_CYCLES: one full cycle with cold caches for a start-now
+question.
 """
 
 from __future__ import annotations
@@ -65,13 +66,31 @@ class Situation:
         return self._base
 
 
+MAX_CYCLES = 2000
+"""Cycles one replay may run: a question still open after them is undecided (Answer.cut),
+and the advice makes no claim that rests on it (a job that never starts would otherwise
+replay every end up to the horizon)."""
+
+
+class Undecided(Exception):
+    """A question whose replay ran out of cycles (MAX_CYCLES) before it was answered."""
+
+
 @dataclass
 class Answer:
-    """A replay's answer: the job's start (None: not by `until`), and, when asked for, the
+    """A replay's answer: the job's start (None: not by `until`), whether the replay was
+    cut at MAX_CYCLES before `until` (then None means unknown), and, when asked for, the
     first cycle's result (its report on the job, the state and planner it left)."""
 
     start: int | None
     first: object = None
+    cut: bool = False
+
+    def by(self) -> bool:
+        """Whether the job started by `until`; Undecided when the replay was cut."""
+        if self.start is None and self.cut:
+            raise Undecided
+        return self.start is not None
 
 
 def _to_limit(job: Job, now: int) -> tuple[Job, int]:
@@ -93,13 +112,19 @@ def start_of(sit: Situation, job: Job, until: int, keep_first: bool = False) -> 
     got = Answer(None)
     sim: Simulation
 
+    ran = [0]
+
     def on_cycle(_t: int, result) -> None:
         sit.cycles += 1
+        ran[0] += 1
         if keep_first and got.first is None:
             got.first = result
         rec = sim.rm.records.get(job.id) if sim.rm is not None else None
         if rec is not None and rec.start is not None:
             got.start = rec.start
+            raise _Started
+        if ran[0] >= MAX_CYCLES:
+            got.cut = True
             raise _Started
 
     sit.questions += 1

@@ -149,3 +149,16 @@ def test_a_job_deferred_over_the_per_job_limit_fits_it_when_its_defer_ends():
     p = _by(got, "procs")
     assert (p.value, p.start) == (2, NOW + 3600) and "starts in 1:00:00" in p.reason
     assert _by(got, "walltime") is None                 # no walltime makes 3 procs 2
+
+
+def test_a_job_that_never_starts_costs_at_most_max_cycles_a_replay(monkeypatch):
+    # A asks for a feature no node has: no change of walltime or size starts it. With
+    # MAX_CYCLES 3, every replay stops after three cycles and no claim rests on one cut.
+    from maui_py.advice import replay
+    monkeypatch.setattr(replay, "MAX_CYCLES", 3)
+    jobs = [running(f"r{k}", [f"node{k}"], NOW - 100, 1000 + 100 * k) for k in range(1, 4)]
+    jobs.append(Job("A", "u0", JobRequest(2, features=frozenset({"gpu"})), 600, NOW - 50))
+    s = situation("4x1", jobs)
+    got = advise(s, "A")
+    assert all(a.change == "waits" for a in got.advice)
+    assert got.cycles <= 3 * got.replays
