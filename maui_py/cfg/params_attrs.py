@@ -48,10 +48,12 @@ def cred_attrs(kind: str) -> dict[str, Attr]:
         A("MINPROC", COUNT, "minimum processors a job must request"),
         A("FSTARGET", FSTARGET, "fair-share target in percent; suffix + floor, - ceiling, ^ absolute cap, % relative cap",
            active=True),
-        A("QLIST", QLIST, "QOSes jobs of this credential may use"),
-        A("QDEF", NAME, "default QOS of jobs of this credential"),
-        A("PLIST", NAMES, "partitions jobs of this credential may use"),
-        A("PDEF", NAME, "default partition"),
+        A("QLIST", QLIST, "QOSes jobs of this credential may use (the ones checkjob --advice may name; "
+                          "the resource manager enforces it)"),
+        A("QDEF", NAME, "default QOS of jobs of this credential (checkjob --advice may name it)"),
+        A("PLIST", NAMES, "partitions jobs of this credential may use (the classes checkjob --advice may "
+                          "name; the resource manager enforces it)"),
+        A("PDEF", NAME, "default partition (checkjob --advice may name it)"),
         A("ALIST", NAMES, "accounts this credential may use"),
         A("ADEF", NAME, "default account"),
         A("JOBFLAGS", JOB_FLAGS, "flags set on every job of this credential (the docs call it FLAGS)"),

@@ -15,6 +15,7 @@ import argparse
 from typing import TYPE_CHECKING, Any, Mapping, TextIO
 
 from ..model.report import ReportStatus
+from . import advice_block
 from .common import CommandError, add_store_arguments, dates, run_view, tstr
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("job", metavar="JOB")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="Maui's verbose lines, then maui-py's report, priority breakdown and journal")
+    parser.add_argument("--advice", action="store_true",
+                        help="for a waiting job, what it waits for and the changes that start it "
+                             "sooner, each checked in a replay (a 'To start sooner' block)")
     add_store_arguments(parser)
 
 
@@ -39,8 +43,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         if job is None or job.state.finished:
             raise CommandError(f"ERROR:  cannot locate job '{args.job}'", prefixed=False)
         from .forecast_view import for_job
-        return {**collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES), args.verbose),
+        data = {**collect(view, job, reader.journal(job_id=job.id, limit=JOURNAL_LINES), args.verbose),
                 **for_job(reader, view, job.id)}
+        if args.advice and not job.state.active:
+            data.update(advice_block.collect(view, job))
+        return data
     return run_view("checkjob", args, out, err, collect_job, render)
 
 
@@ -284,6 +291,7 @@ def render(d: Mapping[str, Any]) -> str:
                                                    "  SystemPriority:  %d\n" % sp if sp else ""))
     if "analysis" in d:
         o.append(_render_analysis(d["id"], d["analysis"]))
+    o.append(advice_block.render(d, dstr))
     if v:
         o.append(_render_extras(d))
     return "\n\n" + "".join(o) + "\n"

@@ -101,6 +101,10 @@ class SimOptions:
     start and allocation) holds its nodes until start + runtime, a queued one waits. The
     first cycle is at present_at."""
     present_at: int | None = None
+    wake_at: Sequence[int] = ()
+    """More times a cycle runs at (after present_at): a replay from a moment wakes where
+    a defer its state carries ends, as mauid's next poll would, since no decision of
+    the replay's own made that defer (advice/replay.py)."""
 
 
 class Simulation:
@@ -247,6 +251,8 @@ class _Replay:
         if opt.present_at is not None:
             self.progress = opt.present_at
             self.wake(opt.present_at)
+        for at in opt.wake_at:
+            self.wake(at)
 
     def replay(self) -> dict[str, str] | None:
         """Every event time in order until the jobs and events run out (or stop_time);
