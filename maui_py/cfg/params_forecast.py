@@ -31,4 +31,8 @@ ROWS: list = group(
     OWN("FORECASTARRIVALS", TIME, 0, "non-zero: the replays also draw arrivals from the jobs submitted in the "
         "last this long (gaps and jobs drawn at random: a later job with a higher priority, or a backfilled "
         "one, can delay a queued job); each replay then runs longer; 0: no arrivals"),
+    OWN("FORECASTCALIBRATION", Integer(0, 100000), 128, "the range shown is moved by how the forecasts of "
+        "the last this many tracked jobs that started turned out (split-conformal, each side on a log "
+        "scale of the wait: maui_py/forecast/calibrate.py; the replays' p50 is kept inside it); fewer than "
+        "32 started: the replays' own range; 0: always the replays' own range"),
 )

@@ -8,8 +8,11 @@ jobs to forecast (default every queued one), and with FORECASTARRIVALS the jobs 
 lately (the stream the replays draw arrivals from). Writes the forecasts as JSON on stdout: each
 target's p10 / p50 / p90 (forecast/budgeted.py),
 with showstart's point estimate at that cycle (the same `collect` the command runs, on the
-store's last cycle, when it is still that cycle; else none). A separate process so that
-a forecast never delays a cycle; it only reads the store.
+store's last cycle, when it is still that cycle; else none). With FORECASTCALIBRATION N, each
+range is moved by how the first forecasts of the last N tracked jobs that started by now
+turned out (forecast/calibrate.py, on the replays' own ranges the store keeps), and the
+replays' own range goes along as `raw`. A separate process so that a forecast never delays
+a cycle; it only reads the store.
 """
 
 from __future__ import annotations
@@ -47,6 +50,27 @@ def plan_of(store: str, cfg, state, iteration: int) -> Callable | None:
     return plan
 
 
+def calibration_of(store: str, window: int, now: int):
+    """forecast/calibrate.Calibration over the last `window` tracked jobs that started by
+    `now` (in start order), None when `window` is 0 or the store cannot be read. O(tracked)."""
+    from ..forecast.calibrate import MIN_JOBS, Calibration
+    from ..forecast.engine import Forecast
+    from ..store import StoreError, StoreReader
+    from ..store.forecasts import tracked
+    if not window:
+        return None
+    try:
+        with StoreReader.open(store) as reader:
+            rows = [t for t in tracked(reader, 0) if t.start is not None and t.start <= now]
+    except StoreError:
+        return None
+    cal = Calibration(window, min(window, MIN_JOBS))
+    for t in sorted(rows, key=lambda t: (t.start, t.job_id))[-window:]:
+        p10, p50, p90 = t.replays()
+        cal.add(t.first_at, Forecast(t.job_id, p10, p50, p90, 1), t.start)
+    return cal
+
+
 def work(moment: dict[str, Any], config: str, store: str, clock: Callable[[], float] = time.monotonic) -> dict:
     """The forecasts of one moment (the payload's dict) as plain data."""
     from ..cfg import load_config
@@ -70,10 +94,14 @@ def work(moment: dict[str, Any], config: str, store: str, clock: Callable[[], fl
     targets = moment.get("targets")
     got = forecast_within(m, cfg, state, history, opt, deadline, clock=clock, plan=plan,
                           targets=None if targets is None else [str(t) for t in targets], recent=recent)
+    cal = calibration_of(store, int(cfg.get("FORECASTCALIBRATION") or 0), m.now)
+    rows = []
+    for f in got.forecasts.values():
+        g = f if cal is None else cal.adjust(m.now, f)
+        rows.append([f.job_id, g.p10, g.p50, g.p90, f.samples, f.late, f.plan]
+                    + ([[f.p10, f.p50, f.p90]] if g != f else []))
     return {"computed_at": m.now, "asked": opt.bounded().samples, "done": got.done, "cut": got.cut,
-            "seconds": round(clock() - t0, 3),
-            "forecasts": [[f.job_id, f.p10, f.p50, f.p90, f.samples, f.late, f.plan]
-                          for f in got.forecasts.values()]}
+            "seconds": round(clock() - t0, 3), "forecasts": rows}
 
 
 def main(argv: list[str] | None = None, stdin: BinaryIO | None = None, stdout: TextIO | None = None) -> int:

@@ -58,6 +58,11 @@ ACCURACY_WINDOW = 7 * 86400
 """The metrics' tracked accuracy is over the jobs first forecast in the last week."""
 
 
+def _range_ok(p10: Any, p50: Any, p90: Any) -> bool:
+    """Three whole epoch seconds in order (a worker's answer is checked before it is stored)."""
+    return all(type(x) is int and 0 <= x <= MAX_TIME for x in (p10, p50, p90)) and p10 <= p50 <= p90
+
+
 def accuracy_now(store, now: int, window: int = ACCURACY_WINDOW) -> dict[tuple[str, str], Figures]:
     """The tracked accuracy over the jobs first forecast in the last `window` seconds."""
     return breakdown(tracked(store, now - window))
@@ -238,13 +243,17 @@ class Forecasting:
             raise ValueError(f"an answer over {MAX_OUTPUT} bytes")
         d = json.loads(answer["out"])
         out = []
-        for jid, p10, p50, p90, samples, late, plan in d["forecasts"]:
-            if not (isinstance(jid, str) and all(type(x) is int and 0 <= x <= MAX_TIME for x in (p10, p50, p90))
-                    and p10 <= p50 <= p90 and type(samples) is int and 1 <= samples <= 1000
-                    and type(late) is int and 0 <= late <= samples
-                    and (plan is None or type(plan) is int and 0 <= plan <= MAX_TIME)):
+        for row in d["forecasts"]:
+            jid, p10, p50, p90, samples, late, plan = row[:7]
+            raw = row[7] if len(row) == 8 else None
+            if not (isinstance(jid, str) and _range_ok(p10, p50, p90) and type(samples) is int
+                    and 1 <= samples <= 1000 and type(late) is int and 0 <= late <= samples
+                    and (plan is None or type(plan) is int and 0 <= plan <= MAX_TIME)
+                    and len(row) <= 8 and (raw is None or isinstance(raw, list) and len(raw) == 3
+                                           and _range_ok(*raw))):
                 raise ValueError(f"a malformed forecast of {str(jid)[:40]!r}")
-            out.append(StoredForecast(jid, p10, p50, p90, samples, late, plan))
+            out.append(StoredForecast(jid, p10, p50, p90, samples, late, plan,
+                                      None if raw is None else tuple(raw)))
         run = ForecastRun(int(d["computed_at"]), int(d["asked"]), int(d["done"]), bool(d["cut"]),
                           float(d["seconds"]), len(out), self.policy)
         return run, out

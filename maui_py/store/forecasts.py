@@ -49,6 +49,8 @@ class StoredForecast:
     samples: int
     late: int = 0
     plan: int | None = None
+    raw: tuple[int, int, int] | None = None
+    """The replays' own p10 / p50 / p90 when the range shown was calibrated (else None)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +83,14 @@ class Tracked:
     class_: str = ""
     qos: str = ""
     procs: int = 0
+    raw: tuple[int, int, int] | None = None
+    """The replays' own range of the first forecast, when the one shown was calibrated:
+    what the next forecasts' calibration reads (never the calibrated one, which would feed
+    on itself)."""
+
+    def replays(self) -> tuple[int, int, int]:
+        """The replays' own p10 / p50 / p90 of the first forecast."""
+        return self.raw if self.raw is not None else (self.p10, self.p50, self.p90)
 
 
 def _int(v: Any, lo: int = 0, hi: int = LAST_DATE) -> int:
@@ -104,6 +114,15 @@ def _range(d: Mapping[str, Any]) -> tuple[int, int, int]:
 
 def _plan(v: Any) -> int | None:
     return None if v is None else _int(v)
+
+
+def _raw(v: Any) -> tuple[int, int, int] | None:
+    """A stored raw range ([p10, p50, p90] or absent), checked as _range checks."""
+    if v is None:
+        return None
+    if not isinstance(v, list) or len(v) != 3:
+        raise ValueError(f"raw range {str(v)[:60]!r} is not three times")
+    return _range({"p10": v[0], "p50": v[1], "p90": v[2]})
 
 
 # ----------------------------------------------------------------------- writing
@@ -133,15 +152,18 @@ def save_forecasts(store, run: ForecastRun, forecasts: Iterable[StoredForecast],
     def body(conn: sqlite3.Connection) -> None:
         conn.execute("DELETE FROM forecast")
         conn.executemany("INSERT INTO forecast (job_id, data) VALUES (?, ?)",
-                         [(f.job_id, dump_data({k: v for k, v in asdict(f).items() if k != "job_id"}))
+                         [(f.job_id, dump_data({k: v for k, v in asdict(f).items()
+                                                if k != "job_id" and (k != "raw" or v is not None)}))
                           for f in rows])
         conn.execute("INSERT OR REPLACE INTO kv (key, value) VALUES ('forecast', ?)", (dump_data(asdict(run)),))
         first = []
         for f in rows:
             user, cls, qos, procs = about.get(f.job_id, ("", "", "", 0))
-            first.append((f.job_id, run.computed_at, dump_data(
-                {"p10": f.p10, "p50": f.p50, "p90": f.p90, "plan": f.plan, "user": user, "class": cls,
-                 "qos": qos, "procs": procs})))
+            data = {"p10": f.p10, "p50": f.p50, "p90": f.p90, "plan": f.plan, "user": user, "class": cls,
+                    "qos": qos, "procs": procs}
+            if f.raw is not None:
+                data["raw"] = list(f.raw)
+            first.append((f.job_id, run.computed_at, dump_data(data)))
         conn.executemany("INSERT OR IGNORE INTO forecast_track (job_id, first_at, data) VALUES (?, ?, ?)", first)
     _transaction(store, body)
 
@@ -236,7 +258,7 @@ def _forecast(jid: Any, text: str) -> StoredForecast:
     p10, p50, p90 = _range(d)
     samples = _int(d["samples"], 1, MAX_SAMPLES)
     return StoredForecast(_name(jid), p10, p50, p90, samples, _int(d.get("late", 0), 0, samples),
-                          _plan(d.get("plan")))
+                          _plan(d.get("plan")), _raw(d.get("raw")))
 
 
 def forecast_of(reader: StoreReader, job_id: str) -> StoredForecast | None:
@@ -267,7 +289,8 @@ def _tracked(jid: Any, first_at: Any, start: Any, text: str) -> Tracked:
     p10, p50, p90 = _range(d)
     return Tracked(_name(jid), _int(first_at), p10, p50, p90, _plan(d.get("plan")),
                    None if start is None else _int(start), _name(d.get("user", "")),
-                   _name(d.get("class", "")), _name(d.get("qos", "")), _int(d.get("procs", 0), 0, MAX_PROCS))
+                   _name(d.get("class", "")), _name(d.get("qos", "")), _int(d.get("procs", 0), 0, MAX_PROCS),
+                   _raw(d.get("raw")))
 
 
 def tracked(reader: StoreReader, since: int) -> list[Tracked]:
