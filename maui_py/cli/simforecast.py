@@ -140,4 +140,6 @@ def report_data(fc: SimForecaster) -> ForecastData:
         summary["forecast_raw_coverage_80"] = raw.coverage_80
         summary["forecast_raw_mae_p50"] = raw.mae_p50
     rows = {jid: (at, f.p10, f.p50, f.p90, f.plan) for jid, (at, f) in fc.forecasts.items()}
-    return ForecastData(summary, rows, fc.opt.samples, fc.batches)
+    records = fc.sim.rm.records if fc.sim is not None and fc.sim.rm is not None else {}
+    starts = {jid: records[jid].start for jid in rows if jid in records}
+    return ForecastData(summary, rows, fc.opt.samples, fc.batches, starts)

@@ -222,3 +222,33 @@ def heatmap(title: str, rows: Sequence[str], cols: Sequence[str],
                f'rotate(-90)" text-anchor="middle">{escape(row_label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+def scatter_chart(title: str, ylabel: str, series: Sequence[tuple[str, Sequence[tuple[int, int]]]],
+                  xlabel: str = "real wait (log scale)") -> str:
+    """Points (x a wait in seconds, on a log axis; y a signed duration in seconds) of each
+    series, y clipped to the 2nd-98th percentile of all points (those beyond are drawn on the
+    edge), with a line at y = 0."""
+    ys = sorted(y for _n, pts in series for _x, y in pts)
+    lo = min(ys[len(ys) * 2 // 100], 0) if ys else -1
+    hi = max(ys[min(len(ys) - 1, len(ys) * 98 // 100)], 0) if ys else 1
+    lo, hi = (lo, hi) if hi > lo else (lo - 1, hi + 1)
+    top = max((x for _n, pts in series for x, _y in pts), default=10)
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+    def px(w: float) -> float:
+        return LEFT + math.log10(max(w, 1)) / math.log10(max(top, 10)) * pw
+
+    def py(v: float) -> float:
+        return TOP + ph - (min(max(v, lo), hi) - lo) / (hi - lo) * ph
+    xt = [(px(t), short_duration(t)) for t in LOG_TICKS if t <= max(top, 10)]
+    yt = [(py(v), short_duration(v)) for v in _nice_ticks(lo, hi)]
+    body = _axes(xt, yt)
+    body.append(f'<line x1="{LEFT}" y1="{py(0):.1f}" x2="{W - RIGHT}" y2="{py(0):.1f}" stroke="#111" '
+                'stroke-width="1"/>')
+    for k, (_name, pts) in enumerate(series):
+        body.append(f'<g fill="{color(k)}" fill-opacity="0.45">' + "".join(
+            f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2"/>' for x, y in pts) + "</g>")
+    body.append(f'<text class="axis-label" x="{LEFT + pw / 2:.0f}" y="{H - 6}" text-anchor="middle">'
+                f'{escape(xlabel)}</text>')
+    return _frame(title, ylabel, body, [(n, color(k)) for k, (n, _p) in enumerate(series)])

@@ -19,7 +19,7 @@ from typing import Any, Callable, Sequence
 from ..model.times import duration
 from . import plots, settings
 from .outfile import replacing, write_text
-from .forecast_report import CSV_COLUMNS as FORECAST_COLUMNS, ForecastData, csv_cells, forecast_text
+from .forecast_report import CSV_COLUMNS as FORECAST_COLUMNS, ForecastData, csv_cells, forecast_text, with_forecast
 from .engine import SimOptions, SimResult
 from .metrics import Figures, Summary, binned_series, slowdown_grid, smooth, summarize, wait_cdf
 from .timefmt import TraceClock, human_duration
@@ -589,7 +589,7 @@ def write_report(results: Sequence[tuple[str, SimResult]], out: Path,
         json.dump(data, fh, indent=1)
         fh.write("\n")
     note("writing index.html")
-    write_text(out / "index.html", render_html(data, info.clock, info.clock_note))
+    write_text(out / "index.html", with_forecast(render_html(data, info.clock, info.clock_note), forecast))
     written += [out / "summary.txt", out / "summary.json", out / "report.json", out / "index.html"]
     return written
 
