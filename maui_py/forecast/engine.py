@@ -170,13 +170,15 @@ def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     starts: dict[str, int | None] = dict.fromkeys(targets)
     sim: Simulation
 
-    def on_cycle(t: int, _result: object) -> None:
+    def on_cycle(t: int, result) -> None:
+        # a target starts only by a cycle's Start: O(starts) a cycle, not O(targets)
         records = sim.rm.records if sim.rm is not None else {}
-        for jid in list(waiting):
-            rec = records.get(jid)
-            if rec is not None and rec.start is not None:
-                starts[jid] = rec.start
-                waiting.discard(jid)
+        for d in result.starts():
+            if d.job_id in waiting:
+                rec = records.get(d.job_id)
+                if rec is not None and rec.start is not None:
+                    starts[d.job_id] = rec.start
+                    waiting.discard(d.job_id)
         if not waiting:
             raise _AllStarted
 
