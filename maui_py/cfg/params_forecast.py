@@ -21,7 +21,8 @@ ROWS: list = group(
         "spend); ALL, USER, JOB: mauid forecasts every queued job's start as p10/p50/p90 of "
         "FORECASTSAMPLES replays of the current state, in a separate process, runtimes drawn from each "
         "user's recent runtime/request ratios: ALL: one quantile for all jobs in a replay (all run long "
-        "or short together: the widest range), USER: one ratio per user, JOB: each job on its own"),
+        "or short together: the widest range), USER: one ratio per user, JOB: each job on its own (with "
+        "FORECASTCALIBRATION, the p50 closest to real starts on the public traces: docs/simulator.md)"),
     OWN("FORECASTINTERVAL", TIME, 300, "forecasts are made at most this often (after a cycle, when the "
         "last forecast has finished)"),
     OWN("FORECASTBUDGET", TIME, 60, "how long one forecast may run: the worker stops after the replay under "

@@ -70,9 +70,10 @@ class ForecastOptions:
     per_event: bool = False
     arrivals: int = 0
     """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
-    draw: str = "all"
-    """How runtimes are drawn together or apart (DRAWS): all together by default, which
-    covered the most real starts on KTH (docs/simulator.md, "Forecasts")."""
+    draw: str = "job"
+    """How runtimes are drawn together or apart (DRAWS): each job apart by default: with the
+    range calibrated (calibrate.py) its p50 was the closest on KTH, CTC and SDSC
+    (docs/simulator.md, "Start forecasts"); "all" gives the widest raw range."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
