@@ -122,7 +122,8 @@ class Planner(Protocol):
     `freed` moves whenever something held is given back (a release, an expiry, a hold
     moved earlier): until it moves, what is free only shrinks (planning/memo.py);
     given_back(stamp) names where and when, as (node mask, start, end), since it was
-    `stamp` (None: not known), and starts_in whether a request could start earlier by it;
+    `stamp` (None: not known), and starts_in whether a request could start earlier by it
+    (gained_from: None for no, else an instant before which it still fits nowhere);
     over_in(owner), whether a node of that hold is over its capacity (a hold forced in).
     `version` moves on every change; `free_now` is the processors free at the origin."""
 
@@ -182,6 +183,9 @@ class Planner(Protocol):
 
     def starts_in(self, cr: Compiled, wallclock: int, regions: list[tuple[int, int, int]],
                   now: int, start: int, ignore: tuple[str, ...]) -> bool: ...
+
+    def gained_from(self, cr: Compiled, wallclock: int, regions: list[tuple[int, int, int]],
+                    now: int, start: int, ignore: tuple[str, ...]) -> int | None: ...
 
     def over_in(self, own: str) -> bool: ...
 

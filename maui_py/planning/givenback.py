@@ -87,14 +87,26 @@ class GivenBack:
         False is exact (the full earliest-start scan from `now` finds `start` again);
         True may be a start that does not move. O(regions x their nodes' segments within
         reach), plus one scan over [lo, hi] for requests of several nodes or tasks."""
+        return self.gained_from(cr, wallclock, regions, now, start, ignore) is not None
+
+    def gained_from(self, cr: Compiled, wallclock: int, regions: list[tuple[int, int, int]],
+                    now: int, start: int, ignore: tuple[str, ...]) -> int | None:
+        """starts_in's answer as an instant: None for no, else a t in [now, start) before
+        which the request fits nowhere now (an earliest-start scan may begin there and
+        find what a scan from `now` finds, issue 33). No start before `lo` was gained (see
+        starts_in), and none before `start` fitted before the regions came free, so none
+        fits before lo now: for a request one node holds, lo is its earliest start (the
+        node that gained a window there holds it); for others, the start the scan over
+        [lo, hi] found, the first that fits. Same cost as starts_in."""
         w = max(int(wallclock), 1)
         got = self._gained(cr, w, regions, now, start, ignore)
         if got is None:
-            return False
+            return None
         if cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1)):
-            return True
+            return got[0]
         self.gain_scans += 1
-        return self.scan(cr, w, got[0], got[1], ignore) is not None
+        found = self.scan(cr, w, got[0], got[1], ignore)
+        return None if found is None else found[0]
 
     gain_scans = 0
     """Scans starts_in ran over the span _gained found, summed (operation count)."""

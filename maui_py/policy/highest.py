@@ -51,15 +51,19 @@ def _hold_kept(c, jid: str, kr, cr, ign: tuple[str, ...]) -> bool:
     return own in table.holds
 
 
-def _slide(c, job, cr, kr, k: int) -> bool:
+def _slide(c, job, cr, kr, k: int, after: int | None = None) -> bool:
     """Re-make one kept reservation at its earliest start, the others held (MJobReserve).
-    True when it moved or started: its old place came free for the others."""
+    True when it moved or started: its old place came free for the others. `after`: an
+    instant later than now before which it fits nowhere (policy/kept.Stamps, only where
+    reserve_start is an earliest start from the instant it is given, compat.walks() None):
+    the scan begins there and finds the start a scan from now finds."""
     now, table = c.now, c.table
     jid = job.id
     own = owners.priority(jid)
     ign = c.ignore(job)
     held = own in table.holds
-    p = c.settings.compat.reserve_start(table, cr, c.span(job), now, policy=c.settings.nap,
+    p = c.settings.compat.reserve_start(table, cr, c.span(job), after or now,
+                                        policy=c.settings.nap,
                                         ignore=ign + (own,) if held else ign)
     if not p:
         deferral.defer(c, job, "insufficient resources to start reserved job: "
@@ -89,7 +93,8 @@ def slide_forward(c, order, index: dict[str, int], retry, settled=None) -> None:
     moves after the first walk are all strictly earlier. `index`: each reserved
     job's place in `order`; `retry(jid)` handles a job whose retry hold is active (it keeps its
     own resources, RESERVATIONRETRYTIME), once; `settled(job, cr, kr)`, when given, is
-    True for one that nothing given back could move (policy/kept.py): it is left as it is."""
+    True for one that nothing given back could move (policy/kept.py): it is left as it is;
+    an int: the instant its re-make's scan may begin at (else False)."""
     st = c.state
     jobs = sorted(st.reservations, key=index.__getitem__)
     for jid in jobs:                    # a table built afresh holds them first, as kept
@@ -110,9 +115,10 @@ def slide_forward(c, order, index: dict[str, int], retry, settled=None) -> None:
                     retry(jid)
                 continue
             job, cr, _prio = order[index[jid]]
-            if settled is not None and settled(job, cr, kr):
+            got = None if settled is None else settled(job, cr, kr)
+            if got is True:
                 continue
-            moved = _slide(c, job, cr, kr, index[jid]) or moved
+            moved = _slide(c, job, cr, kr, index[jid], got or None) or moved
         first = False
         if not moved:
             return

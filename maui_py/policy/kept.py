@@ -45,6 +45,13 @@ SETTLED = True
 placed could move (Stamps); False: re-make every one each cycle, the definition
 tests/property/test_kept_settled.py and tests/unit/test_kept_stamps.py compare against."""
 
+FROM_GAIN = True
+"""Re-make a kept HIGHEST reservation that room given back could move with its
+earliest-start scan begun where that room first lets it fit (Planner.gained_from: no
+start before it fits, so the scan from there finds what one from now finds, issue 33);
+False: scan from now, the definition tests/property/test_kept_settled.py compares
+against."""
+
 
 class Stamps:
     """For one planner: per kept reservation (HIGHEST), the planner's `freed` when it was
@@ -86,7 +93,7 @@ class Stamps:
             return None
         holds, down = table.holds, ~table.usable    # the table is rebuilt when one changes
 
-        def settled(job, cr, kr) -> bool:
+        def settled(job, cr, kr) -> bool | int:
             w = max(int(span(job)), 1)
             e = memo.epoch(table)
             got = at.get(job.id)
@@ -95,11 +102,14 @@ class Stamps:
             if (got is None or kr.start <= now or got[2] != w
                     or (got[1] is not cr and got[1] != cr) or own not in holds
                     or holds[own].mask & down
-                    or table.over_in(own)
-                    or got[0] != e and _reaches(table, table.given_back(got[0]), cr, own,
-                                                now, kr.start, w)):
+                    or table.over_in(own)):
                 self.remade += 1
                 return False
+            if got[0] != e:
+                t = _reaches(table, table.given_back(got[0]), cr, own, now, kr.start, w)
+                if t is not None:
+                    self.remade += 1
+                    return t if FROM_GAIN and t > now else False
             self.left += 1
             return True
         return settled
@@ -129,14 +139,17 @@ def placed(c, job, cr: Compiled) -> None:
         stamps_of(c).at[job.id] = (memo.epoch(c.table), cr, max(int(c.span(job)), 1))
 
 
-def _reaches(table, regions, cr: Compiled, own: str, now: int, start: int, w: int) -> bool:
+def _reaches(table, regions, cr: Compiled, own: str, now: int, start: int, w: int
+             ) -> int | None:
     """Could room given back over `regions` ((node mask, start, end); None: not known) let
     request `cr` over `w` seconds start in [now, start), its own hold `own` as free? Only
     where a window [t, t + w), now <= t < start, meets a region on an eligible node that
     holds one of its tasks over the whole window, and then only if it fits there
-    (Planner.starts_in): elsewhere no node holds more of its tasks over any such window
-    than it did. O(regions x their nodes' segments within reach), plus a bounded scan."""
-    return regions is None or table.starts_in(cr, w, regions, now, start, (own,))
+    (Planner.gained_from): elsewhere no node holds more of its tasks over any such window
+    than it did. None: no; else an instant before which it fits nowhere (now when the
+    regions are not known). O(regions x their nodes' segments within reach), plus a
+    bounded scan."""
+    return now if regions is None else table.gained_from(cr, w, regions, now, start, (own,))
 
 
 def stamps_of(c) -> Stamps:

@@ -87,3 +87,17 @@ def test_kept_reservations_left_in_place_decide_as_re_making_every_one(monkeypat
     for a, b in zip(fast[0], definition[0]):
         assert a == b, f"cycle at {a[0]}"
     assert len(fast[0]) == len(definition[0])
+
+
+@SETTINGS
+@given(workloads())
+def test_re_makes_scanned_from_the_gained_instant_decide_as_from_now(monkeypatch, w):
+    """kept.FROM_GAIN (a re-make's scan begun where the room given back first lets the
+    reservation fit) against scans from now: every cycle's starts and reservations and
+    every job's start the same, the table checked every cycle (check_table)."""
+    nodes, sims, text, per_event = w
+    monkeypatch.setattr(kept, "FROM_GAIN", True)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    monkeypatch.setattr(kept, "FROM_GAIN", False)
+    definition = replay(nodes, sims, text, per_event, True, monkeypatch)
+    assert fast == definition

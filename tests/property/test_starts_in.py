@@ -107,3 +107,41 @@ def test_starts_in_says_exactly_whether_it_could_start_earlier(data):
     first = brute_earliest(table, req, w, now)
     event(f"gained {span is not None}, earlier {first is not None and first < p.start}")
     assert got == (first is not None and first < p.start), (got, first, p.start)
+
+
+@SETTINGS
+@given(st.data())
+def test_gained_from_is_an_instant_before_which_it_fits_nowhere(data):
+    """gained_from (policy/kept.FROM_GAIN's bound): None exactly when starts_in says no;
+    else an instant t in [now, start) with no start before it (the brute-force oracle,
+    own hold out), and the re-make's earliest-start question asked from t (own hold
+    ignored) gives the start and nodes asked from now, the table intact (_check)."""
+    table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
+                             origin=1000)
+    _staggered(data.draw, table)
+    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
+    got = _kept(data, table)
+    if got is None:
+        return
+    req, cr, w, p = got
+    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
+    stamp = table.freed
+    _changes(data, table, p.start)
+    regions = table.given_back(stamp)
+    if regions is None:
+        return
+    now = table.origin
+    t = table.gained_from(cr, w, regions, now, p.start, (OWN,))
+    assert (t is not None) == table.starts_in(cr, w, regions, now, p.start, (OWN,))
+    policy = data.draw(st.sampled_from(POLICIES))
+    if t is not None:
+        assert now <= t < p.start
+        from_now = table.earliest_start(cr, w, now, policy=policy, ignore=(OWN,))
+        from_t = table.earliest_start(cr, w, t, policy=policy, ignore=(OWN,))
+        event(f"bound after now {t > now}, moves {from_now.start < p.start}")
+        assert (from_t.start, from_t.allocation) == (from_now.start, from_now.allocation)
+        table.check()
+    table.release(OWN)
+    first = brute_earliest(table, req, w, now)
+    if t is not None:
+        assert first is not None and first >= t, (first, t)
