@@ -34,8 +34,9 @@ SKIP_BLOCKED = True
 earlier in the pass is passed over as blocked without asking its limits again: within a
 cycle the active usage only grows (Usage.add, non-negative amounts; nothing is taken out
 until the next cycle's usage), so a plan over a limit stays over it, and without explain
-the pass reads only that the job was blocked (blocked_soft is read by the reports).
-False: every job asked (the definition tests/property/test_pass_skip_blocked.py compares
+the pass reads only that the job was blocked (blocked_soft is read by the reports;
+`waiting`, set by the plan's first job, is True already). A plan is held in the pass's
+map, so its id names no other object meanwhile. False: every job asked (the definition tests/property/test_pass_skip_blocked.py compares
 against)."""
 
 
