@@ -36,8 +36,8 @@ cycle the active usage only grows (Usage.add, non-negative amounts; nothing is t
 until the next cycle's usage), so a plan over a limit stays over it, and without explain
 the pass reads only that the job was blocked (blocked_soft is read by the reports;
 `waiting`, set by the plan's first job, is True already). A plan is held in the pass's
-map, so its id names no other object meanwhile. False: every job asked (the definition tests/property/test_pass_skip_blocked.py compares
-against)."""
+map, so its id names no other object meanwhile. False: every job asked (the definition
+tests/property/test_pass_skip_blocked.py compares against)."""
 
 
 def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
