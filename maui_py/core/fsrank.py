@@ -117,16 +117,18 @@ def merge(kept: list, new: list, key=row_key) -> list:
     return out
 
 
-def rank(c: Cycle, rows: Rows, tail_of) -> list:
+def rank(c: Cycle, rows: Rows, tails_of) -> list:
     """The entries (job, compiled, priority) of `rows` in priority order (order_key), each
-    priority as PriorityEngine.fs_priorities gives it. `tail_of(creds)`: the (TARG, FS)
-    tail of a credential set, or None for no subfactors. O(rows) plus a sort in C."""
+    priority as PriorityEngine.fs_priorities gives it. `tails_of(sets)`: the (TARG, FS)
+    tail of each credential set of the list `sets` (None for no subfactors), asked once
+    a cycle for the sets of the rows. O(rows) plus a sort in C."""
     eng, now, qt = c.engine, c.now, c.state.queue_time
     w, _cap, _scap, cw = eng._qt_terms
     rs, creds = rows.rows, rows.creds
     tails: list[Any] = [None] * len(creds)
-    for ci in set(map(_CI, rs)):
-        tails[ci] = tail_of(creds[ci])
+    used = list(set(map(_CI, rs)))
+    for ci, t in zip(used, tails_of([creds[ci] for ci in used])):
+        tails[ci] = t
     if qt:
         ps = [(s + cw * (0.0 + w * ((q if (q := now - qt.get(j.id, j.submit_time)) > 0 else 0)
                                     / 60.0)))

@@ -191,6 +191,34 @@ def _of_creds(c: Cycle, cache: FsTails):
     return miss
 
 
+BATCH_TAILS = True
+"""Work out the tails of the sets a cycle re-ranks with one FairShare.empties call for
+the sets not met yet this cycle (_sets_tails); False: one _of_creds call per set, the
+definition tests/property/test_fs_batch_tails.py compares against."""
+
+
+def _sets_tails(c: Cycle, cache: FsTails):
+    """tails_of(sets) for core/fsrank.rank: [_of_creds(c, cache)(s) for s in sets], the
+    sets this cycle has not met asked FairShare.empties in one call first (its answers
+    are empty()'s, so the same sets get None at once, recorded as _of_creds records
+    them; the rest go through _of_creds, which then finds them or works out their
+    subfactors). O(sets x KINDS), with one call per set fewer than four."""
+    of = _of_creds(c, cache)
+    if not BATCH_TAILS:
+        return lambda sets: [of(s) for s in sets]
+    tails, fs_of, empties = cache.by_creds, cache.fs_of, c.policy.fs.empties
+
+    def tails_of(sets: list) -> list:
+        ask = [s for s in sets if s not in tails]
+        if ask:
+            for s, none in zip(ask, empties(ask)):
+                if none:
+                    fs_of[s] = _NO_FS
+                    tails[s] = None
+        return [tails[s] if s in tails else of(s) for s in sets]
+    return tails_of
+
+
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
     """Cycle.select(queued), from `cache` (the last cycle's) where it applies; leaves this
     cycle's cache in c.state.caches.selection. O(queued) set look-ups, plus Cycle.select for the
@@ -284,7 +312,7 @@ def _fs_rank(c: Cycle, kept: list, new: list, rows) -> tuple[list, Any] | None:
             rows is None and fsrank.any_system_priority(kept)):
         return None
     made = fsrank.rows_of(c, kept, new, rows)
-    return fsrank.rank(c, made, _of_creds(c, _tails(c))), made
+    return fsrank.rank(c, made, _sets_tails(c, _tails(c))), made
 
 
 def _any_capped(c: Cycle, entries: list) -> bool:

@@ -75,9 +75,13 @@ def backfill(c, order, first: int = 0) -> None:
     if c.settings.compat.windows:   # the free count leaves out what reservations hold for some
         by_windows(c, run, order, first, by)
         return
-    if run is first_fit and by is None and c.settings.bf_depth <= 0 and not c.limits.any_active:
-        first_fit(c, order[first:] if first else order, SOFT, first)
-        return
+    if run is first_fit and by is None and c.settings.bf_depth <= 0:
+        if not c.limits.any_active:
+            first_fit(c, order[first:] if first else order, SOFT, first)
+            return
+        if IN_ORDER_LIMITS:
+            _in_order_limited(c, order, first)
+            return
     st = c.state
     started, reserved, nobf = c.started, st.reservations, c.settings.no_backfill
     base = [(k, job, cr) for k, (job, cr, _p) in enumerate(order[first:] if first else order, first)
@@ -102,6 +106,31 @@ def backfill(c, order, first: int = 0) -> None:
             first_fit(c, cands, level, blocked=soft_blocked)
         else:
             run(c, cands, level)
+
+
+IN_ORDER_LIMITS = True
+"""FIRSTFIT in priority order under throttling limits runs its soft pass over the order's
+own entries (_in_order_limited); False: over a candidate list of the whole order, as the
+other policies (the definition tests/property/test_backfill_in_order.py compares against)."""
+
+
+def _in_order_limited(c, order, first: int) -> None:
+    """backfill()'s two FIRSTFIT passes (soft limits, then hard) in priority order, no
+    BACKFILLDEPTH, under throttling limits, without a candidate list of the whole queue:
+    the soft pass walks order[first:] itself (first_fit's `first` mode, which passes over
+    the jobs started, reserved or NOBF as the list leaves them out), noting the jobs a
+    soft limit stopped; the hard pass asks those, in order, as hard_candidates gives them.
+    Exact: the same candidates in the same order at the same positions; first_fit's early
+    end (`least`, the fewest processors from here on) counts the passed-over jobs too, so
+    it may walk further, but a candidate there is wider than what is free (which only
+    shrinks in the pass) and is passed over before any limit is asked. O(order) for the
+    walk, without the list."""
+    if c.table.free_now <= 0:
+        return
+    blocked: list = []
+    first_fit(c, order[first:] if first else order, SOFT, first, blocked=blocked)
+    if blocked and c.table.free_now > 0:
+        first_fit(c, blocked, HARD)
 
 
 def hard_candidates(cands: list, soft_blocked: list) -> list:
@@ -207,7 +236,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
                 continue                # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
             if blocked is not None:
-                blocked.append(e)
+                blocked.append(e if first is None else (k, job, cr))
             continue
         if not shared:
             if id(cr) in dead.failed and dead.fails(memo.epoch(table), id(cr), 0, span(job)):

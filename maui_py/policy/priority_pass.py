@@ -29,6 +29,17 @@ RESERVES: dict[ReservationPolicy, bool] = {
 """RESERVATIONPOLICY -> whether the priority pass gives jobs priority reservations."""
 
 
+SKIP_BLOCKED = True
+"""With explain off, a job whose limit plan (Limits.active_plan) a soft limit stopped
+earlier in the pass is passed over as blocked without asking its limits again: within a
+cycle the active usage only grows (Usage.add, non-negative amounts; nothing is taken out
+until the next cycle's usage), so a plan over a limit stays over it, and without explain
+the pass reads only that the job was blocked (blocked_soft is read by the reports;
+`waiting`, set by the plan's first job, is True already). A plan is held in the pass's
+map, so its id names no other object meanwhile. False: every job asked (the definition
+tests/property/test_pass_skip_blocked.py compares against)."""
+
+
 def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
     """`resume`: the state the last cycle's pass ended in, to go on from job `first`
     (core/changes.py); the state this pass ends in is left in c.pass_end."""
@@ -40,6 +51,8 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
     else:
         counts, idle_found, waiting, c.stop_reason, broke = resume
         counts = dict(counts)
+    stays = {} if SKIP_BLOCKED and not c.explain and c.limits.any_active else None
+    plans = c.limits.plans              # job id -> (job, its limit plan), Limits.active_plan
     for k in range(first, len(order)):
         if broke:
             break
@@ -52,8 +65,15 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
             counts[g] = counts.get(g, 0) + 1
             waiting = True
             continue
+        if stays is not None and (hit := plans.get(jid)) is not None and hit[0] is job \
+                and id(hit[1]) in stays and jid not in st.run_now:
+            waiting = True                  # still blocked: see SKIP_BLOCKED
+            continue
         v = None if jid in st.run_now else c.limits.active_violation(job, c.usage, SOFT)
         if v:
+            if stays is not None:
+                plan = plans[jid][1]
+                stays[id(plan)] = plan      # held: its id names it for the pass
             c.blocked_soft[jid] = v         # the reports format it, when explained
             waiting = True
             continue
