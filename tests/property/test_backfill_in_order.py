@@ -8,19 +8,16 @@ reservations at depth 1 to 3, fair share or not; each side's planner checked (`_
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
-from maui_py.core.state import SchedulerState
 from maui_py.model import ClusterSnapshot, Job, JobRequest, JobState, Node, Resources, Start
 from maui_py.policy import backfill
 
-from .queue_steps import edit_queue
+from .on_off import limited_arrivals, replay_on_off
 
 LIMITS = ["USERCFG[u0] MAXJOB=1,2 MAXPROC=3\nUSERCFG[DEFAULT] MAXPROC=2,5\n",
           "QOSCFG[long] MAXJOB=1,2 QFLAGS=NOBF\nGROUPCFG[g1] MAXJOB=2,3\n",
@@ -43,52 +40,12 @@ def scenarios(draw):
     return nodes, text, steps
 
 
-def _cycle(snap, cfg, state, in_order: bool):
-    """One cycle with IN_ORDER_LIMITS as given; its planner checked after it."""
-    old = backfill.IN_ORDER_LIMITS
-    backfill.IN_ORDER_LIMITS = in_order
-    try:
-        out = run_cycle(snap, cfg, state, explain=False)
-    finally:
-        backfill.IN_ORDER_LIMITS = old
-    table = out.state.caches.plan.table
-    if table is not None:
-        table._check()
-    return out
-
-
 @settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenarios())
 def test_firstfit_in_order_under_limits_decides_as_over_a_candidate_list(sc):
-    nodes, text, steps = sc
-    cfg = parse_config(text)
-    jobs: dict[str, Job] = {}
-    on, off = SchedulerState(), SchedulerState()
-    now = 1000
-    for k, (kind, pick) in enumerate(steps):
-        now += 30
-        if kind == "arrive":
-            for b in range(1 + pick % 3):
-                jid = f"j{k}_{b}"
-                jobs[jid] = Job(jid, f"u{(pick >> b) % 3}",
-                                JobRequest(tasks=1 + (pick >> b) % 3, per_task=Resources(1, 100)),
-                                60 + pick % 900, now, group="g1" if pick % 3 == 0 else "g0",
-                                qos="long" if pick % 4 == 0 else "")
-        else:
-            edit_queue(jobs, kind, pick)
-        snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
-        got = _cycle(snap, cfg, on, True)
-        want = _cycle(snap, cfg, off, False)
-        assert got.decisions == want.decisions, f"step {k} ({kind})"
-        assert got.order == want.order, f"step {k} ({kind})"
-        for name in ("deferred", "batch_holds", "queue_time", "reservations"):
-            assert getattr(got.state, name) == getattr(want.state, name), f"step {k}: {name}"
-        on, off = got.state, want.state
-        for d in got.decisions:
-            if isinstance(d, Start):
-                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
-                                         allocation=d.allocation)
+    replay_on_off(backfill, "IN_ORDER_LIMITS", sc, limited_arrivals,
+                  maps=("deferred", "batch_holds", "queue_time", "reservations"))
 
 
 @pytest.mark.parametrize("in_order", [True, False])

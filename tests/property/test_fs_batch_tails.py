@@ -20,7 +20,7 @@ from maui_py.core.state import SchedulerState
 from maui_py.model import ClusterSnapshot, Job, JobRequest, JobState, Node, Resources, Start
 from maui_py.priority.fairshare import SYSTEM, FairShare
 
-from .queue_steps import edit_queue, queue_of
+from .on_off import replay_on_off
 
 KEYS = ["user:a", "user:b", "user:c", "group:g", "acct:p", "qos:hi", SYSTEM]
 SETS = [("a", "g", "p", "", ""), ("b", "", "", "", ""), ("c", "g", "", "hi", ""),
@@ -92,50 +92,18 @@ def scenarios(draw):
     return nodes, text, steps
 
 
+def _arrivals(k: int, pick: int, now: int) -> dict[str, Job]:
+    return {f"j{k}{b}": Job(f"j{k}{b}", f"u{pick % 5}",
+                            JobRequest(tasks=1 + (pick >> b) % 2, per_task=Resources(1, 100)),
+                            900 + pick % 3000, now, group=f"g{pick % 2}", qos="hi" if pick % 3 == 0 else "")
+            for b in range(1 + pick % 3)}
+
+
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenarios())
 def test_cycles_with_batched_tails_decide_as_with_tails_set_by_set(sc):
-    nodes, text, steps = sc
-    cfg = parse_config(text)
-    jobs: dict[str, Job] = {}
-    on, off = SchedulerState(), SchedulerState()
-    now = 1000
-    for k, (kind, pick) in enumerate(steps):
-        now += 40
-        if kind == "arrive":
-            for b in range(1 + pick % 3):
-                jobs[f"j{k}{b}"] = Job(f"j{k}{b}", f"u{pick % 5}",
-                                       JobRequest(tasks=1 + (pick >> b) % 2,
-                                                  per_task=Resources(1, 100)),
-                                       900 + pick % 3000, now, group=f"g{pick % 2}",
-                                       qos="hi" if pick % 3 == 0 else "")
-        else:
-            edit_queue(jobs, kind, pick)
-        snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
-        got = _cycle(snap, cfg, on, True)
-        want = _cycle(snap, cfg, off, False)
-        assert got.decisions == want.decisions, f"step {k} ({kind})"
-        assert got.order == want.order, f"step {k} ({kind})"
-        assert got.priorities == want.priorities, f"step {k} ({kind})"
-        on, off = got.state, want.state
-        for d in got.decisions:
-            if isinstance(d, Start):
-                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
-                                         allocation=d.allocation)
-
-
-def _cycle(snap, cfg, state, batch: bool):
-    """One cycle with BATCH_TAILS as given, its FsTails checked after it."""
-    old = selection.BATCH_TAILS
-    selection.BATCH_TAILS = batch
-    try:
-        out = run_cycle(snap, cfg, state, explain=False)
-    finally:
-        selection.BATCH_TAILS = old
-    if out.state.caches.fs_tails is not None:
-        out.state.caches.fs_tails.check()
-    return out
+    replay_on_off(selection, "BATCH_TAILS", sc, _arrivals, gap=40, priorities=True)
 
 
 @pytest.mark.parametrize("batch", [True, False])

@@ -6,66 +6,24 @@ depth 1 to 3, fair share or not; each side's planner checked (`_check()`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from maui_py.cfg import parse_config
 from maui_py.core.cycle import run_cycle
-from maui_py.core.state import SchedulerState
 from maui_py.model import ClusterSnapshot, Job, JobRequest, JobState, Node, Resources, Start
 from maui_py.policy import limits, priority_pass
 
-from .queue_steps import edit_queue
+from .on_off import limited_arrivals, replay_on_off
 from .test_backfill_in_order import scenarios
-
-
-def _cycle(snap, cfg, state, skip: bool):
-    old = priority_pass.SKIP_BLOCKED
-    priority_pass.SKIP_BLOCKED = skip
-    try:
-        out = run_cycle(snap, cfg, state, explain=False)
-    finally:
-        priority_pass.SKIP_BLOCKED = old
-    table = out.state.caches.plan.table
-    if table is not None:
-        table._check()
-    return out
 
 
 @settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(scenarios())
 def test_a_pass_skipping_still_blocked_plans_decides_as_one_asking_every_job(sc):
-    nodes, text, steps = sc
-    cfg = parse_config(text)
-    jobs: dict[str, Job] = {}
-    on, off = SchedulerState(), SchedulerState()
-    now = 1000
-    for k, (kind, pick) in enumerate(steps):
-        now += 30
-        if kind == "arrive":
-            for b in range(1 + pick % 3):
-                jid = f"j{k}_{b}"
-                jobs[jid] = Job(jid, f"u{(pick >> b) % 3}",
-                                JobRequest(tasks=1 + (pick >> b) % 3, per_task=Resources(1, 100)),
-                                60 + pick % 900, now, group="g1" if pick % 3 == 0 else "g0",
-                                qos="long" if pick % 4 == 0 else "")
-        else:
-            edit_queue(jobs, kind, pick)
-        snap = ClusterSnapshot(now, nodes, tuple(jobs.values()))
-        got = _cycle(snap, cfg, on, True)
-        want = _cycle(snap, cfg, off, False)
-        assert got.decisions == want.decisions, f"step {k} ({kind})"
-        assert got.order == want.order, f"step {k} ({kind})"
-        for name in ("deferred", "batch_holds", "queue_time", "reservations", "bypass"):
-            assert getattr(got.state, name) == getattr(want.state, name), f"step {k}: {name}"
-        on, off = got.state, want.state
-        for d in got.decisions:
-            if isinstance(d, Start):
-                jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
-                                         allocation=d.allocation)
+    replay_on_off(priority_pass, "SKIP_BLOCKED", sc, limited_arrivals,
+                  maps=("deferred", "batch_holds", "queue_time", "reservations", "bypass"))
 
 
 @pytest.mark.parametrize("skip", [True, False])
