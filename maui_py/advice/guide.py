@@ -15,6 +15,7 @@ from typing import Callable
 from ..model import Job
 from ..planning import owners
 from ..planning.api import Planner, Unsupported
+from .search import largest
 
 
 class Guide:
@@ -45,13 +46,4 @@ class Guide:
         def fits(v: int) -> bool:
             s = self.earliest(make(v), until=by)
             return s is not None and s <= by
-        if hi < lo or not fits(lo):
-            return None
-        yes, no = lo, hi + 1
-        while no - yes > 1:
-            mid = (yes + no) // 2
-            if fits(mid):
-                yes = mid
-            else:
-                no = mid
-        return yes
+        return largest(fits, lo, hi)        # no guess: fits(lo), then a bisection
