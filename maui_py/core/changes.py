@@ -35,7 +35,7 @@ limits and sorting.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +101,13 @@ class ChangeCache:
     ends: bool = True
     """ends_wait may apply: on the node table only when every cycle re-makes the priority
     reservations from scratch (not HIGHEST, which keeps and slides them)."""
+    cursor: Any = None
+    """ends_wait's cursor over the table's ends (planning/endheap.EndCursor)."""
+    pending: list = field(default_factory=list)
+    """Owners the cursor found ending by then whose jobs were not among the ended yet."""
+    ended_set: set = field(default_factory=set)
+    ended_seen: int = 0
+    """ends_wait's `ended` as a set, and how much of the list it holds."""
     untouched: bool = False
     """No job started after the first kept reservation was placed (every start of the
     cycle stands before it in the order): the table then holds what it held when each
@@ -272,13 +279,44 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
         order = cache.order
         q = cache.least = (1 << 62 if not order else min(map(_TASKS, map(_COMPILED, order)))
                            if cache.counts else min(e[0].procs for e in order))
-    return table.free_now + freed < min(q, least) and _ends_only(table, now, set(ended))
+    return table.free_now + freed < min(q, least) and _ends_only_since(table, now, ended, cache)
 
 
 def _ends_only(table, now: int, ended) -> bool:
     """No hold ends by `now` but those of the jobs `ended` (a set): a hold that ends
     without its job's end needs the full sync. O(k log k), k holds ending by now."""
     return all(owners.job_of(o) in ended for o in table.ending_by(now))
+
+
+END_CURSOR = True
+"""_ends_only_since reads the holds ending by `now` through one cursor per cache (each end
+looked at once over a run of left-out cycles) instead of asking ending_by each time (every
+end by `now` again: quadratic in the run's length). Off: the definition, for the tests."""
+
+
+def _ends_only_since(table, now: int, ended: list[str], cache: ChangeCache) -> bool:
+    """_ends_only for ends_wait's run of questions (`ended` a list): a hold that ends without its
+    job's end needs the full sync. Within one cache's life (the cycles left out after a
+    cycle) the table is untouched, `now` grows and `ended` only grows (the simulator
+    empties it when a cycle runs, which makes a new cache), so an owner once found in
+    `ended` stays there: only the cursor's new owners and those not found yet (`pending`)
+    are looked up. O(new + pending), O(H) once per cache; off: O(k log k), k holds
+    ending by now."""
+    if not END_CURSOR:
+        return _ends_only(table, now, set(ended))
+    if len(ended) < cache.ended_seen:         # not the list it was: start again
+        cache.cursor, cache.ended_set, cache.ended_seen = None, set(), 0
+    cur = table.end_cursor(cache.cursor)
+    if cur is not cache.cursor:               # the first question, or the holds changed
+        cache.cursor, cache.pending = cur, []
+    if len(ended) != cache.ended_seen:
+        cache.ended_set.update(ended[cache.ended_seen:])
+        cache.ended_seen = len(ended)
+    done = cache.ended_set
+    pend = [o for o in cache.pending if owners.job_of(o) not in done]
+    pend.extend(o for o in cur.advance(now) if owners.job_of(o) not in done)
+    cache.pending = pend
+    return not pend
 
 
 def _left_as_was(st, now: int) -> ChangeCache | None:

@@ -15,6 +15,7 @@ from typing import Iterable, Protocol, Sequence, runtime_checkable
 
 from ..cfg.choices import NodeAllocation
 from ..model import JobRequest, Node, Resources
+from .endheap import EndCursor
 
 FOREVER = 1 << 62
 """End time of a hold or window without limit."""
@@ -176,6 +177,8 @@ class Planner(Protocol):
     def free_procs_at(self, t: int) -> int: ...
 
     def ending_by(self, now: int) -> list[str]: ...
+
+    def end_cursor(self, last: EndCursor | None = None) -> EndCursor: ...
 
     def freed_until(self, stamp: int) -> int | None: ...
 

@@ -37,7 +37,7 @@ from .table import index_nodes
 _ONE = (1,)
 
 
-class CountTable(Replanning):
+class CountTable(Replanning, endheap.EndQuestions):
     """Held processors over time on identical nodes; concrete nodes only for what runs now."""
 
     abilities: frozenset[str] = frozenset({Ability.COUNTS, Ability.REPLAN})
@@ -302,7 +302,6 @@ class CountTable(Replanning):
         self.version += 1
         return True
 
-
     def load(self, holds: Iterable[tuple[str, int, int, Iterable[tuple[str, Resources]], str]]
              ) -> None:
         """Record holds as reported (no room check). O(H (P + k log N))."""
@@ -321,10 +320,6 @@ class CountTable(Replanning):
         if ends and ends[0][0] < t:
             t = ends[0][0]
         return t
-
-    def ending_by(self, now: int) -> list[str]:
-        """Owners whose holds end at or before `now`, by end then owner. O(k log k)."""
-        return endheap.ending_by(self._ends, self.holds, now)
 
     def advance(self, now: int) -> list[str]:
         """Move the origin to `now`; returns owners whose holds ended by then (what they

@@ -5,7 +5,7 @@ it surfaces and dropped when stale entries outnumber the holds."""
 
 from __future__ import annotations
 
-from heapq import heapify
+from heapq import heapify, heappop
 from typing import Mapping
 
 SLACK = 64
@@ -51,3 +51,51 @@ def ending_by(ends: list[tuple[int, str]], holds: Mapping, now: int) -> list[str
                 if 2 * i + 2 < size:
                     stack.append(2 * i + 2)
     return [o for _e, o in sorted(found)]
+
+
+class EndCursor:
+    """The owners whose holds end by a `now` that only grows, found by popping a copy of
+    the end heap: over a run of questions each entry is looked at once (O(log H) each),
+    where ending_by walks every entry by `now` again each time. Valid while the holds are
+    as they were when it was made: the planner's `version` (moved by every hold made,
+    released or advanced past) the same. Made O(H) (a list copy in C)."""
+
+    __slots__ = ("heap", "holds", "version", "upto", "last")
+
+    def __init__(self, ends: list[tuple[int, str]], holds: Mapping, version: int):
+        self.heap, self.holds, self.version = ends.copy(), holds, version
+        self.upto = -1
+        self.last: tuple[int, str] | None = None
+
+    def advance(self, now: int) -> list[str]:
+        """The owners whose holds end after the last `now` asked and at or before this
+        one, by end then owner: with those of every earlier call, exactly ending_by(now).
+        `now` below the last one asked: ValueError. O(k log H), k entries popped."""
+        if now < self.upto:
+            raise ValueError(f"EndCursor: {now} before {self.upto}")
+        self.upto = now
+        heap, holds, out = self.heap, self.holds, []
+        while heap and heap[0][0] <= now:
+            x = heappop(heap)
+            if x != self.last and live(holds, x):
+                out.append(x[1])
+                self.last = x
+        return out
+
+
+class EndQuestions:
+    """What both planners answer from their end heap (`_ends`, `holds`, `version`)."""
+
+    _ends: list[tuple[int, str]]
+    holds: Mapping
+    version: int
+
+    def ending_by(self, now: int) -> list[str]:
+        """Owners whose holds end at or before `now`, by end then owner. O(k log k)."""
+        return ending_by(self._ends, self.holds, now)
+
+    def end_cursor(self, last: EndCursor | None = None) -> EndCursor:
+        """`last` while no hold changed since it was made, else a new cursor over the holds'
+        ends (ending_by for a growing `now`). O(1), O(H) for a new one."""
+        ok = last is not None and last.version == self.version
+        return last if ok else EndCursor(self._ends, self.holds, self.version)

@@ -40,7 +40,8 @@ NOT_BY_THEN = NoPlacement("does not fit by the time asked")
 question (a deep queue's backfill asks hundreds of thousands)."""
 
 
-class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, givenback.GivenBack):
+class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, givenback.GivenBack,
+                       endheap.EndQuestions):
     """Free resources of every node over time, and the earliest-start question on them."""
 
     abilities: frozenset[str] = frozenset()
@@ -401,10 +402,6 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         while ends and not endheap.live(self.holds, ends[0]):
             heappop(ends)
         return ends[0][0] if ends and ends[0][0] < t else t
-
-    def ending_by(self, now: int) -> list[str]:
-        """Owners whose holds end at or before `now`, by end then owner. O(k log k)."""
-        return endheap.ending_by(self._ends, self.holds, now)
 
     def free_procs_at(self, t: int) -> int:
         """Not on the node table (Ability.COUNTS)."""
