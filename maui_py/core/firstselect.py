@@ -55,7 +55,7 @@ _HOLDS, _DEPENDS = attrgetter("holds"), attrgetter("depends_satisfied")
 _SYSPRIO, _ID, _SUBMIT = attrgetter("system_priority"), attrgetter("id"), attrgetter("submit_time")
 SORT_IN_PASSES = True
 """Rank by stable sorts on one plain key each (see _order); False: one sort on the
-tuple key, the definition (tests/property/test_first_select.py compares both)."""
+tuple key, the definition (tests/property/test_first_select_order.py compares both)."""
 shapes_compiled = 0
 """Shapes compiled and limit-checked by first_select, summed (operation count)."""
 
