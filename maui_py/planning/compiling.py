@@ -11,7 +11,7 @@ from operator import attrgetter
 
 from ..model import JobRequest, Resources
 from .api import FOREVER, Compiled, NoPlacement
-from .bitset import iter_members, mask_of, members
+from .bitset import NearMembers, iter_members, mask_of, members
 from .steps import fit_on, tasks_in
 
 _REQUEST_FIELDS = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
@@ -26,6 +26,12 @@ class Compiling:
     """The node table's requests: a JobRequest compiled once per shape into the vectors and
     node sets a scan reads (Compiled), and how many tasks a node holds over a window.
     A part of ReservationTable (planning/table.py), which owns the state it reads."""
+
+    use_near = True
+    """_keyed_now writes its set of nodes out through the table's NearMembers
+    (planning/bitset.py: patched from a set asked lately); False: bitset.members, the
+    definition (tests/property/test_near_members.py compares both)."""
+    _near: NearMembers
 
     # --------------------------------------------------------------- requests
     def feature_mask(self, feature: str) -> int:
@@ -207,7 +213,7 @@ class Compiling:
         tot = 0
         keyed = []
         e1 = e - 1
-        for i in members(nodes):
+        for i in (self._near.members(nodes) if self.use_near else members(nodes)):
             T = tt[i]
             got = flat.get(i)
             if got is not None and got[0] is T:
@@ -287,7 +293,9 @@ class Compiling:
 
     def _check_fit_caches(self) -> None:
         """Assert that the cached fits and prefix maxima are those of the current step
-        functions. O(cached entries x dims)."""
+        functions, and the node lists NearMembers keeps those of their sets.
+        O(cached entries x dims)."""
+        self._near.check()
         for (d, excl), flat in self._flat_fits.items():
             for i, (T, f) in flat.items():
                 if T is self._T[i]:

@@ -21,7 +21,7 @@ from ..model import JobRequest, Node, Resources
 from . import endheap, givenback
 from .api import (FOREVER, NEVER, Ability, Compiled, NoPlacement, OverAllocation, Placement,
                   Unsupported, Window)
-from .bitset import mask_of, members
+from .bitset import NearMembers, mask_of, members
 from .compiling import Compiling
 from .credits import Credits
 from .freeshape import FreeShapes
@@ -106,6 +106,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         whose usage never rises above the origin's, whose fit from the origin is the same
         over any window (_fits_now reads it with one look-up while T is the node's)."""
         self._class_masks: dict[str, int] = {}
+        self._near = NearMembers()      # start-now questions' node lists (bitset.py)
         self.overcommitted: set[int] = set()
         self.freed = 0
         """Bumped whenever resources come free earlier than planned (a hold released before
