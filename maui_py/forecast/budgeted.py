@@ -3,7 +3,8 @@ engine.forecast run one at a time, each through the engine's public `forecast` w
 sample and a seed of its own, until K are done or the deadline has passed; then each job's
 p10 / p50 / p90 over the replays done (at least one). A replay under way is not stopped (the
 daemon kills a worker that overruns by far); `cut` says the budget ended it early.
-Cost: the replays done, each as engine.forecast's one.
+Cost: the replays done, each as engine.forecast's one; what each job may draw is worked
+out once (engine.choices), not per replay.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Callable, Collection, Mapping, Sequence
 from ..cfg import SchedulerConfig
 from ..core.state import SchedulerState
 from ..model import Job
-from .engine import Forecast, ForecastOptions, Moment, forecast, quantile
+from .engine import Forecast, ForecastOptions, Moment, choices, forecast, quantile
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +40,13 @@ def forecast_within(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     starts: dict[str, list[int]] = {}
     late: dict[str, int] = {}
     done, cut = 0, False
+    menu = choices(moment, history, opt.window)        # the same for every replay
     for k in range(opt.samples):
         if k > 0 and clock() >= deadline:
             cut = True
             break
         one = forecast(moment, cfg, state, history, replace(opt, samples=1, seed=opt.seed * 1000 + k), targets,
-                       recent=recent)
+                       recent=recent, menu=menu)
         for jid, f in one.items():
             starts.setdefault(jid, []).append(f.p50)
             late[jid] = late.get(jid, 0) + f.late

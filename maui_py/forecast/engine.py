@@ -199,11 +199,12 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
              history: History | Mapping, options: ForecastOptions | None = None,
              targets: Collection[str] | None = None,
              plan: Callable[[Job], int | None] | None = None,
-             recent: Sequence[Job] = ()) -> dict[str, Forecast]:
+             recent: Sequence[Job] = (), menu: Sequence[Choice] | None = None) -> dict[str, Forecast]:
     """The forecast of every target job (default: every queued job of the moment), from K
     replays (options.samples), with arrivals drawn from `recent` (the jobs submitted in the
-    last options.arrivals seconds) when options.arrivals. `state` is not changed.
-    O(K x one replay)."""
+    last options.arrivals seconds) when options.arrivals. `menu`: choices(moment, history,
+    options.window) when the caller made it already (one per moment, not per call). `state`
+    is not changed. O(K x one replay)."""
     opt = (options or ForecastOptions()).bounded()
     queued = {j.id: j for j in moment.jobs if not j.state.active and not j.state.finished}
     wanted = sorted(queued if targets is None else (t for t in targets if t in queued))
@@ -213,7 +214,8 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     end = moment.now + opt.horizon
     seen: dict[str, list[int]] = {jid: [] for jid in wanted}
     late = dict.fromkeys(wanted, 0)
-    menu = choices(moment, history, opt.window)
+    if menu is None:
+        menu = choices(moment, history, opt.window)
     for k in range(opt.samples):
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
         present = draws(menu, rng, opt.draw)
