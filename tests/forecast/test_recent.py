@@ -4,6 +4,7 @@ has run (unless its request), never above the request, the same for the same see
 reads only the history it is given (a job that ends later cannot change an earlier draw);
 and it is the default of maui-sim --forecast and of mauid's forecast worker."""
 
+import json
 import random
 
 from hypothesis import given, settings, strategies as st
@@ -104,3 +105,40 @@ def test_a_recent_forecast_is_the_same_for_a_seed():
     assert a == b and a
     for f in a.values():
         assert tk.moment.now <= f.p10 <= f.p50 <= f.p90
+
+
+def test_mauids_worker_draws_as_asked_and_recent_when_not_told(tmp_path):
+    """The worker (cli/forecast_worker.work) uses the draw the daemon sends (FORECASTPOLICY
+    RECENT -> "recent", JOB -> "job") and, with none in the moment, the simulator's default."""
+    from maui_py.cfg.choices import ForecastPolicy
+    from maui_py.cli.forecast_worker import work
+    from maui_py.daemon.forecasting import DRAW_OF
+    from maui_py.forecast.budgeted import forecast_within
+    from maui_py.store.codec import encode
+    from maui_py.store.state_rows import state_rows
+    assert DRAW_OF[ForecastPolicy.RECENT] == "recent" and DRAW_OF[ForecastPolicy.JOB] == "job"
+    tk = take(3, 15, 8, 4)
+    assert tk is not None
+    cfg = tmp_path / "maui.cfg"
+    cfg.write_text("RMPOLLINTERVAL 0:00:30\n")
+    hist = {f"u{k}": tuple((r, 1000) for r in (50, 200, 400, 800, 1000, 30, 900)) for k in range(3)}
+    rows = state_rows(tk.result.state)
+    state = {"jobs": {k: json.loads(v) for k, v in rows.jobs.items()},          # as the daemon sends it
+             "reservations": {k: json.loads(v[2]) for k, v in rows.reservations.items()},
+             "kv": {k: json.loads(v) for k, v in rows.kv.items()}}
+    payload = {"iteration": 1, "now": tk.moment.now, "budget": 1000, "samples": 6, "seed": 0, "state": state,
+               "nodes": [encode(n) for n in tk.moment.nodes], "jobs": [encode(j) for j in tk.moment.jobs],
+               "history": {u: [list(p) for p in pairs] for u, pairs in hist.items()}}
+    store = str(tmp_path / "none.db")
+
+    def ranges(out):
+        return {r[0]: tuple(r[1:4]) for r in out["forecasts"]}
+
+    def expected(draw):
+        got = forecast_within(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=6, draw=draw),
+                              float("inf"))
+        return {jid: (f.p10, f.p50, f.p90) for jid, f in got.forecasts.items()}
+    default = ranges(work(payload, str(cfg), store))
+    assert default and default == expected("recent")
+    assert ranges(work({**payload, "draw": "recent"}, str(cfg), store)) == default
+    assert ranges(work({**payload, "draw": "job"}, str(cfg), store)) == expected("job") != default
