@@ -66,9 +66,9 @@ def draw_recent(rng: random.Random, choices: Sequence[int], own: Sequence[int], 
     """A runtime leaning toward the user's last jobs: `own` is the user's ratios as runtimes
     of this job's request, oldest first (engine.choices); `choices` its spans (what a uniform
     draw picks among). With probability 1/2, uniformly among the last RECENT of `own` above
-    `elapsed` (when there is one), else uniformly among `choices`. Exactly one rng.random()
-    and at most one rng.randrange() a call, so the draws of a replay stay in step whatever
-    the history. O(len(choices))."""
+    `elapsed` (when there is one), else uniformly among `choices`: of n >= RECENT choices of
+    a queued job, each of the last RECENT weighs 1/(2 RECENT) + 1/(2n), an older one 1/(2n). One rng.random() a call, and one
+    rng.randrange() when the pool has more than one runtime. O(RECENT)."""
     last = [s for s in own[-RECENT:] if s > elapsed]
     pool = last if rng.random() < 0.5 and last else choices
     return pool[rng.randrange(len(pool))] if len(pool) > 1 else pool[0]
