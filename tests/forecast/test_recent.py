@@ -142,3 +142,20 @@ def test_mauids_worker_draws_as_asked_and_recent_when_not_told(tmp_path):
     assert default and default == expected("recent")
     assert ranges(work({**payload, "draw": "recent"}, str(cfg), store)) == default
     assert ranges(work({**payload, "draw": "job"}, str(cfg), store)) == expected("job") != default
+
+
+def test_maui_sim_forecasts_with_recent_by_default_and_job_on_request(tmp_path):
+    import csv
+
+    from maui_py.cli.main import maui_sim_main
+    args = ["--synthetic", "120", "--machine-procs", "32", "--forecast", "--forecast-samples", "6", "-q"]
+    cols = ("forecast_p10", "forecast_p50", "forecast_p90")
+    got = {}
+    for name, extra in (("default", []), ("recent", ["--forecast-draw", "recent"]),
+                        ("job", ["--forecast-draw", "job"])):
+        assert maui_sim_main([*args, *extra, "--out", str(tmp_path / name)]) == 0
+        got[name] = [(r["id"], r["start"], *(r[c] for c in cols))
+                     for r in csv.DictReader(open(tmp_path / name / "jobs.csv"))]
+    assert got["default"] == got["recent"]
+    assert [r[:2] for r in got["job"]] == [r[:2] for r in got["default"]]     # the schedule is the same
+    assert got["job"] != got["default"]                                        # the forecasts are not
