@@ -18,11 +18,13 @@ ROWS: list = group(
     OWN("FORECASTPOLICY", Choice.of(ForecastPolicy), ForecastPolicy.NONE,
         "NONE: no forecasts (the default: a maui.cfg brought from Maui behaves as under Maui, and a "
         "forecast costs one CPU for up to FORECASTBUDGET every FORECASTINTERVAL, which a site chooses to "
-        "spend); ALL, USER, JOB: mauid forecasts every queued job's start as p10/p50/p90 of "
+        "spend); RECENT, JOB, USER, ALL: mauid forecasts every queued job's start as p10/p50/p90 of "
         "FORECASTSAMPLES replays of the current state, in a separate process, runtimes drawn from each "
-        "user's recent runtime/request ratios: ALL: one quantile for all jobs in a replay (all run long "
-        "or short together: the widest range), USER: one ratio per user, JOB: each job on its own (with "
-        "FORECASTCALIBRATION, the p50 closest to real starts on the public traces: docs/simulator.md)"),
+        "user's recent runtime/request ratios: RECENT: each job on its own, half the time among its "
+        "user's last 4 ratios (with FORECASTCALIBRATION, the p50 closest to real starts on the public "
+        "traces: docs/simulator.md; maui-sim --forecast's default), JOB: each job on its own among all "
+        "of them, USER: one ratio per user, ALL: one quantile for all jobs in a replay (all run long or "
+        "short together: the widest range)"),
     OWN("FORECASTINTERVAL", TIME, 300, "forecasts are made at most this often (after a cycle, when the "
         "last forecast has finished)"),
     OWN("FORECASTBUDGET", TIME, 60, "how long one forecast may run: the worker stops after the replay under "

@@ -88,7 +88,8 @@ def work(moment: dict[str, Any], config: str, store: str, clock: Callable[[], fl
                tuple(decode(Job, j) for j in moment["jobs"]))
     history = {str(u): tuple((int(r), int(q)) for r, q in pairs) for u, pairs in moment["history"].items()}
     plan = plan_of(store, cfg, state, int(moment["iteration"]))
-    opt = ForecastOptions(samples=int(moment["samples"]), draw=str(moment["draw"]), seed=int(moment.get("seed", 0)),
+    draw = str(moment.get("draw") or ForecastOptions().draw)      # the simulator's default when none is asked
+    opt = ForecastOptions(samples=int(moment["samples"]), draw=draw, seed=int(moment.get("seed", 0)),
                           arrivals=int(moment.get("arrivals", 0)))
     recent = tuple(decode(Job, j) for j in moment.get("recent", ()))
     targets = moment.get("targets")

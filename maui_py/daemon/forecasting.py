@@ -44,7 +44,8 @@ from ..store.tracked_accuracy import Figures, breakdown
 log = logging.getLogger("maui_py.daemon")
 
 DRAW_OF: dict[ForecastPolicy, str | None] = {ForecastPolicy.NONE: None, ForecastPolicy.ALL: "all",
-                                             ForecastPolicy.USER: "user", ForecastPolicy.JOB: "job"}
+                                             ForecastPolicy.USER: "user", ForecastPolicy.JOB: "job",
+                                             ForecastPolicy.RECENT: "recent"}
 """FORECASTPOLICY -> how the worker's replays draw runtimes (forecast/engine.DRAWS); None: off."""
 WINDOW = 32
 """A user's last completed jobs the forecast history keeps (forecast/runtimes.WINDOW)."""

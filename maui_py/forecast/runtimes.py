@@ -7,6 +7,13 @@ its request times one ratio drawn at random (its request when the user has no hi
 running job that has run `elapsed` s draws among the ratios that give more than that (it is
 still running), else runs its request. Never above the request: the resource manager kills
 there. Seeded by the caller's random.Random, so a replay is deterministic.
+
+draw_recent leans toward the user's last jobs (the "recent" draw, the default): with
+probability 1/2 among the last RECENT ratios, else among all of the window's. A user's next
+runtime is most like their last ones (Tsafrir, Etsion and Feitelson, "Backfilling using
+system-generated predictions rather than user runtime estimates", IEEE TPDS 2007: the mean
+of the last two runtimes predicted well); half the weight stays on the longer window so that
+one odd recent job does not decide every replay (docs/simulator.md, "Start forecasts").
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ WINDOW = 32
 """The user's last completed jobs a draw looks at (a forecast's default)."""
 MAX_WINDOW = 1000
 """The most a caller may ask for: a bound on the work per draw."""
+RECENT = 4
+"""The user's last jobs draw_recent draws among half the time."""
 
 
 def ratios(history: Mapping[str, Sequence[tuple[int, int]]] | History, user: str,
@@ -51,3 +60,15 @@ def draw_runtime(rng: random.Random, user_ratios: Sequence[float], request: int,
     elapsed). O(len(user_ratios))."""
     choices = spans(user_ratios, request, elapsed)
     return choices[rng.randrange(len(choices))] if len(choices) > 1 else choices[0]
+
+
+def draw_recent(rng: random.Random, choices: Sequence[int], own: Sequence[int], elapsed: int = 0) -> int:
+    """A runtime leaning toward the user's last jobs: `own` is the user's ratios as runtimes
+    of this job's request, oldest first (engine.choices); `choices` its spans (what a uniform
+    draw picks among). With probability 1/2, uniformly among the last RECENT of `own` above
+    `elapsed` (when there is one), else uniformly among `choices`: of n >= RECENT choices of
+    a queued job, each of the last RECENT weighs 1/(2 RECENT) + 1/(2n), an older one 1/(2n). One rng.random() a call, and one
+    rng.randrange() when the pool has more than one runtime. O(RECENT)."""
+    last = [s for s in own[-RECENT:] if s > elapsed]
+    pool = last if rng.random() < 0.5 and last else choices
+    return pool[rng.randrange(len(pool))] if len(pool) > 1 else pool[0]
