@@ -91,11 +91,19 @@ class FreeShapes:
         dims = len(cap[0]) if cap else 0
         self.levels: list[list[int]] = [ladder(max(c[j] for c in cap)) for j in range(dims)]
         """Per dimension, the ladder of amounts room masks are kept for, ascending."""
-        self.room: list[list[int]] = [[mask_of([i for i, c in enumerate(cap) if c[j] >= v],
-                                               len(nodes)) for v in lv]
+        self.room: list[list[int]] = [[self._reaching(j, v) for v in lv]
                                       for j, lv in enumerate(self.levels)]
         """room[j][k]: the nodes with at least levels[j][k] of dimension j free at the
         origin (every node idle here: its capacity)."""
+
+    def _reaching(self, j: int, v: int) -> int:
+        """The nodes whose capacity in dimension j is at least v: a union of kinds.
+        O(kinds) big-int operations."""
+        out = 0
+        for k, kt in enumerate(self.ktop):
+            if kt[j] >= v:
+                out |= self.masks[k]
+        return out
 
     def move(self, nodes: int, cap: tuple[int, ...], old: tuple[int, ...],
              new: tuple[int, ...]) -> None:
