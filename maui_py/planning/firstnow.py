@@ -28,7 +28,14 @@ constant over [origin, t0], so the idle and full sets at t0 are the origin's, a 
 fit over [t0, t0 + w) is its fit over [origin, t0 + w) (a flat fit _first_fits keeps) and the
 nodes changing in (t0, t0 + w) are those changing before t0 + w (_origin_sets).
 
-Cost: O(1) big-int operations plus O(k log h) for the k nodes walked
+The walk asks only the partly used nodes the free-shape index's room masks keep
+(FreeShapes.roomy, `use_room`; part of the index, so off with use_shapes): a node's usage
+over a window from the origin is at least its usage at the origin, so a node whose free
+vector there does not hold cr.per_node tasks has a fit below cr.per_node over the window
+and the walk would pass over it: the same nodes are taken, in the same order, and "no"
+stays "no".
+
+Cost: O(dims) big-int operations plus O(k log h) for the k nodes walked
 (Compiling._first_fits, with _fits_now's flat fits)."""
 
 from __future__ import annotations
@@ -94,6 +101,10 @@ def first_now(table: Table, cr: Compiled, w: int, t0: int | None = None,
         return None
     e = t0 + w
     fast, others = now_sets(table, cr, e)
+    if others and table.use_room and table.use_shapes:  # only nodes with room now may fit
+        room = table.shapes.roomy(tuple([x * cr.per_node for x in cr.d]))
+        if room is not None:
+            others &= room
     groups = None if order is None else tuple([m for m, _kc in cr.classes])
     return table._first_fits(cr, fast, others, e, t0 if t0 > origin else None, groups)
 

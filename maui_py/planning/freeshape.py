@@ -20,11 +20,19 @@ shows: the bound is not asked then.
 Costs: a question O(kinds met x buckets), buckets <= distinct free processor counts; a
 node whose usage at the origin changes O(1) (a bucket's maximum is recomputed, O(distinct
 vectors in it), on the first question after a vector left it).
+
+Room masks (`roomy`): per dimension, for each level of a ladder (1, 2, 3, 4, 6, 8, 12, ...,
+up to the largest capacity), the set of nodes with at least that much free at the origin.
+The nodes of the intersection, per dimension, of the highest level at or below what a node
+must hold are a superset of those whose free vector at the origin holds it, so of those a
+window from the origin has room on: the start-now walk (planning/firstnow.py) walks them
+only, instead of every partly used node. A move costs O(dims x levels crossed) big-int
+operations.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from operator import sub
 from typing import Sequence
 
@@ -80,6 +88,22 @@ class FreeShapes:
             self.top.append({c[0]: c})
             self.order.append([c[0]])
             self.ktop.append(c)
+        dims = len(cap[0]) if cap else 0
+        self.levels: list[list[int]] = [ladder(max(c[j] for c in cap)) for j in range(dims)]
+        """Per dimension, the ladder of amounts room masks are kept for, ascending."""
+        self.room: list[list[int]] = [[self._reaching(j, v) for v in lv]
+                                      for j, lv in enumerate(self.levels)]
+        """room[j][k]: the nodes with at least levels[j][k] of dimension j free at the
+        origin (every node idle here: its capacity)."""
+
+    def _reaching(self, j: int, v: int) -> int:
+        """The nodes whose capacity in dimension j is at least v: a union of kinds.
+        O(kinds) big-int operations."""
+        out = 0
+        for k, kt in enumerate(self.ktop):
+            if kt[j] >= v:
+                out |= self.masks[k]
+        return out
 
     def move(self, nodes: int, cap: tuple[int, ...], old: tuple[int, ...],
              new: tuple[int, ...]) -> None:
@@ -87,6 +111,7 @@ class FreeShapes:
         use `new` now. O(kinds of that capacity) big-int operations."""
         was = tuple(map(sub, cap, old))
         now = tuple(map(sub, cap, new))
+        self._room_move(nodes, was, now)
         masks = self.masks
         for k in self.by_cap[cap]:
             n = (nodes & masks[k]).bit_count()
@@ -98,8 +123,41 @@ class FreeShapes:
                  new: tuple[int, ...]) -> None:
         """move() for node i alone. O(dims)."""
         k = self.kind_of[i]
-        self._take(k, tuple(map(sub, cap, old)), 1)
-        self._put(k, tuple(map(sub, cap, new)), 1)
+        was, now = tuple(map(sub, cap, old)), tuple(map(sub, cap, new))
+        self._room_move(1 << i, was, now)
+        self._take(k, was, 1)
+        self._put(k, now, 1)
+
+    def _room_move(self, nodes: int, was: tuple[int, ...], now: tuple[int, ...]) -> None:
+        """The room masks for the nodes of set `nodes`, whose free vector at the origin
+        went from `was` to `now`. O(dims x levels crossed) big-int operations."""
+        if was == now:
+            return
+        for j, lv in enumerate(self.levels):
+            a, b = was[j], now[j]
+            if a == b:
+                continue
+            ka, kb = bisect_right(lv, a), bisect_right(lv, b)
+            room = self.room[j]
+            if kb < ka:                 # levels kb..ka-1 no longer reached
+                for k in range(kb, ka):
+                    room[k] ^= room[k] & nodes
+            else:
+                for k in range(ka, kb):
+                    room[k] |= nodes
+
+    def roomy(self, v: tuple[int, ...]) -> int | None:
+        """A superset of the nodes whose free vector at the origin holds `v` (every
+        dimension at least v's), or None when v asks nothing (every node holds it).
+        O(dims) big-int operations."""
+        out = None
+        for j, x in enumerate(v):
+            if x > 0:
+                lv = self.levels[j]
+                k = bisect_right(lv, x) - 1
+                m = self.room[j][k] if k >= 0 else -1
+                out = m if out is None else out & m
+        return out
 
     def _take(self, k: int, free: tuple[int, ...], n: int) -> None:
         c = free[0]
@@ -265,7 +323,25 @@ class FreeShapes:
             assert kt is None or kt == (tuple(map(max, *vecs)) if len(vecs) > 1
                                         else vecs[0]), "stale kind maximum"
         assert shapes == self.shapes, "free-shape buckets out of step"
+        for j, lv in enumerate(self.levels):
+            assert lv == ladder(max(c[j] for c in cap)), "room ladder out of step"
+            assert self.room[j] == [mask_of([i for i in range(len(cap))
+                                             if cap[i][j] - used0[i][j] >= x], len(cap))
+                                    for x in lv], "room masks out of step"
         for k, top in enumerate(self.top):
             for c, t in top.items():
                 assert t == tuple(map(max, *shapes[k][c])) if len(shapes[k][c]) > 1 \
                     else t == next(iter(shapes[k][c])), "stale free-shape maximum"
+
+
+def ladder(top: int) -> list[int]:
+    """The amounts 1, 2, 3, 4, 6, 8, 12, 16, ... (2^k and 3 x 2^(k-1)) up to `top`: room
+    masks are kept at these, so a request meets one within a factor 1.5 below what it asks,
+    and a move crosses O(log) of them. O(log top)."""
+    out, x = [], 1
+    while x <= top:
+        out.append(x)
+        if x >= 2 and x + x // 2 <= top:
+            out.append(x + x // 2)
+        x *= 2
+    return out

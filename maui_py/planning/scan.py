@@ -70,6 +70,11 @@ class Scanning:
     evaluating them (False: the definition the property tests compare against)."""
     gained_over = 0
     """Candidates the gain bound passed over, summed over scans (operation count)."""
+    use_room = True
+    """Leave out of the start-now walk (planning/firstnow.py) the partly used nodes whose
+    free vector at the origin cannot hold a node's share (FreeShapes.roomy; False: walk
+    them all, the definition the property tests compare against). Part of the free-shape
+    index: off too when use_shapes is."""
     use_first = True
     """Answer FIRSTAVAILABLE start-now questions of tasks-per-node requests (at the origin,
     or at a later instant before the first change point) by the walk in index order that
