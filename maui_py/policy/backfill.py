@@ -10,7 +10,8 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
+from itertools import accumulate
+from operator import attrgetter, itemgetter
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -28,6 +29,10 @@ METRICS: dict[BackfillMetric, Callable[[Job], float]] = {
     BackfillMetric.SECONDS: lambda job: float(job.wallclock),
 }
 """BACKFILLMETRIC -> what BESTFIT and GREEDY maximise (NODES is read as PROCS, as 3.3.1)."""
+
+_PROCS = attrgetter("procs")
+_ENTRY_JOB = itemgetter(0)              # of an order entry (job, compiled, priority)
+_CAND_JOB = itemgetter(1)               # of a candidate (position, job, compiled)
 
 
 def metric(job: Job, kind: BackfillMetric) -> float:
@@ -197,15 +202,10 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     pass early (by_windows: a window counts them). `blocked`: where the candidates a
     limit of `level` stopped are noted (the hard pass after a soft one asks only those)."""
     table = c.table
-    if first is None:
-        procs = [e[1].procs for e in cands]
-    else:
-        procs = [e[0].procs for e in cands]
+    procs = list(map(_PROCS, map(_ENTRY_JOB if first is not None else _CAND_JOB, cands)))
+    if first is not None:
         started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
-    least = procs[:]                    # least[i]: the fewest processors from i on
-    for i in range(len(least) - 2, -1, -1):
-        if least[i + 1] < least[i]:
-            least[i] = least[i + 1]
+    least = _least(procs)               # least[i]: the fewest processors from i on
     limited = c.limits.any_active
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
@@ -250,6 +250,26 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
                         g[1] -= n
         elif not shared:
             _dead_after(dead, memo.epoch(table), cr, span(job))
+
+
+LEAST_IN_C = True
+"""_least takes the running minimum in C (itertools.accumulate with min); False: the
+loop from the end, the definition tests/property/test_fsrank_in_c.py compares against."""
+
+
+def _least(procs: list) -> list:
+    """[min(procs[i:]) for each i], in O(len(procs)): the processor counts are ints, so
+    min's running value from the end is the loop's `least[i + 1] if it is smaller else
+    procs[i]` (equal ints are interchangeable)."""
+    if LEAST_IN_C:
+        least = list(accumulate(reversed(procs), min))
+        least.reverse()
+        return least
+    least = procs[:]
+    for i in range(len(least) - 2, -1, -1):
+        if least[i + 1] < least[i]:
+            least[i] = least[i + 1]
+    return least
 
 
 def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:
