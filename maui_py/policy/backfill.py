@@ -9,6 +9,7 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from itertools import accumulate
 from operator import attrgetter, itemgetter
@@ -20,6 +21,7 @@ from ..planning import maui33, memo
 from ..planning.api import Ability
 from ..planning.memo import ShrinkMemo
 from ..predict.predictors import accuracy
+from . import stopped
 from .limits import HARD, SOFT
 
 
@@ -33,6 +35,7 @@ METRICS: dict[BackfillMetric, Callable[[Job], float]] = {
 _PROCS = attrgetter("procs")
 _ENTRY_JOB = itemgetter(0)              # of an order entry (job, compiled, priority)
 _CAND_JOB = itemgetter(1)               # of a candidate (position, job, compiled)
+_POSITION = itemgetter(0)
 
 
 def metric(job: Job, kind: BackfillMetric) -> float:
@@ -132,9 +135,72 @@ def _in_order_limited(c, order, first: int) -> None:
     walk, without the list."""
     if c.table.free_now <= 0:
         return
+    parted = _parted(c, order, first) if PARK_STOPPED else None
+    if parted is not None:
+        _parked_passes(c, *parted)
+        return
     blocked: list = []
     first_fit(c, order[first:] if first else order, SOFT, first, blocked=blocked)
     if blocked and c.table.free_now > 0:
+        first_fit(c, blocked, HARD)
+
+
+PARK_STOPPED = True
+"""_in_order_limited leaves the jobs a soft limit stops from the start out of its soft walk
+and asks their plans once for the hard pass (_parted, _parked_passes); False: every job
+walked (the definition tests/property/test_backfill_parked.py compares against)."""
+
+
+def _parted(c, order, first: int) -> tuple[list, list, list] | None:
+    """(candidates, parked, parked plan ids) of order[first:] as (position, job,
+    compiled), leaving out the jobs started, reserved or NOBF (as first_fit's walk does):
+    parked, those a soft limit stops now (policy/stopped.py); the rest, candidates. None
+    when none is stopped, or on a planner with processor counts (first_fit's reservation
+    gates, which a parked job would meet in the hard pass, are made there). O(order) in C
+    plus O(candidates + parked)."""
+    if Ability.COUNTS in c.table.abilities:
+        return None
+    entries = order[first:] if first else order
+    jobs = list(map(_ENTRY_JOB, entries))
+    got = stopped.stopped(c, jobs, SOFT)
+    if got is None:
+        return None
+    mask, pids = got
+    started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
+    cands, parked, ppids = [], [], []
+    for k, (job, cr, _p), stop, pid in zip(range(first, first + len(entries)), entries, mask, pids):
+        if job.id in started or job.id in reserved or (nobf and job.qos in nobf):
+            continue
+        if stop:
+            parked.append((k, job, cr))
+            ppids.append(pid)
+        else:
+            cands.append((k, job, cr))
+    return cands, parked, ppids
+
+
+def _parked_passes(c, cands: list, parked: list, ppids: list) -> None:
+    """_in_order_limited's two passes with the parked jobs left out of the soft one: a soft
+    limit stops each where the walk would reach it (usage only grows in a cycle), and
+    the walk then only notes it for the hard pass, which asks the noted jobs and the
+    parked ones, in order, less those whose plan a hard limit stops now (they would be
+    passed over: nothing else happens to a job there). A parked job the walk would have
+    passed over before its limit (wider than what was free then, or past its early end,
+    where every job left is wider) is wider than what is free in the hard pass too
+    (free only shrinks): asked or not, it starts nothing. first_fit's early end reads
+    the fewest processors of the jobs left, so fewer jobs only make it end where every
+    job left is wider than what is free. O(candidates + parked) plus one verdict per
+    parked plan."""
+    blocked: list = []
+    first_fit(c, cands, SOFT, blocked=blocked)
+    if c.table.free_now <= 0:
+        return
+    if parked:
+        hard = stopped.verdicts(c, list(map(_CAND_JOB, parked)), ppids, HARD)
+        if hard:
+            parked = [e for e, p in zip(parked, ppids) if p not in hard]
+        blocked = list(heapq.merge(blocked, parked, key=_POSITION)) if blocked else parked
+    if blocked:
         first_fit(c, blocked, HARD)
 
 

@@ -15,7 +15,7 @@ from ..core.records import KeptReservation
 from ..model import Job, StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, NoPlacement, Placement
-from . import deferral, kept
+from . import deferral, kept, stopped
 from .limits import SOFT
 
 _JOB = itemgetter(0)
@@ -146,25 +146,19 @@ def pre_blocked(c, order, first: int) -> tuple[list | None, int | None]:
     and sets `waiting` before the first one after a passed-over position, or at its end
     unless it broke (a broken pass reaches no later position). Jobs started, holding a
     reservation or run-now take other branches first: they are visited. The plans are
-    looked up in C over the order, one verdict per distinct plan, asked of its first job
-    (Limits.active_violation: that job's kept plan; one walk per plan and usage).
+    looked up in C over the order, one verdict per distinct plan (policy/stopped.py).
     O(order) in C plus O(distinct plans), instead of a Python step per job."""
     if not PRE_BLOCKED:
         return None, None
-    lim, usage, st = c.limits, c.usage, c.state
+    st = c.state
     ex = set(c.started) | st.reservations.keys() | st.run_now
     if len(ex) > PRE_BLOCKED_EXCEPTIONS:
         return None, None
     jobs = list(map(_JOB, order[first:]))
-    plans = list(map(lim.plan_of.get, map(id, jobs)))
-    pids = list(map(id, plans))
-    by_pid = dict(zip(pids, plans))
-    firsts = dict(zip(reversed(pids), reversed(jobs)))      # each plan's first job
-    blocked = {p for p, plan in by_pid.items()
-               if plan and lim.active_violation(firsts[p], usage, SOFT)}
-    if not blocked:
+    got = stopped.stopped(c, jobs, SOFT)
+    if got is None:
         return None, None
-    mask = list(map(blocked.__contains__, pids))
+    mask = got[0]
     if ex:
         ids = list(map(_ID, jobs))
         for jid in ex:
