@@ -26,8 +26,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from itertools import compress, repeat
-from operator import add, attrgetter, is_not, itemgetter, mul, sub, truediv
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,10 +35,6 @@ if TYPE_CHECKING:
 _SYSTEM_PRIORITY = attrgetter("system_priority")
 _JOB = itemgetter(0)
 _CI = itemgetter(3)
-_CR = itemgetter(1)
-_STATIC = itemgetter(2)
-_ID = attrgetter("id")
-_SUBMIT = attrgetter("submit_time")
 
 
 @dataclass(slots=True)
@@ -122,12 +117,6 @@ def merge(kept: list, new: list, key=row_key) -> list:
     return out
 
 
-IN_C = True
-"""rank() works its priorities out column by column with map() over C operators
-(_priorities_in_c) and builds its entries with zip(); False: one comprehension per row,
-the definition tests/property/test_fsrank_in_c.py compares against."""
-
-
 def rank(c: Cycle, rows: Rows, tails_of) -> list:
     """The entries (job, compiled, priority) of `rows` in priority order (order_key), each
     priority as PriorityEngine.fs_priorities gives it. `tails_of(sets)`: the (TARG, FS)
@@ -140,11 +129,6 @@ def rank(c: Cycle, rows: Rows, tails_of) -> list:
     used = list(set(map(_CI, rs)))
     for ci, t in zip(used, tails_of([creds[ci] for ci in used])):
         tails[ci] = t
-    if IN_C:
-        ps = _priorities_in_c(rs, tails, now, qt, w, cw)
-        idx = sorted(range(len(rs)), key=ps.__getitem__, reverse=True)
-        return list(zip(map(_JOB, map(rs.__getitem__, idx)), map(_CR, map(rs.__getitem__, idx)),
-                        map(ps.__getitem__, idx)))
     if qt:
         ps = [(s + cw * (0.0 + w * ((q if (q := now - qt.get(j.id, j.submit_time)) > 0 else 0)
                                     / 60.0)))
@@ -161,30 +145,6 @@ def rank(c: Cycle, rows: Rows, tails_of) -> list:
     # stable, descending: equal priorities keep the rows' (submit, id length, id) order
     idx = sorted(range(len(rs)), key=ps.__getitem__, reverse=True)
     return [(rs[i][0], rs[i][1], ps[i]) for i in idx]
-
-
-def _priorities_in_c(rs: list, tails: list, now: int, qt: dict, w, cw) -> list:
-    """rank()'s priorities, each the float its comprehension gives, the loop in C.
-
-    Exact, operation for operation: q = now - qt.get(id, submit) (or now - submit);
-    max(0, q) is `q if q > 0 else 0` (max keeps its first argument unless a later one is
-    greater: the same object, int 0 included); then q / 60.0, w * that, 0.0 + that,
-    cw * that and s + that, each by the operator the comprehension applies, with the
-    operands in its order (truediv, mul, add are the float operations of `/`, `*`, `+`).
-    A row with a (TARG, FS) tail t then gets ((p + t[0]) + t[1]) + 0.0 + 0.0, left to
-    right as written, in a loop over those rows alone (most sets have none). O(rows)
-    in C plus O(rows with a tail) in Python."""
-    jobs = list(map(_JOB, rs))
-    submits = map(_SUBMIT, jobs)
-    since = map(qt.get, map(_ID, jobs), submits) if qt else submits
-    qs = map(max, repeat(0), map(sub, repeat(now), since))
-    vs = map(add, repeat(0.0), map(mul, repeat(w), map(truediv, qs, repeat(60.0))))
-    ps = list(map(add, map(_STATIC, rs), map(mul, repeat(cw), vs)))
-    row_tails = list(map(tails.__getitem__, map(_CI, rs)))
-    for i in compress(range(len(rs)), map(is_not, row_tails, repeat(None))):
-        t = row_tails[i]
-        ps[i] = ps[i] + t[0] + t[1] + 0.0 + 0.0
-    return ps
 
 
 def any_system_priority(entries: list) -> bool:

@@ -31,7 +31,6 @@ checks the decisions against cycles without it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import compress
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -272,11 +271,7 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
     redo &= live                        # held or deferred since
     live -= redo
     rows = cache.rows
-    src = order if rows is None else rows.rows
-    if fsrank.IN_C:                     # the same entries, the test in C
-        kept = list(compress(src, map(live.__contains__, map(id, map(_JOB, src)))))
-    else:
-        kept = [e for e in src if id(e[0]) in live]
+    kept = [e for e in (order if rows is None else rows.rows) if id(e[0]) in live]
     if len(kept) < len(live):           # some not in the cache
         live.difference_update(map(id, map(_JOB, kept)))
         redo |= live

@@ -9,10 +9,8 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
-from itertools import accumulate
-from operator import attrgetter, itemgetter
+
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -21,7 +19,6 @@ from ..planning import maui33, memo
 from ..planning.api import Ability
 from ..planning.memo import ShrinkMemo
 from ..predict.predictors import accuracy
-from . import stopped
 from .limits import HARD, SOFT
 
 
@@ -31,11 +28,6 @@ METRICS: dict[BackfillMetric, Callable[[Job], float]] = {
     BackfillMetric.SECONDS: lambda job: float(job.wallclock),
 }
 """BACKFILLMETRIC -> what BESTFIT and GREEDY maximise (NODES is read as PROCS, as 3.3.1)."""
-
-_PROCS = attrgetter("procs")
-_ENTRY_JOB = itemgetter(0)              # of an order entry (job, compiled, priority)
-_CAND_JOB = itemgetter(1)               # of a candidate (position, job, compiled)
-_POSITION = itemgetter(0)
 
 
 def metric(job: Job, kind: BackfillMetric) -> float:
@@ -135,72 +127,9 @@ def _in_order_limited(c, order, first: int) -> None:
     walk, without the list."""
     if c.table.free_now <= 0:
         return
-    parted = _parted(c, order, first) if PARK_STOPPED else None
-    if parted is not None:
-        _parked_passes(c, *parted)
-        return
     blocked: list = []
     first_fit(c, order[first:] if first else order, SOFT, first, blocked=blocked)
     if blocked and c.table.free_now > 0:
-        first_fit(c, blocked, HARD)
-
-
-PARK_STOPPED = True
-"""_in_order_limited leaves the jobs a soft limit stops from the start out of its soft walk
-and asks their plans once for the hard pass (_parted, _parked_passes); False: every job
-walked (the definition tests/property/test_backfill_parked.py compares against)."""
-
-
-def _parted(c, order, first: int) -> tuple[list, list, list] | None:
-    """(candidates, parked, parked plan ids) of order[first:] as (position, job,
-    compiled), leaving out the jobs started, reserved or NOBF (as first_fit's walk does):
-    parked, those a soft limit stops now (policy/stopped.py); the rest, candidates. None
-    when none is stopped, or on a planner with processor counts (first_fit's reservation
-    gates, which a parked job would meet in the hard pass, are made there). O(order) in C
-    plus O(candidates + parked)."""
-    if Ability.COUNTS in c.table.abilities:
-        return None
-    entries = order[first:] if first else order
-    jobs = list(map(_ENTRY_JOB, entries))
-    got = stopped.stopped(c, jobs, SOFT)
-    if got is None:
-        return None
-    mask, pids = got
-    started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
-    cands, parked, ppids = [], [], []
-    for k, (job, cr, _p), stop, pid in zip(range(first, first + len(entries)), entries, mask, pids):
-        if job.id in started or job.id in reserved or (nobf and job.qos in nobf):
-            continue
-        if stop:
-            parked.append((k, job, cr))
-            ppids.append(pid)
-        else:
-            cands.append((k, job, cr))
-    return cands, parked, ppids
-
-
-def _parked_passes(c, cands: list, parked: list, ppids: list) -> None:
-    """_in_order_limited's two passes with the parked jobs left out of the soft one: a soft
-    limit stops each where the walk would reach it (usage only grows in a cycle), and
-    the walk then only notes it for the hard pass, which asks the noted jobs and the
-    parked ones, in order, less those whose plan a hard limit stops now (they would be
-    passed over: nothing else happens to a job there). A parked job the walk would have
-    passed over before its limit (wider than what was free then, or past its early end,
-    where every job left is wider) is wider than what is free in the hard pass too
-    (free only shrinks): asked or not, it starts nothing. first_fit's early end reads
-    the fewest processors of the jobs left, so fewer jobs only make it end where every
-    job left is wider than what is free. O(candidates + parked) plus one verdict per
-    parked plan."""
-    blocked: list = []
-    first_fit(c, cands, SOFT, blocked=blocked)
-    if c.table.free_now <= 0:
-        return
-    if parked:
-        hard = stopped.verdicts(c, list(map(_CAND_JOB, parked)), ppids, HARD)
-        if hard:
-            parked = [e for e, p in zip(parked, ppids) if p not in hard]
-        blocked = list(heapq.merge(blocked, parked, key=_POSITION)) if blocked else parked
-    if blocked:
         first_fit(c, blocked, HARD)
 
 
@@ -268,10 +197,15 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     pass early (by_windows: a window counts them). `blocked`: where the candidates a
     limit of `level` stopped are noted (the hard pass after a soft one asks only those)."""
     table = c.table
-    procs = list(map(_PROCS, map(_ENTRY_JOB if first is not None else _CAND_JOB, cands)))
-    if first is not None:
+    if first is None:
+        procs = [e[1].procs for e in cands]
+    else:
+        procs = [e[0].procs for e in cands]
         started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
-    least = _least(procs)               # least[i]: the fewest processors from i on
+    least = procs[:]                    # least[i]: the fewest processors from i on
+    for i in range(len(least) - 2, -1, -1):
+        if least[i + 1] < least[i]:
+            least[i] = least[i + 1]
     limited = c.limits.any_active
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
@@ -316,26 +250,6 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
                         g[1] -= n
         elif not shared:
             _dead_after(dead, memo.epoch(table), cr, span(job))
-
-
-LEAST_IN_C = True
-"""_least takes the running minimum in C (itertools.accumulate with min); False: the
-loop from the end, the definition tests/property/test_fsrank_in_c.py compares against."""
-
-
-def _least(procs: list) -> list:
-    """[min(procs[i:]) for each i], in O(len(procs)): the processor counts are ints, so
-    min's running value from the end is the loop's `least[i + 1] if it is smaller else
-    procs[i]` (equal ints are interchangeable)."""
-    if LEAST_IN_C:
-        least = list(accumulate(reversed(procs), min))
-        least.reverse()
-        return least
-    least = procs[:]
-    for i in range(len(least) - 2, -1, -1):
-        if least[i + 1] < least[i]:
-            least[i] = least[i + 1]
-    return least
 
 
 def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:

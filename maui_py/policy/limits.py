@@ -295,9 +295,6 @@ class Limits:
         state's engine cache)."""
         self.plans: dict[str, tuple[Job, tuple]] = {}
         """job id -> (job, active_plan(job)): checked by identity before use."""
-        self.plan_of: dict[int, tuple] = {}
-        """id(job) -> its plan, for each job object held in `plans` (so the id names that
-        object): a look-up by object, made in C over a whole order (priority_pass)."""
         self._interned: dict[tuple, tuple] = {}
         """Each distinct plan once, so that equal plans are one object (keys of _verdicts)."""
         self._verdicts: tuple = (None, -1, {})
@@ -419,24 +416,17 @@ class Limits:
         object in `plans` (swept when it passes 200,000 entries). O(counters x creds)."""
         if len(self.plans) > 200_000:
             self.plans.clear()
-            self.plan_of.clear()
             self._interned.clear()
             self._verdicts = (None, -1, {})     # keyed by ids of plans no longer held
         plan = self._plan(job)
         plan = self._interned.setdefault(plan, plan)
-        old = self.plans.get(job.id)
-        if old is not None:
-            self.plan_of.pop(id(old[0]), None)
         self.plans[job.id] = (job, plan)
-        self.plan_of[id(job)] = plan
         return plan
 
     def check_plans(self) -> None:
         """Raise AssertionError unless every kept plan equals one made from scratch."""
         for jid, (job, plan) in self.plans.items():
             assert jid == job.id and plan == self._plan(job), jid
-            assert self.plan_of[id(job)] is plan, jid
-        assert len(self.plan_of) == len(self.plans)
 
     def _plan(self, job: Job) -> tuple:
         """active_plan(job) made from scratch, not kept."""

@@ -7,19 +7,14 @@ takes the shortest jobs first (BFPRIORITYPOLICY).
 
 from __future__ import annotations
 
-from itertools import compress
-from operator import attrgetter, itemgetter, not_
-
 from ..cfg.choices import BackfillOrder, ReservationPolicy
 from ..core.records import KeptReservation
 from ..model import Job, StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, NoPlacement, Placement
-from . import deferral, kept, stopped
+from . import deferral, kept
 from .limits import SOFT
 
-_JOB = itemgetter(0)
-_ID = attrgetter("id")
 NO_ROOM = NoPlacement("fewer processors free now than the job needs")
 SHORTEST_FIRST = frozenset({BackfillOrder.DURATION, BackfillOrder.HWDURATION})
 """BFPRIORITYPOLICY values that order backfill shortest first: with them the priority pass
@@ -49,15 +44,18 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
     """`resume`: the state the last cycle's pass ended in, to go on from job `first`
     (core/changes.py); the state this pass ends in is left in c.pass_end."""
     st, now = c.state, c.now
-    counts, idle_found, waiting, c.stop_reason, broke = _begin(resume)
+    if resume is None:
+        counts: dict[int, int] = {}
+        idle_found = waiting = broke = False
+        c.stop_reason = ""
+    else:
+        counts, idle_found, waiting, c.stop_reason, broke = resume
+        counts = dict(counts)
     stays = {} if SKIP_BLOCKED and not c.explain and c.limits.any_active else None
     plans = c.limits.plans              # job id -> (job, its limit plan), Limits.active_plan
-    visit, fb = pre_blocked(c, order, first) if stays is not None else (None, None)
-    for k in range(first, len(order)) if visit is None else visit:
+    for k in range(first, len(order)):
         if broke:
             break
-        if fb is not None and fb < k:
-            waiting = True                  # a job blocked from the start was passed
         job, cr, _prio = order[k]
         jid = job.id
         if jid in c.started:
@@ -119,73 +117,7 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
             c.stop_reason = f"reservations made; BFPRIORITYPOLICY {c.settings.bf_order} backfills the rest"
             idle_found = True
             broke = not c.explain
-    if fb is not None and not broke:
-        waiting = True                      # every position was passed
     c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
-
-
-PRE_BLOCKED = True
-"""With SKIP_BLOCKED's conditions (explain off, throttling limits), the pass visits only
-the positions pre_blocked leaves, not the jobs whose limit plan a soft limit stops at the
-start of the pass; False: every position visited (the definition
-tests/property/test_pass_pre_blocked.py compares against)."""
-
-PRE_BLOCKED_EXCEPTIONS = 8
-"""More jobs started, reserved or run-now than this: pre_blocked does not apply (each
-costs a search of the order)."""
-
-
-def pre_blocked(c, order, first: int) -> tuple[list | None, int | None]:
-    """(positions to visit, the first position passed over) or (None, None) to visit all.
-
-    Exact: a job at position k >= first whose Job object holds a limit plan (Limits.plan_of)
-    that a soft limit stops now is stopped wherever the pass reaches it (active usage only
-    grows within a cycle: see SKIP_BLOCKED), and the pass then only sets `waiting` (and
-    blocked_soft and stays, which only the reports, under explain, and later jobs of the
-    same plan, passed over too, read). So the pass visits the other positions, in order,
-    and sets `waiting` before the first one after a passed-over position, or at its end
-    unless it broke (a broken pass reaches no later position). Jobs started, holding a
-    reservation or run-now take other branches first: they are visited. The plans are
-    looked up in C over the order, one verdict per distinct plan (policy/stopped.py).
-    O(order) in C plus O(distinct plans), instead of a Python step per job."""
-    if not PRE_BLOCKED:
-        return None, None
-    st = c.state
-    ex = set(c.started) | st.reservations.keys() | st.run_now
-    if len(ex) > PRE_BLOCKED_EXCEPTIONS:
-        return None, None
-    jobs = list(map(_JOB, order[first:]))
-    got = stopped.stopped(c, jobs, SOFT)
-    if got is None:
-        return None, None
-    mask = got[0]
-    if ex:
-        ids = list(map(_ID, jobs))
-        for jid in ex:
-            k = -1
-            while (k := _index(ids, jid, k + 1)) >= 0:
-                mask[k] = False
-    if True not in mask:
-        return None, None
-    fb = first + mask.index(True)
-    return list(compress(range(first, first + len(mask)), map(not_, mask))), fb
-
-
-def _index(items: list, x, start: int) -> int:
-    """items.index(x, start), or -1. O(len(items)) in C."""
-    try:
-        return items.index(x, start)
-    except ValueError:
-        return -1
-
-
-def _begin(resume: tuple | None) -> tuple:
-    """(counts, idle_found, waiting, stop_reason, broke) a pass starts from: `resume`'s,
-    its counts copied, or a fresh start."""
-    if resume is None:
-        return {}, False, False, "", False
-    counts, idle_found, waiting, reason, broke = resume
-    return dict(counts), idle_found, waiting, reason, broke
 
 
 def why_no_reservation(c, job: Job) -> str:
