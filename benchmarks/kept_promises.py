@@ -151,7 +151,8 @@ def render(out: dict) -> str:
     lines.append(f"reserved {out['reserved']}; started after their first reserved start "
                  f"{out['promises_broken']}, delayed {d(out['broken_delay_s'])} in all; "
                  f"reservation moves later {out['moves_later']}")
-    lines += [f"  job {jid}: {d(delay)} after its first reserved start" for jid, delay in out["worst"]]
+    lines += [f"  job {jid}: {d(delay)} after its first reserved start"
+              for jid, delay in out["worst"]]
     return "\n".join(lines)
 
 
