@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
 from maui_py.model import Job, JobRequest, Node, Resources
+from maui_py.planning import givenback
 from maui_py.policy import kept
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
@@ -141,4 +142,18 @@ def test_quiet_cycles_happen_when_jobs_only_arrive(monkeypatch):
     fast, skipped = _quiet_walks(monkeypatch, nodes, sims, text, True, True)
     definition, _n = _quiet_walks(monkeypatch, nodes, sims, text, True, False)
     assert skipped >= 3
+    assert fast == definition
+
+
+@SETTINGS
+@given(workloads())
+def test_nodes_ruled_out_by_their_processors_decide_as_walking_them(monkeypatch, w):
+    """givenback.CORE_REACH (a region's node passed over when no window long enough keeps
+    the request's processors free there) against walking every node: every cycle's starts
+    and reservations and every job's start the same, the table checked every cycle."""
+    nodes, sims, text, per_event = w
+    monkeypatch.setattr(givenback, "CORE_REACH", True)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    monkeypatch.setattr(givenback, "CORE_REACH", False)
+    definition = replay(nodes, sims, text, per_event, True, monkeypatch)
     assert fast == definition
