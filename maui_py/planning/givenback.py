@@ -142,22 +142,26 @@ class GivenBack:
         d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
         ign = [h for h in map(self.holds.get, ignore) if h is not None]
         reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
+        v = m * d[0]
+        origin = self.origin
+        vecs = [h.vec for h in ign]
+        one = vecs[0] if len(vecs) == 1 else None
         lo = hi = None
         seen: dict[tuple, tuple[int, int] | None] = {}
         for mask, x, y in regions:
-            a, b = max(now, x - w + 1, self.origin), min(start - 1, y - 1)
+            a, b = max(now, x - w + 1, origin), min(start - 1, y - 1)
             if a > b or (lo is not None and lo <= a and b <= hi):
                 continue            # out of reach, or nothing it could add to [lo, hi]
             for i in members(mask & E):
-                mine = any(i in h.vec for h in ign)
+                mine = (i in one) if one is not None else any(i in u for u in vecs)
                 if reach is not None and not mine:
-                    c0 = cap[i][0]
-                    v = c0 if excl else m * d[0]
                     W = reach.get((i, x, y))
+                    c0 = cap[i][0]
                     if W is None:
                         W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
-                                                        max(now, self.origin), x, y)
-                    if v > c0 or W[v] < w:
+                                                        max(now, origin), x, y)
+                    need = c0 if excl else v
+                    if need > c0 or W[need] < w:
                         continue    # its processors alone rule it out (CORE_REACH)
                 key = None if mine else (id(self._T[i]), cap[i], a, b)
                 got = seen.get(key, False) if key is not None else False
