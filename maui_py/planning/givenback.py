@@ -23,6 +23,15 @@ from .steps import fit_on
 LOG = 1024
 """Entries kept; the older half goes when there are more."""
 
+CORE_REACH = True
+"""_gained passes over a region's node whose processors alone rule the request out: no
+window as long as the request's, meeting the region and starting in reach, keeps the
+processors it needs there free throughout (core_reach, computed once per node and region
+while the epoch and now stay; a necessary condition, so the answer is the same). False: every
+node is walked, the definition tests/property/test_kept_settled.py compares against."""
+
+FOREVER = 1 << 62
+
 Step = tuple[int, int, int, int]
 """(freed after the step, node mask, start, end)."""
 
@@ -111,6 +120,18 @@ class GivenBack:
     gain_scans = 0
     """Scans starts_in ran over the span _gained found, summed (operation count)."""
 
+    _reach_at: tuple[int, int, int] | None = None
+    _reach: dict[tuple[int, int, int], list[int]] = {}
+
+    def _reaches_at(self, now: int) -> dict[tuple[int, int, int], list[int]]:
+        """core_reach per (node, region start, region end), kept while `freed`, `now` and
+        the origin stay: until `freed` moves what is free only shrinks, so a W made
+        earlier is still an upper bound (it may rule out less, never more). O(1)."""
+        key = (self.freed, now, self.origin)
+        if self._reach_at != key:
+            self._reach_at, self._reach = key, {}
+        return self._reach
+
     def _gained(self, cr: Compiled, w: int, regions: list[tuple[int, int, int]], now: int,
                 start: int, ignore: tuple[str, ...]) -> tuple[int, int] | None:
         """(lo, hi): the first and last t in [now, start) at which some eligible node of a
@@ -120,14 +141,28 @@ class GivenBack:
         m = cr.per_node if cr.mode == "tpn" else 1
         d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
         ign = [h for h in map(self.holds.get, ignore) if h is not None]
+        reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
+        v = m * d[0]
+        origin = self.origin
+        vecs = [h.vec for h in ign]
+        one = vecs[0] if len(vecs) == 1 else None
         lo = hi = None
         seen: dict[tuple, tuple[int, int] | None] = {}
         for mask, x, y in regions:
-            a, b = max(now, x - w + 1, self.origin), min(start - 1, y - 1)
+            a, b = max(now, x - w + 1, origin), min(start - 1, y - 1)
             if a > b or (lo is not None and lo <= a and b <= hi):
                 continue            # out of reach, or nothing it could add to [lo, hi]
             for i in members(mask & E):
-                mine = any(i in h.vec for h in ign)
+                mine = (i in one) if one is not None else any(i in u for u in vecs)
+                if reach is not None and not mine:
+                    W = reach.get((i, x, y))
+                    c0 = cap[i][0]
+                    if W is None:
+                        W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
+                                                        max(now, origin), x, y)
+                    need = c0 if excl else v
+                    if need > c0 or W[need] < w:
+                        continue    # its processors alone rule it out (CORE_REACH)
                 key = None if mine else (id(self._T[i]), cap[i], a, b)
                 got = seen.get(key, False) if key is not None else False
                 if got is False:
@@ -141,6 +176,51 @@ class GivenBack:
                     lo = got[0] if lo is None else min(lo, got[0])
                     hi = got[1] if hi is None else max(hi, got[1])
         return None if lo is None else (lo, hi)
+
+
+def core_reach(T: list[int], U: list[tuple[int, ...]], c0: int, lo: int, x: int, y: int
+               ) -> list[int]:
+    """W[c], c = 0 .. c0: the longest window [t, t + L) with lo <= t < y and t + L > x (it
+    meets [x, y)) over which at least c of the node's c0 processors are free throughout
+    (step function T, U; processors used U[k][0]); 0 when none, FOREVER when unbounded.
+    Exact for _gained's use: a window _window_in accepts for a request needing v
+    processors on the node lies in a maximal run of segments with v free, which starts
+    (clipped to lo) at or before the window and ends after it, and is one counted here;
+    so w > W[v] rules the node out. A run for c starts where the free processors rise to c
+    or more (or at lo): only c in (free before, free here] are extended from a segment.
+    O(segments from lo to where the runs started before y end), once per node and region
+    while what is free only shrinks (GivenBack._reaches_at)."""
+    W = [0] * (c0 + 1)
+    W[0] = FOREVER
+    last = len(T) - 1
+    k0 = max(bisect_right(T, lo) - 1, 0)
+    prev = 0
+    for k in range(k0, last + 1):
+        t = max(T[k], lo)
+        if t >= y:
+            break
+        f = min(c0 - U[k][0], c0)
+        if f <= prev:
+            prev = max(f, 0)
+            continue
+        cur, j = f, k           # c in (prev, cur] have a run from t, not yet ended
+        while cur > prev:
+            if j == last:
+                for c in range(prev + 1, cur + 1):
+                    W[c] = FOREVER
+                break
+            j += 1
+            fj = c0 - U[j][0]
+            if fj < cur:
+                low = max(fj, prev)
+                if T[j] > x:
+                    L = T[j] - t
+                    for c in range(low + 1, cur + 1):
+                        if W[c] < L:
+                            W[c] = L
+                cur = low
+        prev = f
+    return W
 
 
 def _window_in(T: list[int], U: list[tuple[int, ...]], a: int, b: int, w: int,

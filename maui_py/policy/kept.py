@@ -20,7 +20,7 @@ an earliest-start scan from now.
 from __future__ import annotations
 
 from itertools import islice, takewhile
-from operator import attrgetter
+from operator import add, attrgetter
 
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
@@ -52,19 +52,28 @@ start before it fits, so the scan from there finds what one from now finds, issu
 False: scan from now, the definition tests/property/test_kept_settled.py compares
 against."""
 
+QUIET = True
+"""Skip HIGHEST's walk (policy/highest.slide_forward) on a cycle where every kept
+reservation would be left in place without a look at what was given back: each stamped
+at the planner's epoch now, for its job's request and span, held, off unusable and
+overcommitted nodes, its start after now, no retry hold active (Stamps.quiet; about half
+the cycles of a deep queue, issue 33). False: walk, the definition
+tests/property/test_kept_settled.py compares against."""
+
 
 class Stamps:
     """For one planner: per kept reservation (HIGHEST), the planner's `freed` when it was
     last known at its earliest start with the others held, and the request and span it
     was placed for. A cache (never stored): a reservation without a stamp is re-made."""
 
-    __slots__ = ("table", "at", "left", "remade")
+    __slots__ = ("table", "at", "left", "remade", "quiets")
 
     def __init__(self, table):
         self.table = table
         self.at: dict[str, tuple[int, Compiled, int]] = {}
-        self.left = self.remade = 0
-        """Reservations left in place and re-made, summed over cycles (operation counts)."""
+        self.left = self.remade = self.quiets = 0
+        """Reservations left in place and re-made, and walks skipped (quiet), summed over
+        cycles (operation counts)."""
 
     def settled(self, c):
         """The test slide_forward asks per reservation, or None when it does not apply
@@ -88,10 +97,10 @@ class Stamps:
         if not _applies(c):
             return None
         table, now, at, span = c.table, c.now, self.at, c.span
-        if any(j.start_time is not None and j.start_time + min(j.wallclock, int(span(j))) <= now
-               for j in c.running):
+        if past_end(c.running, now, None if not c.settings.predicting.on else span):
             return None
         holds, down = table.holds, ~table.usable    # the table is rebuilt when one changes
+        back: dict[tuple[int, int], list | None] = {}     # (stamp, epoch) -> given back
 
         def settled(job, cr, kr) -> bool | int:
             w = max(int(span(job)), 1)
@@ -106,7 +115,10 @@ class Stamps:
                 self.remade += 1
                 return False
             if got[0] != e:
-                t = _reaches(table, table.given_back(got[0]), cr, own, now, kr.start, w)
+                key = (got[0], e)
+                regions = back[key] if key in back else back.setdefault(
+                    key, table.given_back(got[0]))
+                t = _reaches(table, regions, cr, own, now, kr.start, w)
                 if t is not None:
                     self.remade += 1
                     return t if FROM_GAIN and t > now else False
@@ -114,10 +126,60 @@ class Stamps:
             return True
         return settled
 
+    def quiet(self, c, order, index: dict[str, int]) -> bool:
+        """Would the walk leave every kept reservation as it is without asking what was
+        given back? Asked only when settled(c) applies. Yes when each one's stamp is the
+        planner's epoch now, for the request and span its job has now, its hold is there,
+        on no unusable node and over no capacity, its start is after now and no retry hold
+        is active: then settled() answers True for each in turn, in the walk's order, and
+        nothing moves, so the epoch stays and the walk ends after one round having changed
+        nothing (its stamps are rewritten with the same epoch, request and span; _hold_kept
+        finds every hold held). Counted as left. O(reservations), a few operations each,
+        in place of the walk's scan set-up per reservation."""
+        if not QUIET:
+            return False
+        table, now, at, span = c.table, c.now, self.at, c.span
+        e = memo.epoch(table)
+        holds, down = table.holds, ~table.usable
+        res = c.state.reservations
+        for jid, kr in res.items():
+            got = at.get(jid)
+            if (got is None or got[0] != e or kr.start <= now
+                    or (kr.retry_until is not None and kr.retry_until > now)):
+                return False
+            job, cr, _p = order[index[jid]]
+            own = owners.priority(jid)
+            h = holds.get(own)
+            if (got[2] != max(int(span(job)), 1) or (got[1] is not cr and got[1] != cr)
+                    or h is None or h.mask & down or table.over_in(own)):
+                return False
+        self.left += len(res)
+        self.quiets += 1
+        return True
+
     def prune(self, res) -> None:
         """Forget the stamps of reservations gone (started, dropped). O(stamps), seldom."""
         if len(self.at) > 2 * len(res) + 64:
             self.at = {jid: v for jid, v in self.at.items() if jid in res}
+
+
+_STARTED, _WALL = attrgetter("start_time"), attrgetter("wallclock")
+
+
+def past_end(running, now: int, span) -> bool:
+    """Is a running job past its planned end: start + min(wallclock, span) <= now (span
+    None: the request, the wallclock itself)? Without a span, in one pass in C: the
+    earliest start + wallclock (a job not started yet, start_time None, raises and takes
+    the general loop). O(running)."""
+    if span is None:
+        try:
+            return min(map(add, map(_STARTED, running), map(_WALL, running)),
+                       default=now + 1) <= now
+        except TypeError:
+            pass
+    sp = _WALL if span is None else span
+    return any(j.start_time is not None and j.start_time + min(j.wallclock, int(sp(j))) <= now
+               for j in running)
 
 
 def _applies(c) -> bool:
@@ -263,8 +325,10 @@ def reserved_jobs(c, order) -> None:
         index = _positions(order, st.reservations)
         _drop_gone(c, index)
         stamps = stamps_of(c)
-        highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]),
-                              stamps.settled(c))
+        settled = stamps.settled(c)
+        if settled is None or not stamps.quiet(c, order, index):
+            highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]),
+                                  settled)
         stamps.prune(st.reservations)
         return
     keep = _unmoved(c, order)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
 from maui_py.model import Job, JobRequest, Node, Resources
+from maui_py.planning import givenback
 from maui_py.policy import kept
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
@@ -99,5 +100,60 @@ def test_re_makes_scanned_from_the_gained_instant_decide_as_from_now(monkeypatch
     monkeypatch.setattr(kept, "FROM_GAIN", True)
     fast = replay(nodes, sims, text, per_event, True, monkeypatch)
     monkeypatch.setattr(kept, "FROM_GAIN", False)
+    definition = replay(nodes, sims, text, per_event, True, monkeypatch)
+    assert fast == definition
+
+
+def _quiet_walks(monkeypatch, nodes, sims, text, per_event, quiet: bool):
+    """replay() with kept.QUIET set, and the walks Stamps.quiet skipped."""
+    monkeypatch.setattr(kept, "QUIET", quiet)
+    skipped = []
+    made = kept.Stamps.__init__
+
+    def init(self, table):
+        made(self, table)
+        skipped.append(self)
+    monkeypatch.setattr(kept.Stamps, "__init__", init)
+    out = replay(nodes, sims, text, per_event, True, monkeypatch)
+    return out, sum(s.quiets for s in skipped)
+
+
+@SETTINGS
+@given(workloads())
+def test_quiet_cycles_skip_the_walk_and_decide_as_walking(monkeypatch, w):
+    """kept.QUIET (HIGHEST's walk skipped when every kept reservation is stamped at the
+    planner's epoch now, Stamps.quiet) against walking every cycle: every cycle's starts
+    and reservations and every job's start the same, the table checked every cycle
+    (check_table); with QUIET off no walk is skipped."""
+    nodes, sims, text, per_event = w
+    fast, _n = _quiet_walks(monkeypatch, nodes, sims, text, per_event, True)
+    definition, none = _quiet_walks(monkeypatch, nodes, sims, text, per_event, False)
+    assert none == 0
+    assert fast == definition
+
+
+def test_quiet_cycles_happen_when_jobs_only_arrive(monkeypatch):
+    """Arrivals that cannot start, nothing ending: the cycles after the first find every
+    reservation stamped at the epoch now and skip the walk, with the same decisions."""
+    nodes = (Node("n0", Resources.of(4, mem=4096)), Node("n1", Resources.of(4, mem=4096)))
+    sims = [SimJob(Job(f"j{k:02d}", "u0", JobRequest(tasks=8, per_task=Resources.of(1, mem=256)),
+                       1000, 10 * k), 1000) for k in range(6)]
+    text = "RESERVATIONPOLICY HIGHEST\nQUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 100\n"
+    fast, skipped = _quiet_walks(monkeypatch, nodes, sims, text, True, True)
+    definition, _n = _quiet_walks(monkeypatch, nodes, sims, text, True, False)
+    assert skipped >= 3
+    assert fast == definition
+
+
+@SETTINGS
+@given(workloads())
+def test_nodes_ruled_out_by_their_processors_decide_as_walking_them(monkeypatch, w):
+    """givenback.CORE_REACH (a region's node passed over when no window long enough keeps
+    the request's processors free there) against walking every node: every cycle's starts
+    and reservations and every job's start the same, the table checked every cycle."""
+    nodes, sims, text, per_event = w
+    monkeypatch.setattr(givenback, "CORE_REACH", True)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    monkeypatch.setattr(givenback, "CORE_REACH", False)
     definition = replay(nodes, sims, text, per_event, True, monkeypatch)
     assert fast == definition

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from maui_py.model import Resources
+from maui_py.planning import givenback
 from maui_py.planning.api import NoPlacement
 from maui_py.planning.table import ReservationTable
 
@@ -145,3 +146,36 @@ def test_gained_from_is_an_instant_before_which_it_fits_nowhere(data):
     first = brute_earliest(table, req, w, now)
     if t is not None:
         assert first is not None and first >= t, (first, t)
+
+
+@SETTINGS
+@given(st.data())
+def test_nodes_ruled_out_by_processors_change_no_gained_span(data):
+    """givenback.CORE_REACH on against off: _gained's span (lo, hi) the same, asked twice
+    with the bound on (the second time from its memo), the table intact (_check)."""
+    table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
+                             origin=1000)
+    _staggered(data.draw, table)
+    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
+    got = _kept(data, table)
+    if got is None:
+        return
+    _req, cr, w, p = got
+    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
+    stamp = table.freed
+    _changes(data, table, p.start)
+    regions = table.given_back(stamp)
+    if regions is None:
+        return
+    now = table.origin
+    own = data.draw(st.sampled_from([(OWN,), ()]))
+    spans = []
+    for on in (False, True, True):
+        givenback.CORE_REACH = on
+        try:
+            spans.append(table._gained(cr, w, regions, now, p.start, own))
+        finally:
+            givenback.CORE_REACH = True
+        table._check()
+    event(f"gained {spans[0] is not None}")
+    assert spans[1] == spans[0] and spans[2] == spans[0], spans
