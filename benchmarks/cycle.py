@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from table import TRACES, cluster, pack_running, request, shapes  # noqa: E402
+from table import TRACES, cluster, request, running_jobs, shapes  # noqa: E402
 
 from maui_py.core import gcpause  # noqa: E402
 from maui_py.cfg import parse_config  # noqa: E402
@@ -75,16 +75,8 @@ def main() -> int:
     pool = shapes(args.trace, 128)
     nodes = tuple(cluster(args.nodes))
     cores = sum(n.resources.procs for n in nodes)
-    sample = [rng.choice(pool) for _ in range(args.running)]
-    scale = 0.9 * cores / sum(p for p, _ in sample)
     now = 1_000_000
-    jobs = []
-    for owner, start, end, alloc, _kind in pack_running(list(nodes), sample, scale, rng, now):
-        k = int(owner[3:])
-        procs = sum(r.procs for _n, r in alloc)
-        req = request(random.Random(k), procs, 1.0)
-        jobs.append(Job(owner, f"user{k % 97}", req, end - start, start - 100,
-                        state=JobState.RUNNING, start_time=start, allocation=tuple(alloc)))
+    jobs, scale = running_jobs(nodes, args.running, pool, rng, now)
     for k in range(args.idle):
         procs, wc = rng.choice(pool)
         jobs.append(Job(f"idle{k}", f"user{k % 211}", request(rng, procs, scale / 8), wc,

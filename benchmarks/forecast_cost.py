@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from table import TRACES, cluster, pack_running, request, shapes  # noqa: E402
+from table import TRACES, cluster, request, running_jobs, shapes  # noqa: E402
 
 from maui_py.cfg import parse_config  # noqa: E402
 from maui_py.core import gcpause  # noqa: E402
@@ -47,16 +47,8 @@ def moment(nodes_n: int, running_n: int, queued_n: int, trace: Path, seed: int):
     rng = random.Random(seed)
     pool = shapes(trace, 128)
     nodes = tuple(cluster(nodes_n))
-    cores = sum(n.resources.procs for n in nodes)
-    sample = [rng.choice(pool) for _ in range(running_n)]
-    scale = 0.9 * cores / sum(p for p, _ in sample)
     now = 1_000_000
-    jobs = []
-    for owner, start, end, alloc, _kind in pack_running(list(nodes), sample, scale, rng, now):
-        k = int(owner[3:])
-        procs = sum(r.procs for _n, r in alloc)
-        jobs.append(Job(owner, f"user{k % 97}", request(random.Random(k), procs, 1.0), end - start,
-                        start - 100, state=JobState.RUNNING, start_time=start, allocation=tuple(alloc)))
+    jobs, scale = running_jobs(nodes, running_n, pool, rng, now)
     for k in range(3 * queued_n):            # the first cycle starts some; main keeps queued_n
         procs, wc = rng.choice(pool)
         jobs.append(Job(f"q{k}", f"user{k % 211}", request(rng, procs, scale / 8), wc,

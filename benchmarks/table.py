@@ -78,6 +78,23 @@ def pack_running(nodes, sample, scale, rng, now):
     return holds
 
 
+def running_jobs(nodes, count: int, pool, rng, now: int):
+    """`count` running jobs drawn from `pool` ((procs, wallclock) shapes), scaled to fill
+    about 90 % of the cores and packed onto `nodes` as Jobs with their allocations (what
+    benchmarks/cycle.py and forecast_cost.py start from), and the scale."""
+    from maui_py.model import Job, JobState
+    cores = sum(n.resources.procs for n in nodes)
+    sample = [rng.choice(pool) for _ in range(count)]
+    scale = 0.9 * cores / sum(p for p, _ in sample)
+    jobs = []
+    for owner, start, end, alloc, _kind in pack_running(list(nodes), sample, scale, rng, now):
+        k = int(owner[3:])
+        procs = sum(r.procs for _n, r in alloc)
+        jobs.append(Job(owner, f"user{k % 97}", request(random.Random(k), procs, 1.0), end - start,
+                        start - 100, state=JobState.RUNNING, start_time=start, allocation=tuple(alloc)))
+    return jobs, scale
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", type=Path, default=TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")

@@ -62,6 +62,24 @@ def _staggered(draw, table: ReservationTable) -> None:
                       [(nd.name, use)])
 
 
+def _given_back(data):
+    """A staggered, populated table, a kept request reserved (OWN) and changes since: (table,
+    request, compiled, wallclock, its placement, the regions given back), or None."""
+    table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
+                             origin=1000)
+    _staggered(data.draw, table)
+    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
+    got = _kept(data, table)
+    if got is None:
+        return None
+    req, cr, w, p = got
+    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
+    stamp = table.freed
+    _changes(data, table, p.start)
+    regions = table.given_back(stamp)
+    return None if regions is None else (table, req, cr, w, p, regions)
+
+
 def _kept(data, table: ReservationTable):
     """A request (of one or several nodes, none it can never use) drawn until one has to
     wait: (request, compiled, wallclock, its earliest start), or None."""
@@ -117,20 +135,10 @@ def test_gained_from_is_an_instant_before_which_it_fits_nowhere(data):
     else an instant t in [now, start) with no start before it (the brute-force oracle,
     own hold out), and the re-make's earliest-start question asked from t (own hold
     ignored) gives the start and nodes asked from now, the table intact (_check)."""
-    table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
-                             origin=1000)
-    _staggered(data.draw, table)
-    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
-    got = _kept(data, table)
+    got = _given_back(data)
     if got is None:
         return
-    req, cr, w, p = got
-    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
-    stamp = table.freed
-    _changes(data, table, p.start)
-    regions = table.given_back(stamp)
-    if regions is None:
-        return
+    table, req, cr, w, p, regions = got
     now = table.origin
     t = table.gained_from(cr, w, regions, now, p.start, (OWN,))
     assert (t is not None) == table.starts_in(cr, w, regions, now, p.start, (OWN,))
@@ -153,20 +161,10 @@ def test_gained_from_is_an_instant_before_which_it_fits_nowhere(data):
 def test_nodes_ruled_out_by_processors_change_no_gained_span(data):
     """givenback.CORE_REACH on against off: _gained's span (lo, hi) the same, asked twice
     with the bound on (the second time from its memo), the table intact (_check)."""
-    table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
-                             origin=1000)
-    _staggered(data.draw, table)
-    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
-    got = _kept(data, table)
+    got = _given_back(data)
     if got is None:
         return
-    _req, cr, w, p = got
-    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
-    stamp = table.freed
-    _changes(data, table, p.start)
-    regions = table.given_back(stamp)
-    if regions is None:
-        return
+    table, _req, cr, w, p, regions = got
     now = table.origin
     own = data.draw(st.sampled_from([(OWN,), ()]))
     spans = []
