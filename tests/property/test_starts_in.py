@@ -62,14 +62,19 @@ def _staggered(draw, table: ReservationTable) -> None:
                       [(nd.name, use)])
 
 
-def _given_back(data):
-    """A staggered, populated table, a kept request reserved (OWN) and changes since: (table,
-    request, compiled, wallclock, its placement, the regions given back), or None."""
+def _kept_table(data):
+    """A staggered, populated table and a request on it that has to wait (_kept, or None)."""
     table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
                              origin=1000)
     _staggered(data.draw, table)
     populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
-    got = _kept(data, table)
+    return table, _kept(data, table)
+
+
+def _given_back(data):
+    """A staggered, populated table, a kept request reserved (OWN) and changes since: (table,
+    request, compiled, wallclock, its placement, the regions given back), or None."""
+    table, got = _kept_table(data)
     if got is None:
         return None
     req, cr, w, p = got
@@ -103,11 +108,7 @@ def _kept(data, table: ReservationTable):
 @SETTINGS
 @given(st.data())
 def test_starts_in_says_exactly_whether_it_could_start_earlier(data):
-    table = ReservationTable(data.draw(clusters(min_nodes=2, max_nodes=8, gpus=(0, 2))),
-                             origin=1000)
-    _staggered(data.draw, table)
-    populate(data.draw, table, max_holds=data.draw(st.sampled_from([0, 8, 20])), gpus=GPUS)
-    got = _kept(data, table)
+    table, got = _kept_table(data)
     if got is None:
         event("nothing waits")
         return
