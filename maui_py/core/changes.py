@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model import JobState, Reserve
 from ..planning import memo, owners
-from ..planning.api import Ability, NoPlacement, Planner
+from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, kept, prediction
@@ -101,11 +101,11 @@ class ChangeCache:
     ends: bool = True
     """ends_wait may apply: on the node table only when every cycle re-makes the priority
     reservations from scratch (not HIGHEST, which keeps and slides them)."""
-    cursor: Any = None
+    cursor: EndCursor | None = None
     """ends_wait's cursor over the table's ends (planning/endheap.EndCursor)."""
-    pending: list = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
     """Owners the cursor found ending by then whose jobs were not among the ended yet."""
-    ended_set: set = field(default_factory=set)
+    ended_set: set[str] = field(default_factory=set)
     ended_seen: int = 0
     """ends_wait's `ended` as a set, and how much of the list it holds."""
     untouched: bool = False
