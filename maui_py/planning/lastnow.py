@@ -47,12 +47,25 @@ def asks_last_now(table: Table, cr: Compiled, after: int | None, until: int | No
     return (t is NodeAllocation or t is str) and policy == NodeAllocation.LASTAVAILABLE
 
 
+STREAK = 16
+"""Walks in a row that found room after which the free-shape index's "no" is not asked
+(NEVER_SKIP: always asked, the definition tests/property/test_lazy_shapes.py compares
+against). The index only rules out questions the walk would fail anyway (freeshape.py's
+docstring), so leaving it out never changes an answer, only what the answer costs: a
+first cycle's start-now questions nearly all find room, and asking the index cost each of
+them a read of it and every start an update of it (with it unread, its updates wait,
+freeshape.LAZY). The first walk that finds no room brings it back until STREAK walks in a
+row find room again: a full cluster's questions keep it."""
+NEVER_SKIP = 1 << 62
+"""STREAK's value that turns the skipping off (a count no run reaches)."""
+
+
 def last_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | None:
     """The (node, tasks) LASTAVAILABLE takes for `cr` starting at the origin for `w`
     seconds, as scan then select choose them (the module's docstring); None when it does
-    not fit now."""
-    if table.use_shapes and table.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
-                                                      cr.nodes_needed, cr.tasks):
+    not fit now. Counts the walks in a row that found room in table.found_streak."""
+    if table.use_shapes and table.found_streak < STREAK and table.shapes.cannot_start(
+            cr.eligible, cr.d, cr.mode, cr.per_node, cr.nodes_needed, cr.tasks):
         return None
     origin = table.origin
     e = origin + w
@@ -68,11 +81,10 @@ def last_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | None
         c = (fast & cm).bit_count()
         cnt_f += c
         tot_f += c * kc
-    if cr.mode == "any":
-        if tot_f + tot_o < cr.tasks:
-            return None
-    elif cnt_f + cnt_o < cr.nodes_needed:
+    if (tot_f + tot_o < cr.tasks if cr.mode == "any" else cnt_f + cnt_o < cr.nodes_needed):
+        table.found_streak = 0
         return None
+    table.found_streak += 1
     if not keyed:
         return select(table, cr, origin, w, fast, {}, NodeAllocation.LASTAVAILABLE)
     return take_last_now(table, cr, w, fast, keyed)

@@ -87,6 +87,10 @@ class Scanning:
     (planning/lastnow.py; False: scan then select, the definition the property tests
     compare against)."""
 
+    found_streak = 0
+    """Start-now walks in a row that found room (planning/lastnow.py's STREAK); a table's
+    own count from its first walk on."""
+
     def scan(self, cr: Compiled, wallclock: int, after: int | None = None,
              until: int | None = None, ignore: Iterable[str] = ()):
         """Earliest change point t in [after, until] where `cr` fits over [t, t + wallclock).
