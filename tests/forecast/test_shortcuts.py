@@ -136,3 +136,34 @@ def test_shortcuts_are_bounded():
     assert Shortcuts(workers=0).bounded().workers == 1
     assert Shortcuts(workers=10**6).bounded().workers == 64
     assert OFF.bounded() == OFF and not OFF.quiet and not OFF.menu
+
+
+def test_mauids_worker_with_forecastworkers_gives_the_forecasts_of_one_at_a_time(tmp_path):
+    """FORECASTWORKERS 3 (cli/forecast_worker.work) forks its replays and stores the same
+    ranges as FORECASTWORKERS 1, which are forecast_within's in turn."""
+    import json
+
+    from maui_py.cli.forecast_worker import work
+    from maui_py.store.codec import encode
+    from maui_py.store.state_rows import state_rows
+    tk = take(5, 15, 8, 4)
+    assert tk is not None
+    hist = _history([5, 20, 40, 80, 100, 3])
+    rows = state_rows(tk.result.state)
+    state = {"jobs": {k: json.loads(v) for k, v in rows.jobs.items()},
+             "reservations": {k: json.loads(v[2]) for k, v in rows.reservations.items()},
+             "kv": {k: json.loads(v) for k, v in rows.kv.items()}}
+    payload = {"iteration": 1, "now": tk.moment.now, "budget": 1000, "samples": 7, "seed": 0, "state": state,
+               "nodes": [encode(n) for n in tk.moment.nodes], "jobs": [encode(j) for j in tk.moment.jobs],
+               "history": {u: [list(p) for p in pairs] for u, pairs in hist.items()}}
+    out = {}
+    for n in (1, 3):
+        cfg = tmp_path / f"maui{n}.cfg"
+        cfg.write_text(f"RMPOLLINTERVAL 0:00:30\nFORECASTWORKERS {n}\nFORECASTCALIBRATION 0\n")
+        got = work(payload, str(cfg), str(tmp_path / "none.db"))
+        assert got["done"] == 7 and not got["cut"]
+        out[n] = {r[0]: tuple(r[1:6]) for r in got["forecasts"]}
+    expected = forecast_within(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=7),
+                               float("inf"), fast=OFF)
+    assert out[3] == out[1] == {jid: (f.p10, f.p50, f.p90, f.samples, f.late)
+                                for jid, f in expected.forecasts.items()} and out[1]
