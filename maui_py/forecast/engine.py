@@ -214,7 +214,19 @@ def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
             sim.run()
         except _AllStarted:
             pass
+        finally:
+            _let_go(sim)
     return starts
+
+
+def _let_go(sim: Simulation) -> None:
+    """Break the references that make a finished replay's world a garbage cycle (on_cycle's
+    closure holds the simulation, whose options hold on_cycle; the resource manager's clock
+    holds the simulation, which holds the manager), so that reference counting frees it as
+    it goes out of scope and the collector has nothing of it to walk (shortcuts.quiet_replay
+    collects after each replay). Changes nothing a replay returns. O(1)."""
+    sim.opt.on_cycle = None
+    sim.rm = None
 
 
 def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
@@ -235,7 +247,7 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     wanted = sorted(queued if targets is None else (t for t in targets if t in queued))
     if not wanted:
         return {}
-    base = plain_copy(state)
+    base: SchedulerState | None = plain_copy(state)
     end = moment.now + opt.horizon
     seen: dict[str, list[int]] = {jid: [] for jid in wanted}
     late = dict.fromkeys(wanted, 0)
@@ -245,9 +257,13 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
         present = draws(menu, rng, opt.draw)
         coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
-        with quiet_replay(fast.quiet):
-            starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
-                                 present, wanted, opt, coming)
+        with quiet_replay(fast.quiet):            # the replay's state is dropped inside it
+            last = k + 1 == opt.samples
+            run = base if last else copy.deepcopy(base)
+            if last:
+                base = None
+            starts = replay_once(moment, cfg, run, present, wanted, opt, coming)
+            del run
         for jid, s in starts.items():
             if s is None:
                 late[jid] += 1

@@ -167,3 +167,31 @@ def test_mauids_worker_with_forecastworkers_gives_the_forecasts_of_one_at_a_time
                                float("inf"), fast=OFF)
     assert out[3] == out[1] == {jid: (f.p10, f.p50, f.p90, f.samples, f.late)
                                 for jid, f in expected.forecasts.items()} and out[1]
+
+
+def test_a_finished_replays_world_is_freed_without_the_collector():
+    """forecast.engine._let_go: once the caller drops the replay's state, its table (and
+    the simulation around it) go by reference counting, with the collector off: the quiet
+    shortcut's collection after a replay has nothing of it to walk."""
+    import random
+    import weakref
+
+    from maui_py.forecast.engine import draws, plain_copy, replay_once
+    tk = take(11, 14, 6, 3, "")
+    assert tk is not None
+    queued = sorted(j.id for j in tk.moment.jobs if not j.state.active)
+    menu = choices(tk.moment, _history([5, 50, 100]), 32)
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        st = plain_copy(tk.result.state)
+        starts = replay_once(tk.moment, tk.cfg, st, draws(menu, random.Random(1)), queued,
+                             ForecastOptions().bounded())
+        assert set(starts) == set(queued)
+        table = weakref.ref(st.caches.plan.table)
+        assert table() is not None
+        del st
+        assert table() is None
+    finally:
+        if was:
+            gc.enable()
