@@ -15,7 +15,6 @@ each O(events until the targets start) cycles; K and the horizon are bounded.
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass, fields
 from typing import Callable, Collection, Mapping, Sequence
@@ -28,7 +27,7 @@ from ..sim.engine import SimOptions, Simulation
 from ..sim.swf import SimJob
 from .arrivals import draw_arrivals
 from .runtimes import WINDOW, draw_recent, ratios, spans
-from .shortcuts import ON, Shortcuts, quiet_replay
+from .shortcuts import ON, Shortcuts, deep_copy, quiet_replay
 
 MAX_SAMPLES = 1000
 MAX_HORIZON = 366 * 86400
@@ -102,13 +101,14 @@ class _SavedPolicy:
         return self.data
 
 
-def plain_copy(state: SchedulerState) -> SchedulerState:
+def plain_copy(state: SchedulerState, fast: bool = True) -> SchedulerState:
     """The state's plain data, copied deeply, with empty caches and the queue policy as its
-    dump: what a replay may change without touching `state`. O(size of the state)."""
+    dump: what a replay may change without touching `state`. `fast`: by shortcuts.deep_copy
+    (Shortcuts.copy: the same copy, cheaper). O(size of the state)."""
     data = {f.name: getattr(state, f.name) for f in fields(state) if f.name not in ("caches", "queue_policy")}
-    out = SchedulerState(**copy.deepcopy(data))
+    out = SchedulerState(**deep_copy(data, fast))
     if state.queue_policy is not None:
-        out.queue_policy = _SavedPolicy(copy.deepcopy(state.queue_policy.dump()))
+        out.queue_policy = _SavedPolicy(deep_copy(state.queue_policy.dump(), fast))
     return out
 
 
@@ -247,7 +247,7 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
     wanted = sorted(queued if targets is None else (t for t in targets if t in queued))
     if not wanted:
         return {}
-    base: SchedulerState | None = plain_copy(state)
+    base: SchedulerState | None = plain_copy(state, fast.copy)
     end = moment.now + opt.horizon
     seen: dict[str, list[int]] = {jid: [] for jid in wanted}
     late = dict.fromkeys(wanted, 0)
@@ -259,7 +259,7 @@ def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
         coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
         with quiet_replay(fast.quiet):            # the replay's state is dropped inside it
             last = k + 1 == opt.samples
-            run = base if last else copy.deepcopy(base)
+            run = base if last else deep_copy(base, fast.copy)
             if last:
                 base = None
             starts = replay_once(moment, cfg, run, present, wanted, opt, coming)

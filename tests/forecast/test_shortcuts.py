@@ -5,6 +5,7 @@ processes give the same forecasts as in turn, and keep the deadline rule."""
 
 from __future__ import annotations
 
+import copy
 import gc
 from dataclasses import replace
 
@@ -195,3 +196,40 @@ def test_a_finished_replays_world_is_freed_without_the_collector():
     finally:
         if was:
             gc.enable()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.integers(6, 16), st.integers(4, 10), st.integers(1, 10), st.booleans())
+def test_the_pickled_plain_copy_is_deepcopys_and_shares_nothing_that_changes(seed, n, nodes, cycle, conservative):
+    from dataclasses import fields
+
+    from maui_py.forecast.engine import plain_copy
+    from maui_py.forecast.shortcuts import deep_copy
+    tk = take(seed, n, nodes, cycle, CONSERVATIVE if conservative else "")
+    assume(tk is not None)
+    state = tk.result.state
+    fast, slow = plain_copy(state, True), plain_copy(state, False)
+    plain = [f.name for f in fields(state) if f.name not in ("caches", "queue_policy")]
+    for name in plain:
+        assert getattr(fast, name) == getattr(slow, name) == getattr(state, name), name
+    assert (fast.queue_policy is None) == (slow.queue_policy is None)
+    if fast.queue_policy is not None:
+        assert fast.queue_policy.dump() == slow.queue_policy.dump()
+    again, once_more = deep_copy(fast, True), deep_copy(fast, False)
+    for name in plain:
+        assert getattr(again, name) == getattr(once_more, name), name
+    before = copy.deepcopy(state.reservations)
+    for name in plain:                               # nothing mutable shared with the original
+        a, b = getattr(fast, name), getattr(state, name)
+        assert a is not b or isinstance(a, (int, str, type(None), tuple, frozenset))
+    fast.reservations.clear()
+    for r in again.reservations.values():
+        r.start += 1
+    assert state.reservations == before
+
+
+def test_what_does_not_pickle_is_deep_copied():
+    from maui_py.forecast.shortcuts import deep_copy
+    odd = {"f": lambda: 1, "x": [1, 2]}
+    got = deep_copy(odd, True)
+    assert got["x"] == [1, 2] and got["x"] is not odd["x"] and got["f"] is odd["f"]
