@@ -123,7 +123,7 @@ ACTS_IN: dict[str, str] = {
                     "maui_py.policy.prediction"),
     **dict.fromkeys(("FORECASTPOLICY", "FORECASTINTERVAL", "FORECASTBUDGET", "FORECASTSAMPLES", "FORECASTARRIVALS"),
                     "maui_py.daemon.forecasting"),
-    "FORECASTCALIBRATION": "maui_py.cli.forecast_worker",
+    "FORECASTCALIBRATION": "maui_py.cli.forecast_worker", "FORECASTWORKERS": "maui_py.cli.forecast_worker",
 }
 """Active parameter -> the module that reads it (shown in docs/config-reference.md;
 tests/unit/test_cfg_acts_in.py checks by ast that the module reads the parameter: looks up its

@@ -31,6 +31,10 @@ ROWS: list = group(
         "way and stores the samples done (the commands say so); killed at twice this plus 10 seconds"),
     OWN("FORECASTSAMPLES", Integer(1, 1000), 20, "replays per forecast (K): the range is the 10th and 90th "
         "percentile of the K starts of each job"),
+    OWN("FORECASTWORKERS", Integer(1, 64), 1, "replays the worker runs at once, each in a process of its own "
+        "(forked from the worker: the same forecasts as one at a time, the replays done within FORECASTBUDGET "
+        "about this many times as many where cores are free); each takes a core while the worker runs, so "
+        "leave one to mauid: at most the head node's cores minus one; 1: one at a time in the worker"),
     OWN("FORECASTARRIVALS", TIME, 0, "non-zero: the replays also draw arrivals from the jobs submitted in the "
         "last this long (gaps and jobs drawn at random: a later job with a higher priority, or a backfilled "
         "one, can delay a queued job); each replay then runs longer; 0: no arrivals"),

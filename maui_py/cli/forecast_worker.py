@@ -11,7 +11,9 @@ with showstart's point estimate at that cycle (the same `collect` the command ru
 store's last cycle, when it is still that cycle; else none). With FORECASTCALIBRATION N, each
 range is moved by how the first forecasts of the last N tracked jobs that started by now
 turned out (forecast/calibrate.py, on the replays' own ranges the store keeps), and the
-replays' own range goes along as `raw`. A separate process so that a forecast never delays
+replays' own range goes along as `raw`. With FORECASTWORKERS N > 1 the replays run N at a
+time in processes forked from this one (forecast/shortcuts.py: the same forecasts). The
+budget is wall time from this worker's start (reading the moment counts). A separate process so that a forecast never delays
 a cycle; it only reads the store.
 """
 
@@ -76,6 +78,7 @@ def work(moment: dict[str, Any], config: str, store: str, clock: Callable[[], fl
     from ..cfg import load_config
     from ..forecast.budgeted import forecast_within
     from ..forecast.engine import ForecastOptions, Moment
+    from ..forecast.shortcuts import Shortcuts
     from ..model import Job, Node
     from ..store.codec import decode
     from ..store.state_rows import build_state
@@ -93,8 +96,10 @@ def work(moment: dict[str, Any], config: str, store: str, clock: Callable[[], fl
                           arrivals=int(moment.get("arrivals", 0)))
     recent = tuple(decode(Job, j) for j in moment.get("recent", ()))
     targets = moment.get("targets")
+    fast = Shortcuts(workers=int(cfg.get("FORECASTWORKERS") or 1))
     got = forecast_within(m, cfg, state, history, opt, deadline, clock=clock, plan=plan,
-                          targets=None if targets is None else [str(t) for t in targets], recent=recent)
+                          targets=None if targets is None else [str(t) for t in targets], recent=recent,
+                          fast=fast)
     cal = calibration_of(store, int(cfg.get("FORECASTCALIBRATION") or 0), m.now)
     rows = []
     for f in got.forecasts.values():

@@ -15,7 +15,6 @@ each O(events until the targets start) cycles; K and the horizon are bounded.
 
 from __future__ import annotations
 
-import copy
 import random
 from dataclasses import dataclass, fields
 from typing import Callable, Collection, Mapping, Sequence
@@ -28,6 +27,7 @@ from ..sim.engine import SimOptions, Simulation
 from ..sim.swf import SimJob
 from .arrivals import draw_arrivals
 from .runtimes import WINDOW, draw_recent, ratios, spans
+from .shortcuts import ON, Shortcuts, deep_copy, quiet_replay
 
 MAX_SAMPLES = 1000
 MAX_HORIZON = 366 * 86400
@@ -101,13 +101,14 @@ class _SavedPolicy:
         return self.data
 
 
-def plain_copy(state: SchedulerState) -> SchedulerState:
+def plain_copy(state: SchedulerState, fast: bool = True) -> SchedulerState:
     """The state's plain data, copied deeply, with empty caches and the queue policy as its
-    dump: what a replay may change without touching `state`. O(size of the state)."""
+    dump: what a replay may change without touching `state`. `fast`: by shortcuts.deep_copy
+    (Shortcuts.copy: the same copy, cheaper). O(size of the state)."""
     data = {f.name: getattr(state, f.name) for f in fields(state) if f.name not in ("caches", "queue_policy")}
-    out = SchedulerState(**copy.deepcopy(data))
+    out = SchedulerState(**deep_copy(data, fast))
     if state.queue_policy is not None:
-        out.queue_policy = _SavedPolicy(copy.deepcopy(state.queue_policy.dump()))
+        out.queue_policy = _SavedPolicy(deep_copy(state.queue_policy.dump(), fast))
     return out
 
 
@@ -116,17 +117,33 @@ Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int]
 request (in ratio order, unfiltered; () with no history) and what it has run."""
 
 
-def choices(moment: Moment, history: History | Mapping, window: int) -> list[Choice]:
-    """Every job of the moment, in job id order, with what it may draw. O(jobs x window)."""
+def choices(moment: Moment, history: History | Mapping, window: int, memo: bool = True) -> list[Choice]:
+    """Every job of the moment, in job id order, with what it may draw. `memo`
+    (shortcuts.Shortcuts.menu): a job's runtimes are worked out once per (user, request)
+    and its spans once per (user, request, run so far), and shared: equal to those made job
+    by job (both are pure functions of these). O(jobs x window); with `memo`, O(jobs +
+    distinct keys x window)."""
     out = []
     by_user: dict[str, tuple[float, ...]] = {}
+    runs: dict[tuple[str, int], tuple[int, ...]] = {}
+    spanned: dict[tuple[str, int, int], tuple[int, ...]] = {}
     for job in sorted(moment.jobs, key=lambda j: j.id):
         elapsed = moment.now - job.start_time if job.state.active and job.start_time is not None else 0
         if job.user not in by_user:
             by_user[job.user] = ratios(history, job.user, window)
         own = by_user[job.user]
-        out.append((job, spans(own, job.wallclock, elapsed),
-                    tuple(min(job.wallclock, max(1, round(x * job.wallclock))) for x in own), elapsed))
+        wc = job.wallclock
+        mine = runs.get((job.user, wc)) if memo else None
+        if mine is None:
+            mine = tuple(min(wc, max(1, round(x * wc))) for x in own)
+            if memo:
+                runs[(job.user, wc)] = mine
+        c = spanned.get((job.user, wc, elapsed)) if memo else None
+        if c is None:
+            c = spans(own, wc, elapsed)
+            if memo:
+                spanned[(job.user, wc, elapsed)] = c
+        out.append((job, c, mine, elapsed))
     return out
 
 
@@ -197,36 +214,56 @@ def replay_once(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
             sim.run()
         except _AllStarted:
             pass
+        finally:
+            _let_go(sim)
     return starts
+
+
+def _let_go(sim: Simulation) -> None:
+    """Break the references that make a finished replay's world a garbage cycle (on_cycle's
+    closure holds the simulation, whose options hold on_cycle; the resource manager's clock
+    holds the simulation, which holds the manager), so that reference counting frees it as
+    it goes out of scope and the collector has nothing of it to walk (shortcuts.quiet_replay
+    collects after each replay). Changes nothing a replay returns. O(1)."""
+    sim.opt.on_cycle = None
+    sim.rm = None
 
 
 def forecast(moment: Moment, cfg: SchedulerConfig, state: SchedulerState,
              history: History | Mapping, options: ForecastOptions | None = None,
              targets: Collection[str] | None = None,
              plan: Callable[[Job], int | None] | None = None,
-             recent: Sequence[Job] = (), menu: Sequence[Choice] | None = None) -> dict[str, Forecast]:
+             recent: Sequence[Job] = (), menu: Sequence[Choice] | None = None,
+             fast: Shortcuts = ON) -> dict[str, Forecast]:
     """The forecast of every target job (default: every queued job of the moment), from K
     replays (options.samples), with arrivals drawn from `recent` (the jobs submitted in the
     last options.arrivals seconds) when options.arrivals. `menu`: choices(moment, history,
-    options.window) when the caller made it already (one per moment, not per call). `state`
-    is not changed. O(K x one replay)."""
+    options.window) when the caller made it already (one per moment, not per call). `fast`:
+    the shortcuts taken (shortcuts.py; the same forecasts with any). `state` is not
+    changed. O(K x one replay)."""
     opt = (options or ForecastOptions()).bounded()
+    fast = fast.bounded()
     queued = {j.id: j for j in moment.jobs if not j.state.active and not j.state.finished}
     wanted = sorted(queued if targets is None else (t for t in targets if t in queued))
     if not wanted:
         return {}
-    base = plain_copy(state)
+    base: SchedulerState | None = plain_copy(state, fast.copy)
     end = moment.now + opt.horizon
     seen: dict[str, list[int]] = {jid: [] for jid in wanted}
     late = dict.fromkeys(wanted, 0)
     if menu is None:
-        menu = choices(moment, history, opt.window)
+        menu = choices(moment, history, opt.window, fast.menu)
     for k in range(opt.samples):
         rng = random.Random(f"{opt.seed}:{moment.now}:{k}")
         present = draws(menu, rng, opt.draw)
         coming = draw_arrivals(rng, recent, moment.now, end, history, opt.window) if opt.arrivals else []
-        starts = replay_once(moment, cfg, copy.deepcopy(base) if k + 1 < opt.samples else base,
-                             present, wanted, opt, coming)
+        with quiet_replay(fast.quiet):            # the replay's state is dropped inside it
+            last = k + 1 == opt.samples
+            run = base if last else deep_copy(base, fast.copy)
+            if last:
+                base = None
+            starts = replay_once(moment, cfg, run, present, wanted, opt, coming)
+            del run
         for jid, s in starts.items():
             if s is None:
                 late[jid] += 1
