@@ -142,8 +142,8 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     for r in rows:
         job = r[0]
         jid = job.id
-        if (jid in res or jid in run_now or (capped is not None and capped(creds[r[3]]))
-                or not _stopped(c, job)):
+        if (jid in res or jid in run_now or not _stopped(c, job)
+                or (capped is not None and capped(creds[r[3]]))):
             keep.append(r)
         else:
             park.append(r)
