@@ -49,7 +49,7 @@ from ..priority.engine import Breakdown, JobContext, PriorityEngine, order_key
 from ..priority.policy import (Arrangement, FairShareHost, MauiFairShare, MauiOrder,
                                PolicyView)
 from ..priority.queues import make_queue_policy
-from . import changes, jobsets, selection
+from . import changes, jobsets, parked, selection
 from .caches import CountingCache, EngineCache, NodecfgCache, StandingCache, engine_for
 from .context import Settings
 from .passes import run_passes
@@ -155,6 +155,9 @@ class Cycle:
     this (remember) and which runs only when nothing since could change it (no job changed,
     no start failed, the order kept, no prediction). kept._unmoved then skips its check."""
 
+    parked: Any                 # core/parked.View: jobs a limit stops, out of the passes' order
+    parked_at: Callable | None  # entry -> does one of them rank before it
+
     def __init__(self, snap: ClusterSnapshot, cfg: SchedulerConfig, state: SchedulerState,
                  explain: bool, reserves: bool = True):
         self.snap, self.cfg, self.state, self.explain = snap, cfg, state, explain
@@ -177,8 +180,7 @@ class Cycle:
         self.shrink = VectorShrinkMemo()
         self.reserve_decisions = []
         self.in_passes = self.pass_defers = self.res_started = self.kept_head = False
-        self.pass_end = None
-        self.stop_reason = None
+        self.pass_end = self.stop_reason = self.parked = self.parked_at = None
 
     # ------------------------------------------------------------------ driver
     def run(self) -> CycleResult:
@@ -236,8 +238,9 @@ class Cycle:
                                 self._view())
         st.last_now = now
         st.caches.changes = changes.remember(self, order)
+        ids = order_ids(order) if self.parked is None else parked.FullOrder(order, self.parked)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
-                           order_ids(order), self.priorities, self._held_view(),
+                           ids, self.priorities, self._held_view(),
                            len(self.reserve_decisions))
 
     def _counting(self, queued: list[Job]) -> bool:

@@ -11,6 +11,7 @@ from ..model.times import duration
 from ..planning import memo
 from ..policy import deferral
 from ..policy.limits import HARD
+from . import parked
 from .result import nodes_text
 
 
@@ -65,6 +66,8 @@ def finish(c, order, running: list[Job], reuse: list[Reserve] | None = None,
     st, now = c.state, c.now
     if c.bf_positions:
         _bypassed(c, order, sorted(c.bf_positions))
+        if c.parked is not None:
+            parked.bump(c, order, c.bf_positions)
     for job, _cr, _p in order if c.explain else ():
         jid = job.id
         if jid in c.started or jid in c.settled:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..model import Decision, Reservation, Reserve, Start
@@ -29,7 +30,8 @@ class CycleResult:
     decisions: list[Decision]
     reports: dict[str, JobReport]
     state: SchedulerState
-    order: list[str] = field(default_factory=list)
+    order: Sequence[str] = field(default_factory=list)
+    """The queued jobs' ids in priority order (core/parked.FullOrder: merged when read)."""
     priorities: dict[str, Breakdown] = field(default_factory=dict)
     held: list[Reservation] = field(default_factory=list)
     """Every reservation held after the cycle: standing, administrative, the resource

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..model.report import ReportStatus
 from . import firstselect, fsrank
+from . import parked as parkedmod
 from ..policy import deferral
 from ..priority.engine import entry_key
 from ..priority.policy import MauiFairShare
@@ -73,6 +74,9 @@ class SelectionCache:
     rows: Any = None
     """The jobs of order in (submit, id) order (core/fsrank.Rows) when this cycle ranked
     them so under fair share, else None."""
+    parked: Any = None
+    """The kept jobs a throttling limit stops, left out of order and rows
+    (core/parked.Parked), or None."""
 
 
 @dataclass(slots=True)
@@ -241,9 +245,9 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
             fixed, static = _fixed(c, out)
         capped = _any_capped(c, out)
     else:
-        out, fixed, static, capped, rows = _reuse(c, cache, queued)
+        out, fixed, static, capped, rows, parked = _reuse(c, cache, queued)
         st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
-                                             capped, rows)
+                                             capped, rows, parked)
         return out
     st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
                                          capped)
@@ -251,9 +255,9 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
 
 
 def _reuse(c: Cycle, cache: SelectionCache, queued: list
-           ) -> tuple[list, bool, float | None, bool, Any]:
+           ) -> tuple[list, bool, float | None, bool, Any, Any]:
     """select() with a cache of this table, configuration and engine: (order, fixed,
-    static, capped, rows). The jobs of `queued` found in the cache by identity, not batch-held or
+    static, capped, rows, parked). The jobs of `queued` found in the cache by identity, not batch-held or
     deferred since, keep their entry (with a new priority unless the order is fixed: see
     SelectionCache.order); the rest go through
     Cycle.select in snapshot order. O(queued) set operations plus what select() says."""
@@ -270,10 +274,14 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
     redo = {id(j) for jid in again if (j := by_id.get(jid)) is not None}
     redo &= live                        # held or deferred since
     live -= redo
-    rows = cache.rows
+    rows, parked = cache.rows, cache.parked
+    if parked is not None and not parked.ids <= live:      # gone, changed, held, deferred
+        parkedmod.drop(parked, parked.ids - live)
     kept = [e for e in (order if rows is None else rows.rows) if id(e[0]) in live]
-    if len(kept) < len(live):           # some not in the cache
-        live.difference_update(map(id, map(_JOB, kept)))
+    if len(kept) + (len(parked.ids) if parked is not None else 0) < len(live):
+        live.difference_update(map(id, map(_JOB, kept)))    # some not in the cache
+        if parked is not None:
+            live -= parked.ids
         redo |= live
     rest = [j for j in queued if id(j) in redo] if redo else []
     capped = False
@@ -287,12 +295,15 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
         if fixed:
             if kept and c.settings.reject_neg:   # the only reader of a kept entry's priority here
                 kept = c.engine.fixed_priorities(kept, now, static)
-            return (fsrank.merge(kept, new, _key) if new else kept), True, static, capped, None
+            return ((fsrank.merge(kept, new, _key) if new else kept), True, static, capped,
+                    None, None)
     serv, prio, bp, qt = c.serv(), c._priority, st.bypass, st.queue_time
     fs = serv is None and not c.passive_policy and c.engine.serv_only
-    ranked = _fs_rank(c, kept, new, rows) if fs else None
+    ranked = _fs_rank(c, kept, new, rows, parked) if fs else None
     if ranked is not None:
-        return ranked[0], False, None, capped, ranked[1]
+        return ranked[0], False, None, capped, ranked[1], ranked[2]
+    if parked is not None and parked.ids:           # ranked with the rest, as they were
+        kept += parked.rows()
     if rows is not None:                # rows: (job, compiled, static, set index)
         kept = [(e[0], e[1], 0.0) for e in kept]
     if fs:
@@ -302,17 +313,31 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
                 if serv and not j.system_priority else prio(j)) for j, cr, _p in kept]
     out += new
     out.sort(key=entry_key)
-    return out, *_fixed(c, out), capped, None
+    return out, *_fixed(c, out), capped, None, None
 
 
-def _fs_rank(c: Cycle, kept: list, new: list, rows) -> tuple[list, Any] | None:
-    """(order, rows) of the kept jobs (rows of `rows`, or entries without it) and the new
-    entries, ranked by core/fsrank where it applies (no system priority), else None."""
+def _fs_rank(c: Cycle, kept: list, new: list, rows, parked) -> tuple[list, Any, Any] | None:
+    """(order, rows, parked) of the kept jobs (rows of `rows`, or entries without it), the
+    parked ones (`parked`, core/parked.py) and the new entries, ranked by core/fsrank
+    where it applies (no system priority), else None; the jobs a limit stops are parked
+    where core/parked.applies, else ranked with the rest."""
     if not fsrank.applies(c) or fsrank.any_system_priority(new) or (
             rows is None and fsrank.any_system_priority(kept)):
         return None
     made = fsrank.rows_of(c, kept, new, rows)
-    return fsrank.rank(c, made, _sets_tails(c, _tails(c))), made
+    if parked is not None and parked.ids and (
+            rows is None or made.creds is not rows.creds or not parkedmod.applies(c)):
+        back = fsrank.new_rows(c, parked.rows(), made)       # credential indexes anew
+        made.rows = fsrank.merge(made.rows, back)
+        parked = None
+    if parkedmod.applies(c):
+        parked = parked if parked is not None else parkedmod.Parked()
+        made.rows = parkedmod.settle(c, parked, made.rows, made.creds)
+    tails_of = _sets_tails(c, _tails(c))
+    order = fsrank.rank(c, made, tails_of)
+    parkedmod.place(c, parkedmod.view(c, parked, tails_of, made.creds)
+                    if parked is not None else None)
+    return order, made, parked
 
 
 def _any_capped(c: Cycle, entries: list) -> bool:

@@ -44,18 +44,15 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
     """`resume`: the state the last cycle's pass ended in, to go on from job `first`
     (core/changes.py); the state this pass ends in is left in c.pass_end."""
     st, now = c.state, c.now
-    if resume is None:
-        counts: dict[int, int] = {}
-        idle_found = waiting = broke = False
-        c.stop_reason = ""
-    else:
-        counts, idle_found, waiting, c.stop_reason, broke = resume
-        counts = dict(counts)
+    counts, idle_found, waiting, c.stop_reason, broke = _begin(resume)
     stays = {} if SKIP_BLOCKED and not c.explain and c.limits.any_active else None
     plans = c.limits.plans              # job id -> (job, its limit plan), Limits.active_plan
+    park_at = c.parked_at               # entry -> is a parked job before it (core/parked.py)
     for k in range(first, len(order)):
         if broke:
             break
+        if park_at is not None and not waiting and park_at(order[k]):
+            waiting = True                  # a job a limit stops waits before this one
         job, cr, _prio = order[k]
         jid = job.id
         if jid in c.started:
@@ -117,7 +114,18 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
             c.stop_reason = f"reservations made; BFPRIORITYPOLICY {c.settings.bf_order} backfills the rest"
             idle_found = True
             broke = not c.explain
+    if park_at is not None and not waiting and not broke:
+        waiting = True                      # the walk went on to the parked jobs after it
     c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
+
+
+def _begin(resume: tuple | None) -> tuple:
+    """The pass's state at its start: (counts per group, idle found, waiting, stop
+    reason, broke), anew or as `resume` left it (its counts copied)."""
+    if resume is None:
+        return {}, False, False, "", False
+    counts, idle_found, waiting, stop_reason, broke = resume
+    return dict(counts), idle_found, waiting, stop_reason, broke
 
 
 def why_no_reservation(c, job: Job) -> str:
