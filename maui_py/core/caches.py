@@ -14,6 +14,7 @@ from typing import Any
 from ..cfg import SchedulerConfig
 from ..model import Node, Reservation
 from ..planning.plancache import PlanCache
+from ..policy.inplace import Made
 from ..policy.kept import Stamps
 from ..policy.limits import Limits
 from ..policy.reservation import ReservationGroups
@@ -98,6 +99,9 @@ class CycleCaches:
     kept_stamps: Stamps | None = None
     """Where each kept reservation (HIGHEST) was last known at its earliest start
     (policy/kept.Stamps), for one planner."""
+    inplace: Made | None = None
+    """The epoch at which each CURRENTHIGHEST reservation was last what its re-make gives
+    (policy/inplace.Made), for one planner and configuration."""
 
 
 def totals_of(nodes) -> tuple[int, int]:

@@ -44,7 +44,7 @@ from ..planning import memo, owners
 from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
-from ..policy import backfill, deferral, kept, prediction
+from ..policy import backfill, deferral, inplace, kept, prediction
 from .records import KeptReservation
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
@@ -527,9 +527,12 @@ def _placed_again(c: Cycle, order: list) -> bool:
     memory asked it. O(reservations) scans. Not asked when the cache is `untouched`: no
     hold was added since they were made (quiet: nothing ended, came free or passed a change
     point, and the origin's move crosses no change point), so each earliest start and
-    node choice is the one made then."""
+    node choice is the one made then; nor when each is what its re-make gives by
+    policy/inplace.left's argument (then True, nothing touched)."""
     st, table, now = c.state, c.table, c.now
     res = st.reservations
+    if len(inplace.left(c, order)) == len(res):
+        return True                 # each is what its re-make gives (policy/inplace.py)
     items = list(res.items())
     for jid, _kr in items:
         table.release(owners.priority(jid))
@@ -543,4 +546,5 @@ def _placed_again(c: Cycle, order: list) -> bool:
             return False
         table.reserve_placement(owners.priority(jid), p, kind="priority")
         res[jid] = KeptReservation(jid, p.start, p.end, p.allocation, kr.group, now)
+        inplace.placed(c, job, cr)
     return True
