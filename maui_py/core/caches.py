@@ -13,6 +13,7 @@ from typing import Any
 
 from ..cfg import SchedulerConfig
 from ..model import Node, Reservation
+from ..planning.memo import VectorShrinkMemo
 from ..planning.plancache import PlanCache
 from ..policy.inplace import Made
 from ..policy.kept import Stamps
@@ -99,6 +100,9 @@ class CycleCaches:
     kept_stamps: Stamps | None = None
     """Where each kept reservation (HIGHEST) was last known at its earliest start
     (policy/kept.Stamps), for one planner."""
+    shrink: VectorShrinkMemo | None = None
+    """The last cycle's start-now failures (core/cycle.Cycle.shrink), which the next one
+    asks again with what was given back since (planning/memo.Carried)."""
     inplace: Made | None = None
     """The epoch at which each CURRENTHIGHEST reservation was last what its re-make gives
     (policy/inplace.Made), for one planner and configuration."""
