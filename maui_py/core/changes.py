@@ -248,7 +248,8 @@ def _cannot_start(cache: ChangeCache, st, job, cr, now: int, gates: list) -> boo
     wallclock (the planner's start-now question). `gates`: [gates], made on first use."""
     table, n, w = cache.table, job.procs, job.wallclock
     if not cache.counts:
-        return not table.earliest_start(cr, w, now, policy=cache.nap, until=now)
+        return _fails_later(st.caches.shrink if memo.CARRY else None, table, cr, w, now,
+                            cache.nap)
     if gates[0] is _UNSET:
         res = st.reservations
         gates[0] = (backfill.reservation_gates(res, table, now)
@@ -256,6 +257,27 @@ def _cannot_start(cache: ChangeCache, st, job, cr, now: int, gates: list) -> boo
     if gates[0] is None:
         return table.scan_count(n, w, now, now) is None
     return any(n > cap and w > room for room, cap in gates[0])
+
+
+def _fails_later(last, table, cr, w: int, now: int, nap) -> bool:
+    """The node table's start-now question at `now`, after the origin and before its first
+    change point with nothing given back since the last cycle (arrivals_wait's conditions),
+    with the last cycle's failures (its Cycle.shrink, `last`; None: none) as a memo: usage
+    is constant from the origin to now, so a failure noted at this epoch there, or at an
+    earlier instant of this run, is one now (the window now reaches no less far:
+    planning/memo.Carried's argument); a failure found is noted there, for the next such
+    question and for the next cycle's memo.Carried, which asks it no earlier. O(kept
+    failures x dims), or the planner's question."""
+    e = memo.epoch(table)
+    shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
+    ok = last is not None and last.epoch in (e, None)     # failures noted at this epoch
+    if ok and last.epoch == e and last.fails(e, shape, cr.tasks, w, cr.d):
+        return True
+    if table.earliest_start(cr, w, now, policy=nap, until=now):
+        return False
+    if ok:
+        last.note(e, shape, cr.tasks, w, cr.d)
+    return True
 
 
 def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:

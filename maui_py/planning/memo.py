@@ -123,10 +123,11 @@ against)."""
 
 class Carried:
     """The last cycle's start-now failures (its VectorShrinkMemo, all noted at its last
-    epoch e, on the node table `table`) asked again in this cycle (issue 33).
+    epoch e, on the node table `table`; core/changes.arrivals_wait adds those it finds at
+    later instants before this cycle) asked again in this cycle (issue 33).
 
-    **Invariant.** A request that failed to start now at epoch e (for n tasks of vector d
-    over w seconds, at the origin then) still fails now for any request of the same shape
+    **Invariant.** A request that failed to start at epoch e (for n tasks of vector d
+    over w seconds, at the origin then or at an instant since) still fails now for any request of the same shape
     asking no less, when no node it may use that something was given back on since e
     (Planner.given_back: every release is logged; an unlogged step, a forced hold or a
     load, makes it unknown, and nothing is carried) has room now for a node's share
@@ -169,7 +170,7 @@ class Carried:
         got = self.verdicts.get(key)
         if got is None:
             m = self.memo
-            got = self.verdicts[key] = (self.gone is not None and m.epoch != epoch
+            got = self.verdicts[key] = (self.gone is not None
                                         and m.fails(m.epoch, shape, n, w, cr.d)
                                         and self._roomless(table, cr))
         return got
