@@ -4,8 +4,8 @@ would give them back unchanged (issue 33).
 Under CURRENTHIGHEST a cycle drops the last cycle's priority reservations and the priority
 pass makes them again in order, as a cycle with no memory would (policy/kept.py). On the
 node table that is a release, a start-now question, an earliest-start scan and a splice per
-reservation and cycle, and on the site benchmark's week the re-made reservation is the one
-dropped in 95 % of the cycles that re-make it.
+reservation and cycle, and on the site benchmark most re-makes give back the one dropped
+(docs/simulator.md).
 
 **Invariant** (why leaving one is exact). Reservation R = (start t, nodes S) of job J
 (tasks per node, compiled request cr, span w) was made by the priority pass at the planner's
