@@ -13,7 +13,7 @@ from typing import Any
 
 from ..cfg import SchedulerConfig
 from ..model import Node, Reservation
-from ..planning.memo import VectorShrinkMemo
+from ..planning.memo import Carried, VectorShrinkMemo
 from ..planning.plancache import PlanCache
 from ..policy.inplace import Made
 from ..policy.kept import Stamps
@@ -106,6 +106,14 @@ class CycleCaches:
     inplace: Made | None = None
     """The epoch at which each CURRENTHIGHEST reservation was last what its re-make gives
     (policy/inplace.Made), for one planner and configuration."""
+
+    def carry(self, shrink: VectorShrinkMemo, now: int) -> Carried | None:
+        """A new cycle's start-now memo `shrink` is kept for the next cycle; the last
+        cycle's, asked with what was given back since (planning/memo.Carried), is handed
+        back (None: none). Made before the cycle moves the planner to `now`. O(points
+        passed by now)."""
+        prev, self.shrink = self.shrink, shrink
+        return None if prev is None else Carried(prev, self.plan.table, now)
 
 
 def totals_of(nodes) -> tuple[int, int]:

@@ -142,8 +142,7 @@ class Cycle:
     usage: Usage
     shrink: VectorShrinkMemo
     """Start-now failures while table.freed stays (fits_now, priority_pass)."""
-    carried: memo.Carried | None
-    """The last cycle's `shrink`, asked with what was given back since (fits_now)."""
+    carried: memo.Carried | None    # the last cycle's `shrink` (fits_now): CycleCaches.carry
     reserve_decisions: list[Reserve]
     in_passes: bool
     """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
@@ -177,8 +176,7 @@ class Cycle:
         self.priorities = {}
         self.usage = Usage()
         self.shrink = VectorShrinkMemo()
-        prev, state.caches.shrink = state.caches.shrink, self.shrink
-        self.carried = memo.Carried(prev, state.caches.plan.table, self.now) if prev else None
+        self.carried = state.caches.carry(self.shrink, self.now)
         self.reserve_decisions = []
         self.in_passes = self.pass_defers = self.res_started = self.kept_head = False
         self.pass_end = None
@@ -484,13 +482,11 @@ class Cycle:
                         + nodes_text(nodes), start=now, nodes=nodes)
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
-        """Can the job start now, around every hold? Until something is released
-        (table.freed moves) resources only shrink, so a failure of n tasks of per-task
-        vector d for w seconds answers for every request of its shape asking at least as
-        much (planning/memo.VectorShrinkMemo, shared with the priority pass), and the last
-        cycle's failures too where nothing given back since could help (memo.Carried; not
-        with non-job reservations held): O(failures of that shape). The free count does not
-        bound a job that may use reservations: what they hold is free to it."""
+        """Can the job start now, around every hold? Until table.freed moves a failure of
+        n tasks of vector d for w seconds answers for every request of its shape asking as
+        much (memo.VectorShrinkMemo, shared with the priority pass), and the last cycle's
+        where nothing given back since helps (memo.Carried; no non-job reservation held).
+        The free count does not bound a job that may use reservations: they are free to it."""
         ign = self.ignore(job)
         if job.procs > self.table.free_now and not ign:
             return NO_ROOM
