@@ -13,7 +13,9 @@ from typing import Any
 
 from ..cfg import SchedulerConfig
 from ..model import Node, Reservation
+from ..planning.memo import Carried, VectorShrinkMemo
 from ..planning.plancache import PlanCache
+from ..policy.inplace import Made
 from ..policy.kept import Stamps
 from ..policy.limits import Limits
 from ..policy.reservation import ReservationGroups
@@ -98,6 +100,20 @@ class CycleCaches:
     kept_stamps: Stamps | None = None
     """Where each kept reservation (HIGHEST) was last known at its earliest start
     (policy/kept.Stamps), for one planner."""
+    shrink: VectorShrinkMemo | None = None
+    """The last cycle's start-now failures (core/cycle.Cycle.shrink), which the next one
+    asks again with what was given back since (planning/memo.Carried)."""
+    inplace: Made | None = None
+    """The epoch at which each CURRENTHIGHEST reservation was last what its re-make gives
+    (policy/inplace.Made), for one planner and configuration."""
+
+    def carry(self, shrink: VectorShrinkMemo, now: int) -> Carried | None:
+        """A new cycle's start-now memo `shrink` is kept for the next cycle; the last
+        cycle's, asked with what was given back since (planning/memo.Carried), is handed
+        back (None: none). Made before the cycle moves the planner to `now`. O(points
+        passed by now)."""
+        prev, self.shrink = self.shrink, shrink
+        return None if prev is None else Carried(prev, self.plan.table, now)
 
 
 def totals_of(nodes) -> tuple[int, int]:

@@ -44,7 +44,7 @@ from ..planning import memo, owners
 from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
-from ..policy import backfill, deferral, kept, prediction
+from ..policy import backfill, deferral, inplace, kept, prediction
 from .records import KeptReservation
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
@@ -248,7 +248,8 @@ def _cannot_start(cache: ChangeCache, st, job, cr, now: int, gates: list) -> boo
     wallclock (the planner's start-now question). `gates`: [gates], made on first use."""
     table, n, w = cache.table, job.procs, job.wallclock
     if not cache.counts:
-        return not table.earliest_start(cr, w, now, policy=cache.nap, until=now)
+        return _fails_later(st.caches.shrink if memo.CARRY else None, table, cr, w, now,
+                            cache.nap)
     if gates[0] is _UNSET:
         res = st.reservations
         gates[0] = (backfill.reservation_gates(res, table, now)
@@ -256,6 +257,27 @@ def _cannot_start(cache: ChangeCache, st, job, cr, now: int, gates: list) -> boo
     if gates[0] is None:
         return table.scan_count(n, w, now, now) is None
     return any(n > cap and w > room for room, cap in gates[0])
+
+
+def _fails_later(last, table, cr, w: int, now: int, nap) -> bool:
+    """The node table's start-now question at `now`, after the origin and before its first
+    change point with nothing given back since the last cycle (arrivals_wait's conditions),
+    with the last cycle's failures (its Cycle.shrink, `last`; None: none) as a memo: usage
+    is constant from the origin to now, so a failure noted at this epoch there, or at an
+    earlier instant of this run, is one now (the window now reaches no less far:
+    planning/memo.Carried's argument); a failure found is noted there, for the next such
+    question and for the next cycle's memo.Carried, which asks it no earlier. O(kept
+    failures x dims), or the planner's question."""
+    e = memo.epoch(table)
+    shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ())
+    ok = last is not None and last.epoch in (e, None)     # failures noted at this epoch
+    if ok and last.epoch == e and last.fails(e, shape, cr.tasks, w, cr.d):
+        return True
+    if table.earliest_start(cr, w, now, policy=nap, until=now):
+        return False
+    if ok:
+        last.note(e, shape, cr.tasks, w, cr.d)
+    return True
 
 
 def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
@@ -527,9 +549,12 @@ def _placed_again(c: Cycle, order: list) -> bool:
     memory asked it. O(reservations) scans. Not asked when the cache is `untouched`: no
     hold was added since they were made (quiet: nothing ended, came free or passed a change
     point, and the origin's move crosses no change point), so each earliest start and
-    node choice is the one made then."""
+    node choice is the one made then; nor when each is what its re-make gives by
+    policy/inplace.left's argument (then True, nothing touched)."""
     st, table, now = c.state, c.table, c.now
     res = st.reservations
+    if len(inplace.left(c, order)) == len(res):
+        return True                 # each is what its re-make gives (policy/inplace.py)
     items = list(res.items())
     for jid, _kr in items:
         table.release(owners.priority(jid))
@@ -543,4 +568,5 @@ def _placed_again(c: Cycle, order: list) -> bool:
             return False
         table.reserve_placement(owners.priority(jid), p, kind="priority")
         res[jid] = KeptReservation(jid, p.start, p.end, p.allocation, kr.group, now)
+        inplace.placed(c, job, cr)
     return True

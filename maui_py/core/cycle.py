@@ -142,6 +142,7 @@ class Cycle:
     usage: Usage
     shrink: VectorShrinkMemo
     """Start-now failures while table.freed stays (fits_now, priority_pass)."""
+    carried: memo.Carried | None    # the last cycle's `shrink` (fits_now): CycleCaches.carry
     reserve_decisions: list[Reserve]
     in_passes: bool
     """Past eligibility: a defer from here on changes the order's fate (changes.py)."""
@@ -178,6 +179,7 @@ class Cycle:
         self.priorities = {}
         self.usage = Usage()
         self.shrink = VectorShrinkMemo()
+        self.carried = state.caches.carry(self.shrink, self.now)
         self.reserve_decisions = []
         self.in_passes = self.pass_defers = self.res_started = self.kept_head = False
         self.pass_end = self.stop_reason = self.parked = self.parked_at = None
@@ -483,21 +485,19 @@ class Cycle:
                         + nodes_text(nodes), start=now, nodes=nodes)
 
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
-        """Can the job start now, around every hold? Within a cycle resources only shrink
-        until something is released (table.freed moves), so once a request of n tasks of
-        per-task vector d for w seconds has failed, a request of the same shape with at
-        least n tasks of at least d for at least w seconds fails too: such questions are
-        answered from the failures seen so far without a scan
-        (planning/memo.VectorShrinkMemo, shared with the priority pass). O(failures of that
-        shape) for them. The free count does not bound a job that may use reservations:
-        what they hold is free to it."""
+        """Can the job start now, around every hold? Until table.freed moves a failure of
+        n tasks of vector d for w seconds answers for every request of its shape asking as
+        much (memo.VectorShrinkMemo, shared with the priority pass), and the last cycle's
+        where nothing given back since helps (memo.Carried; no non-job reservation held).
+        The free count does not bound a job that may use reservations: they are free to it."""
         ign = self.ignore(job)
         if job.procs > self.table.free_now and not ign:
             return NO_ROOM
         epoch = memo.epoch(self.table)
         shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         w, n = self.span(job), cr.tasks
-        if self.shrink.fails(epoch, shape, n, w, cr.d):
+        if self.shrink.fails(epoch, shape, n, w, cr.d) or (self.carried and not self.held and (
+                self.carried.fails(self.table, shape, n, w, cr, epoch))):
             return NO_ROOM
         p = self.table.earliest_start(cr, w, until=self.now, policy=self.settings.nap, ignore=ign)
         if not p:

@@ -14,6 +14,8 @@ from __future__ import annotations
 from operator import ge
 from typing import Hashable
 
+from .api import Ability
+
 
 def epoch(planner) -> int:
     """The planner's `freed` (planning/api.Planner): equal values mean nothing was given
@@ -111,3 +113,88 @@ class VectorShrinkMemo:
         if len(kept) > self.KEEP:
             del kept[0]
         self.failed[shape] = kept
+
+
+CARRY = True
+"""Ask a cycle's start-now questions of the last cycle's failures too (Carried); False:
+only this cycle's (the definition tests/property/test_carried_failures.py compares
+against)."""
+
+
+class Carried:
+    """The last cycle's start-now failures (its VectorShrinkMemo, all noted at its last
+    epoch e, on the node table `table`; core/changes.arrivals_wait adds those it finds at
+    later instants before this cycle) asked again in this cycle (issue 33).
+
+    **Invariant.** A request that failed to start at epoch e (for n tasks of vector d
+    over w seconds, at the origin then or at an instant since) still fails now for any request of the same shape
+    asking no less, when no node it may use that something was given back on since e
+    (Planner.given_back: every release is logged; an unlogged step, a forced hold or a
+    load, makes it unknown, and nothing is carried) has room now for a node's share
+    (FreeShapes.roomy, a superset of the nodes with that much free now), nor any node
+    whose usage falls between the last cycle's origin and now (a hold's planned end
+    passed: `fell`, read before the origin moves). Why: holds were only added on every
+    other node (releases are logged; non-job reservations, whose credits and windows move
+    usage otherwise, are not held where this is asked: core/cycle.py), so its usage is at
+    least what it was when the question was asked, and, not falling between then and now,
+    at least as high over a window starting now as over the window asked then; such nodes
+    hold no more of its tasks than then, and the others hold none. A verdict per compiled request and span is kept while
+    `freed` stays: within a cycle what is free now only shrinks meanwhile, so a "fails"
+    stays true (and a "may not" is only less than it could say). O(regions) once per
+    epoch, then O(1) per question asked before, else O(kept failures of the shape x dims)
+    plus O(dims) big-int operations; `tests/property/test_carried_failures.py`."""
+
+    __slots__ = ("memo", "table", "fell", "at", "gone", "verdicts")
+
+    def __init__(self, memo: VectorShrinkMemo, table, now: int) -> None:
+        """`table`: the last cycle's planner, not yet moved to `now` (a cycle makes this
+        before it syncs): the nodes whose usage falls between its origin and now are
+        read from it here."""
+        self.memo = memo
+        self.table = table if table is not None and Ability.COUNTS not in table.abilities else None
+        self.fell = self.table.falls_by(now) if self.table is not None else 0
+        self.at: int | None = None
+        self.gone: int | None = None
+        self.verdicts: dict[tuple[int, int], bool] = {}
+
+    def fails(self, table, shape: Hashable, n: int, w: int, cr, epoch: int) -> bool:
+        """Does the question (shape, n tasks of cr.d over w; n and the shape are cr's)
+        fail by the last cycle's failures? Kept per (request, span) while the epoch
+        stays. O(1) for a question asked before at this epoch, else O(kept failures of
+        the shape x dims) plus O(dims) big-int operations (O(regions) once per epoch)."""
+        if table is not self.table or not CARRY:
+            return False
+        if self.at != epoch:
+            self._renew(table, epoch)
+        key = (id(cr), w)
+        got = self.verdicts.get(key)
+        if got is None:
+            m = self.memo
+            got = self.verdicts[key] = (self.gone is not None
+                                        and m.fails(m.epoch, shape, n, w, cr.d)
+                                        and self._roomless(table, cr))
+        return got
+
+    def _renew(self, table, epoch: int) -> None:
+        """The nodes given back on since the memo's epoch (None: not known, or nothing
+        noted then), for questions at `epoch`; verdicts forgotten. O(regions)."""
+        self.at, self.verdicts = epoch, {}
+        regions = None if self.memo.epoch is None else table.given_back(self.memo.epoch)
+        gone = None
+        if regions is not None:
+            gone = self.fell
+            for mask, _s, _e in regions:
+                gone |= mask
+        self.gone = gone
+
+    def _roomless(self, table, cr) -> bool:
+        """No node of cr's given back on since the memo's epoch has room now for a node's
+        share of it. O(dims)."""
+        m = cr.eligible & self.gone
+        if not m:
+            return True
+        if not table.use_shapes:
+            return False
+        per = cr.per_node if cr.mode == "tpn" else 1
+        room = table.shapes.roomy(tuple([x * per for x in cr.d]))
+        return room is not None and not (m & room)

@@ -382,6 +382,15 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         return placement(self, cr, t, w, select(self, cr, t, w, fast, fits, policy,
                                                 prefer=prefer))
 
+    def falls_by(self, t: int) -> int:
+        """The nodes whose usage falls in some dimension at a change point after the
+        origin and at or before t (bit i = node i; planning/memo.Carried). O(points by t)
+        big-int operations."""
+        pts, out = self._pts, 0
+        for k in range(bisect_right(pts.times, t)):
+            out |= pts.frees[k]
+        return out
+
     def fits(self, allocation: Iterable[tuple[str, Resources]], start: int, end: int) -> bool:
         """Would holding exactly `allocation` over [start, end) fit now? O(k log h)."""
         s = max(start, self.origin)

@@ -26,7 +26,7 @@ from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, Placement
-from . import highest
+from . import highest, inplace
 from .limits import SOFT
 
 REMAKES: dict[ReservationPolicy, bool] = {
@@ -256,7 +256,7 @@ def _unmoved(c, order) -> set[str]:
     O(reservations) plus the table's re-plan."""
     st, now, table = c.state, c.now, c.table
     if Ability.REPLAN not in table.abilities:
-        return set()
+        return inplace.left(c, order)       # the node table: those a re-make gives back
     res = st.reservations
     freed = memo.epoch(table)
     stamp = st.caches.reserved_stamp
@@ -316,7 +316,8 @@ def reserved_jobs(c, order) -> None:
     one array, the table touched only for those that move (_unmoved). (On the node
     table they are dropped: a kept one would keep nodes a fresh choice, made after the
     backfill starts since, would not take, and a cycle with no memory must decide the
-    same.) Retry holds (RESERVATIONRETRYTIME) try to start on their own resources.
+    same; those whose re-make would give them back as they are stay: policy/inplace.py.)
+    Retry holds (RESERVATIONRETRYTIME) try to start on their own resources.
     """
     st = c.state
     if not st.reservations:

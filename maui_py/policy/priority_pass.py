@@ -12,7 +12,7 @@ from ..core.records import KeptReservation
 from ..model import Job, StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, NoPlacement, Placement
-from . import deferral, kept
+from . import deferral, inplace, kept
 from .limits import SOFT
 
 NO_ROOM = NoPlacement("fewer processors free now than the job needs")
@@ -191,4 +191,5 @@ def reserve(c, job: Job, cr: Compiled, group: int,
     c.state.reservations[job.id] = KeptReservation(job.id, p.start, p.end, p.allocation,
                                                    group, c.now)
     kept.placed(c, job, cr)             # at its earliest: the next kept pass may leave it
+    inplace.placed(c, job, cr)          # CURRENTHIGHEST: likewise (policy/inplace.py)
     return p

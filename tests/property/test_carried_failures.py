@@ -1,0 +1,156 @@
+"""The last cycle's start-now failures asked again (planning/memo.Carried, switch
+memo.CARRY) decide exactly as asking the planner: in replays on several node kinds
+(memory, GPUs, features) with jobs that end early and arrivals between, under
+CURRENTHIGHEST and HIGHEST, each cycle's decisions, reports and reservations equal and the
+table checked after every cycle (`_check()`, SimOptions.check_table); and in cycles from
+full snapshots (no delta) where running jobs outlive their limits (their holds forced
+again), with standing reservations held or not: decisions, order and the persisted maps
+equal at every step, each side's planner checked."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maui_py.cfg import parse_config
+from maui_py.model import Job, JobRequest, Node, Resources
+from maui_py.planning import memo
+from maui_py.sim.engine import SimOptions, Simulation
+from maui_py.sim.swf import SimJob
+
+from .on_off import replay_on_off
+
+SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
+                    deadline=None, suppress_health_check=list(HealthCheck))
+
+KINDS = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
+         Resources.of(4, mem=8192, gres={"gpu": 2}))
+PER_TASK = (Resources.of(1, mem=512), Resources.of(1, mem=3000), Resources.of(2, mem=1024),
+            Resources.of(4, mem=1024), Resources.of(1, gpu=1), Resources.of(1))
+
+
+def _request(draw, n: int) -> JobRequest:
+    per = PER_TASK[draw(st.integers(0, len(PER_TASK) - 1))]
+    feats = frozenset({"ib"}) if draw(st.integers(0, 4)) == 0 else frozenset()
+    kind = draw(st.integers(0, 5))
+    if kind <= 2:
+        tpn = draw(st.integers(1, 2))
+        nodes = draw(st.integers(1, n))
+        return JobRequest(tasks=tpn * nodes, per_task=per, nodes=nodes, tasks_per_node=tpn,
+                          features=feats, exclusive=draw(st.integers(0, 9)) == 0)
+    if kind == 3:
+        return JobRequest(tasks=draw(st.integers(2, 6)), per_task=per, nodes=2, features=feats)
+    return JobRequest(tasks=draw(st.integers(1, 10)), per_task=per, features=feats,
+                      exclusive=kind == 5)
+
+
+@st.composite
+def workloads(draw):
+    n = draw(st.integers(2, 7))
+    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 2))],
+                       features=frozenset({"ib"}) if draw(st.booleans()) else frozenset())
+                  for i in range(n))
+    sims, t = [], 0
+    for k in range(draw(st.integers(3, 30))):
+        t += draw(st.sampled_from([0, 0, 1, 5, 10, 30, 120]))
+        wc = draw(st.integers(10, 500))
+        run = draw(st.sampled_from([wc, draw(st.integers(1, wc))]))
+        sims.append(SimJob(Job(f"j{k:02d}", f"u{k % 3}", _request(draw, n), wc, t), run))
+    text = (f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
+            f"QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 4]))}\n"
+            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'FIRSTFIT', 'BESTFIT']))}\n"
+            "NODEALLOCATIONPOLICY "
+            f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE', 'LASTAVAILABLE']))}\n"
+            + draw(st.sampled_from(["", "", "XFACTORWEIGHT 100\n", "PROCWEIGHT 50\n"])))
+    return nodes, sims, text, draw(st.booleans())
+
+
+def replay(nodes, sims, text, per_event, carry: bool, monkeypatch) -> tuple[list, dict]:
+    monkeypatch.setattr(memo, "CARRY", carry)
+    seen = []
+
+    def on_cycle(now, result):
+        seen.append((now, result.decisions, result.reports,
+                     sorted((jid, kr.start, kr.end, kr.allocation)
+                            for jid, kr in result.state.reservations.items())))
+
+    res = Simulation(nodes, sims, parse_config(text),
+                     SimOptions(check_table=True, on_cycle=on_cycle, per_event=per_event)).run()
+    assert res.check.ok, res.check.violations
+    return seen, {j: (r.start, r.end, r.kind, r.runs) for j, r in res.records.items()}
+
+
+@SETTINGS
+@given(workloads())
+def test_carried_failures_decide_as_asking_the_planner(monkeypatch, w):
+    nodes, sims, text, per_event = w
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    definition = replay(nodes, sims, text, per_event, False, monkeypatch)
+    assert fast[1] == definition[1]
+    assert fast[0] == definition[0]
+
+
+def _arrivals(k: int, pick: int, now: int) -> dict[str, Job]:
+    """One to three node-table jobs: memory per task, some two tasks per node."""
+    out = {}
+    for b in range(1 + pick % 3):
+        jid = f"j{k}_{b}"
+        per = PER_TASK[(pick >> b) % 4]
+        tpn = (pick >> (b + 2)) % 3
+        req = (JobRequest(tasks=2 * tpn, per_task=per, nodes=2, tasks_per_node=tpn) if tpn
+               else JobRequest(tasks=1 + (pick >> b) % 4, per_task=per))
+        out[jid] = Job(jid, f"u{(pick >> b) % 3}", req, 60 + pick % 900, now)
+    return out
+
+
+STANDING = ["", "SRCFG[maint] STARTTIME=00:20:00 ENDTIME=00:25:00 PERIOD=DAY HOSTLIST=n0\n"]
+
+
+@st.composite
+def scenarios(draw):
+    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 1))])
+                  for i in range(draw(st.integers(1, 4))))
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 2, 3]))}\nBACKFILLPOLICY FIRSTFIT\n"
+            f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
+            "QUEUETIMEWEIGHT 1\nJOBMAXOVERRUN 00:01:00\n"
+            f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE']))}\n"
+            + draw(st.sampled_from(STANDING)))
+    kinds = ["arrive", "arrive", "arrive", "end", "end", "tick", "tick"]
+    steps = [(draw(st.sampled_from(kinds)), draw(st.integers(0, 10_000)))
+             for _ in range(draw(st.integers(6, 28)))]
+    return nodes, text, steps
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(scenarios())
+def test_carried_failures_on_full_snapshots_decide_as_asking_the_planner(sc):
+    replay_on_off(memo, "CARRY", sc, _arrivals, maps=("deferred", "reservations"))
+
+
+def test_a_failure_is_carried_when_nothing_given_back_could_help(monkeypatch):
+    """A 4 GB job waits while 1-core jobs of 100 MB end on a node with too little memory
+    left for it: the cycles at those ends answer its start-now question from the last
+    cycle's failure, and decide as asking the planner."""
+    nodes = (Node("n0", Resources.of(4, mem=4096)),)
+    sims = [SimJob(Job("a", "u0", JobRequest(tasks=1, per_task=Resources.of(1, mem=3000)),
+                       1000, 0), 1000)]
+    sims += [SimJob(Job(f"s{k}", "u1", JobRequest(tasks=1, per_task=Resources.of(1, mem=100)),
+                        300, 1 + k), 100 + 50 * k) for k in range(3)]
+    sims.append(SimJob(Job("big", "u2", JobRequest(tasks=1, per_task=Resources.of(1, mem=2000)),
+                           100, 5), 100))
+    text = "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nNODEALLOCATIONPOLICY FIRSTAVAILABLE\n"
+    asked = []
+    real = memo.Carried.fails
+
+    def counted(self, *a):
+        got = real(self, *a)
+        asked.append(got)
+        return got
+    monkeypatch.setattr(memo.Carried, "fails", counted)
+    fast = replay(nodes, sims, text, True, True, monkeypatch)
+    assert any(asked)
+    definition = replay(nodes, sims, text, True, False, monkeypatch)
+    assert fast == definition
