@@ -27,7 +27,7 @@ from ..predict.predictors import History
 from ..sim.engine import SimOptions, Simulation
 from ..sim.swf import SimJob
 from .arrivals import draw_arrivals
-from .runtimes import WINDOW, draw_recent, ratios, spans
+from .runtimes import WINDOW, draw_recent, draw_similar, ratios, same_request, spans
 
 MAX_SAMPLES = 1000
 MAX_HORIZON = 366 * 86400
@@ -70,18 +70,19 @@ class ForecastOptions:
     per_event: bool = False
     arrivals: int = 0
     """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
-    draw: str = "recent"
+    draw: str = "similar"
     """How runtimes are drawn together or apart (DRAWS): each job apart, leaning toward its
-    user's last jobs, by default: with the range calibrated (calibrate.py) its p50 was the
-    closest on KTH, CTC and SDSC (docs/simulator.md, "Start forecasts"); "job" is the same
-    without the lean; "all" gives the widest raw range."""
+    user's last jobs of the same request, by default: with the range calibrated
+    (calibrate.py) its p50 was the closest on KTH, CTC and SDSC (docs/simulator.md, "Start
+    forecasts"); "recent" leans toward the user's last jobs whatever their request, "job"
+    is the same without the lean; "all" gives the widest raw range."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
                                max(1, min(int(self.horizon), MAX_HORIZON)), self.seed,
                                self.poll_interval, self.per_event,
                                max(0, min(int(self.arrivals), MAX_HORIZON)),
-                               self.draw if self.draw in DRAWS else "recent")
+                               self.draw if self.draw in DRAWS else "similar")
 
 
 def quantile(values: Sequence[int], p: float) -> int:
@@ -111,9 +112,10 @@ def plain_copy(state: SchedulerState) -> SchedulerState:
     return out
 
 
-Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int]
+Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int, tuple[int, ...]]
 """A job, the runtimes it may draw (runtimes.spans), its user's ratios as runtimes of its
-request (in ratio order, unfiltered; () with no history) and what it has run."""
+request (in ratio order, unfiltered; () with no history), what it has run, and the runtimes
+of its user's jobs that asked the same request (runtimes.same_request, oldest first)."""
 
 
 def choices(moment: Moment, history: History | Mapping, window: int) -> list[Choice]:
@@ -126,13 +128,15 @@ def choices(moment: Moment, history: History | Mapping, window: int) -> list[Cho
             by_user[job.user] = ratios(history, job.user, window)
         own = by_user[job.user]
         out.append((job, spans(own, job.wallclock, elapsed),
-                    tuple(min(job.wallclock, max(1, round(x * job.wallclock))) for x in own), elapsed))
+                    tuple(min(job.wallclock, max(1, round(x * job.wallclock))) for x in own), elapsed,
+                    same_request(history, job.user, job.wallclock)))
     return out
 
 
-DRAWS = ("recent", "job", "user", "all")
+DRAWS = ("similar", "recent", "job", "user", "all")
 """How a replay's runtimes are drawn: each job on its own, leaning toward its user's last
-jobs (runtimes.draw_recent); each job on its own, uniformly; one ratio per user for all the
+jobs of the same request (runtimes.draw_similar); each job on its own, leaning toward its
+user's last jobs (runtimes.draw_recent); each job on its own, uniformly; one ratio per user for all the
 user's jobs (a user's queued jobs are often alike: an error in one is an error in all); or
 one quantile per replay for every job, each taking that quantile of its own choices (all
 run long or all run short together: the widest range)."""
@@ -144,10 +148,13 @@ def draws(jobs: Sequence[Choice], rng: random.Random, how: str = "job") -> list[
     O(jobs x window) for "all", else O(jobs)."""
     out, picked = [], {}
     u = rng.random() if how == "all" else 0.0
-    for job, c, own, elapsed in jobs:
+    for job, c, own, elapsed, same in jobs:
         if how == "all":
             ranked = sorted(c)
             out.append((job, ranked[min(len(ranked) - 1, int(u * len(ranked)))]))
+            continue
+        if how == "similar":
+            out.append((job, draw_similar(rng, c, own, same, elapsed)))
             continue
         if how == "recent":
             out.append((job, draw_recent(rng, c, own, elapsed)))
