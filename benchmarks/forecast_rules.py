@@ -9,7 +9,7 @@ rule has more), calibrated offline as forecast/simulated.py does online (calibra
 jobs started by each forecast's own moment, in (start, id) order), and the figures of
 forecast/accuracy.py. The moments, the history (learned as predict.learn does, --history
 pairs a user) and the plan's estimate are shared, so two rules differ only by their draws;
-rule `recent` reproduces maui-sim --forecast's figures exactly.
+rules `recent` and `similar` (engine's) reproduce maui-sim --forecast's figures exactly.
 
     python benchmarks/forecast_rules.py TRACE CFG [--jobs 2000] [--seed 1] [--samples 20]
                                         [--save FILE.json] RULE ...
@@ -142,13 +142,14 @@ def stable_rule(recent: int = 4) -> Callable:
 RULES: dict[str, Rule] = {
     "recent": Rule(lambda m, h: engine.choices(m, h, 32), lambda menu, rng: engine.draws(menu, rng, "recent"), 40),
     "job": Rule(lambda m, h: engine.choices(m, h, 32), lambda menu, rng: engine.draws(menu, rng, "job")),
+    "similar": Rule(lambda m, h: engine.choices(m, h, 32), lambda menu, rng: engine.draws(menu, rng, "similar")),
     "w64": Rule(rich_menu(64), each_job(recent_rule())),
     "w128": Rule(rich_menu(128), each_job(recent_rule())),
     "p65": Rule(rich_menu(), each_job(recent_rule(p=0.65))),
     "sameq": Rule(rich_menu(), each_job(same_request_rule())),
     "sameq2": Rule(rich_menu(), each_job(same_request_rule(min_same=2))),
     "sameq_fb": Rule(rich_menu(), each_job(same_request_rule(fallback_same=True))),
-    "sameq256": Rule(rich_menu(32, 256), each_job(same_request_rule()), 40),
+    "sameq256": Rule(rich_menu(32, 256), each_job(same_request_rule()), 40),     # = similar, 40 replays
     "simq": Rule(rich_menu(near=True), each_job(near_request_rule())),
     "stable": Rule(rich_menu(), each_job(stable_rule())),
 }
