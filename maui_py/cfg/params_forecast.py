@@ -21,8 +21,8 @@ ROWS: list = group(
         "spend); RECENT, JOB, USER, ALL: mauid forecasts every queued job's start as p10/p50/p90 of "
         "FORECASTSAMPLES replays of the current state, in a separate process, runtimes drawn from each "
         "user's recent runtime/request ratios: RECENT: each job on its own, half the time among its "
-        "user's last 4 ratios (with FORECASTCALIBRATION, the p50 closest to real starts on the public "
-        "traces: docs/simulator.md; maui-sim --forecast's default), JOB: each job on its own among all "
+        "user's last 4 ratios (maui-sim --forecast's default until it took the user's last 4 jobs of "
+        "the same request where there are such jobs, `similar`: docs/simulator.md), JOB: each job on its own among all "
         "of them, USER: one ratio per user, ALL: one quantile for all jobs in a replay (all run long or "
         "short together: the widest range)"),
     OWN("FORECASTINTERVAL", TIME, 300, "forecasts are made at most this often (after a cycle, when the "

@@ -67,10 +67,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"%(default)s, at most {MAX_WINDOW})")
     p.add_argument("--forecast-draw", choices=DRAWS, default=ForecastOptions().draw,
                    help="runtimes in a replay: drawn for each job apart, half the time among "
-                        "its user's last 4 runtime/request ratios (recent), for each job apart "
-                        "among all (job), one ratio per user for all the user's jobs (user), or "
-                        "one quantile for all jobs, each of its own user's ratios (all; default "
-                        "%(default)s)")
+                        "its user's last 4 jobs that asked the same wallclock limit, else its "
+                        "user's last 4 (similar), half the time among its user's last 4 "
+                        "runtime/request ratios (recent), for each job apart among all (job), "
+                        "one ratio per user for all the user's jobs (user), or one quantile for "
+                        "all jobs, each of its own user's ratios (all; default %(default)s)")
     p.add_argument("--forecast-arrivals", type=_window, default=0, metavar="DURATION",
                    help="also draw arrivals in the replays from the stream of the last DURATION "
                         "([[[DD:]HH:]MM:]SS; default none; each replay then runs longer: "

@@ -26,7 +26,7 @@ from ..predict.predictors import History
 from ..sim.engine import SimOptions, Simulation
 from ..sim.swf import SimJob
 from .arrivals import draw_arrivals
-from .runtimes import WINDOW, draw_recent, ratios, spans
+from .runtimes import WINDOW, draw_recent, draw_similar, ratios, same_request, spans
 from .shortcuts import ON, Shortcuts, deep_copy, quiet_replay
 
 MAX_SAMPLES = 1000
@@ -70,18 +70,19 @@ class ForecastOptions:
     per_event: bool = False
     arrivals: int = 0
     """Seconds of recent arrivals the replays draw theirs from (arrivals.py); 0: none."""
-    draw: str = "recent"
+    draw: str = "similar"
     """How runtimes are drawn together or apart (DRAWS): each job apart, leaning toward its
-    user's last jobs, by default: with the range calibrated (calibrate.py) its p50 was the
-    closest on KTH, CTC and SDSC (docs/simulator.md, "Start forecasts"); "job" is the same
-    without the lean; "all" gives the widest raw range."""
+    user's last jobs of the same request, by default: with the range calibrated
+    (calibrate.py) its p50 was the closest on KTH, CTC and SDSC (docs/simulator.md, "Start
+    forecasts"); "recent" leans toward the user's last jobs whatever their request, "job"
+    is the same without the lean; "all" gives the widest raw range."""
 
     def bounded(self) -> ForecastOptions:
         return ForecastOptions(max(1, min(int(self.samples), MAX_SAMPLES)), self.window,
                                max(1, min(int(self.horizon), MAX_HORIZON)), self.seed,
                                self.poll_interval, self.per_event,
                                max(0, min(int(self.arrivals), MAX_HORIZON)),
-                               self.draw if self.draw in DRAWS else "recent")
+                               self.draw if self.draw in DRAWS else "similar")
 
 
 def quantile(values: Sequence[int], p: float) -> int:
@@ -112,9 +113,10 @@ def plain_copy(state: SchedulerState, fast: bool = True) -> SchedulerState:
     return out
 
 
-Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int]
+Choice = tuple[Job, tuple[int, ...], tuple[int, ...], int, tuple[int, ...]]
 """A job, the runtimes it may draw (runtimes.spans), its user's ratios as runtimes of its
-request (in ratio order, unfiltered; () with no history) and what it has run."""
+request (in ratio order, unfiltered; () with no history), what it has run, and the runtimes
+of its user's jobs that asked the same request (runtimes.same_request, oldest first)."""
 
 
 def choices(moment: Moment, history: History | Mapping, window: int, memo: bool = True) -> list[Choice]:
@@ -125,7 +127,7 @@ def choices(moment: Moment, history: History | Mapping, window: int, memo: bool 
     distinct keys x window)."""
     out = []
     by_user: dict[str, tuple[float, ...]] = {}
-    runs: dict[tuple[str, int], tuple[int, ...]] = {}
+    runs: dict[tuple[str, int], tuple[tuple[int, ...], tuple[int, ...]]] = {}
     spanned: dict[tuple[str, int, int], tuple[int, ...]] = {}
     for job in sorted(moment.jobs, key=lambda j: j.id):
         elapsed = moment.now - job.start_time if job.state.active and job.start_time is not None else 0
@@ -135,7 +137,8 @@ def choices(moment: Moment, history: History | Mapping, window: int, memo: bool 
         wc = job.wallclock
         mine = runs.get((job.user, wc)) if memo else None
         if mine is None:
-            mine = tuple(min(wc, max(1, round(x * wc))) for x in own)
+            mine = (tuple(min(wc, max(1, round(x * wc))) for x in own),
+                    same_request(history, job.user, wc))
             if memo:
                 runs[(job.user, wc)] = mine
         c = spanned.get((job.user, wc, elapsed)) if memo else None
@@ -143,13 +146,14 @@ def choices(moment: Moment, history: History | Mapping, window: int, memo: bool 
             c = spans(own, wc, elapsed)
             if memo:
                 spanned[(job.user, wc, elapsed)] = c
-        out.append((job, c, mine, elapsed))
+        out.append((job, c, mine[0], elapsed, mine[1]))
     return out
 
 
-DRAWS = ("recent", "job", "user", "all")
+DRAWS = ("similar", "recent", "job", "user", "all")
 """How a replay's runtimes are drawn: each job on its own, leaning toward its user's last
-jobs (runtimes.draw_recent); each job on its own, uniformly; one ratio per user for all the
+jobs of the same request (runtimes.draw_similar); each job on its own, leaning toward its
+user's last jobs (runtimes.draw_recent); each job on its own, uniformly; one ratio per user for all the
 user's jobs (a user's queued jobs are often alike: an error in one is an error in all); or
 one quantile per replay for every job, each taking that quantile of its own choices (all
 run long or all run short together: the widest range)."""
@@ -161,10 +165,13 @@ def draws(jobs: Sequence[Choice], rng: random.Random, how: str = "job") -> list[
     O(jobs x window) for "all", else O(jobs)."""
     out, picked = [], {}
     u = rng.random() if how == "all" else 0.0
-    for job, c, own, elapsed in jobs:
+    for job, c, own, elapsed, same in jobs:
         if how == "all":
             ranked = sorted(c)
             out.append((job, ranked[min(len(ranked) - 1, int(u * len(ranked)))]))
+            continue
+        if how == "similar":
+            out.append((job, draw_similar(rng, c, own, same, elapsed)))
             continue
         if how == "recent":
             out.append((job, draw_recent(rng, c, own, elapsed)))

@@ -5,7 +5,8 @@ Driven by the replay's on_cycle: after each cycle, the jobs the replay had not s
 and that still wait are forecast together (one batch of K replays: engine.forecast), from
 the live jobs, the cycle's state and the history of the jobs that ended before (learned
 here with predict.learn, the function and shape PREDICTIONPOLICY's histories use, `window`
-pairs a user). A job the cycle started at once needs no forecast. The replay must run a
+pairs a user, or runtimes.SAME_WINDOW when more: the "similar" draw looks that far back
+for jobs of the same request; the ratios still read the last `window`). A job the cycle started at once needs no forecast. The replay must run a
 cycle at every arrival (SimOptions.leave_idle off); with a poll interval, a job is
 forecast at the first cycle that sees it. Unless `calibration` is None, each forecast is
 moved by how the forecasts of the jobs that started before it turned out (calibrate.py);
@@ -25,6 +26,7 @@ from ..sim.engine import Simulation
 from .accuracy import Accuracy, accuracy
 from .calibrate import Calibration
 from .engine import Forecast, ForecastOptions, Moment, forecast
+from .runtimes import SAME_WINDOW
 
 PlanMaker = Callable[[Moment, object], Callable[[Job], int | None]]
 """(moment, the cycle's result) -> job -> the plan's point estimate of its start."""
@@ -41,6 +43,8 @@ class SimForecaster:
         self.calibration = calibration
         self.opt = (options or ForecastOptions()).bounded()
         self.plan_maker, self.then = plan_maker, then
+        self.depth = max(self.opt.window, SAME_WINDOW)
+        """Pairs a user the history keeps: the ratios' window, and same_request's."""
         self.sim: Simulation | None = None
         self.history: History = {}
         self.running: set[str] = set()
@@ -84,7 +88,7 @@ class SimForecaster:
             rec = records[jid]
             self.running.discard(jid)
             if rec.start is not None and rec.end is not None:
-                learn(self.history, rec.job.user, rec.end - rec.start, rec.job.wallclock, self.opt.window)
+                learn(self.history, rec.job.user, rec.end - rec.start, rec.job.wallclock, self.depth)
         for j in live:
             if j.state.active:
                 self.running.add(j.id)

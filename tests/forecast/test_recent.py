@@ -59,11 +59,13 @@ def test_a_running_job_draws_only_past_what_it_has_run_and_no_history_runs_its_r
     assert {draw_recent(random.Random(s), (3600,), (), 0) for s in range(50)} == {3600}  # no history
 
 
-def test_recent_is_the_default_and_job_stays_an_option():
-    assert DRAWS[0] == "recent" and "job" in DRAWS
-    assert ForecastOptions().draw == "recent" and ForecastOptions().bounded().draw == "recent"
+def test_recent_and_job_stay_options_beside_the_default_similar():
+    # the default moved from "recent" to "similar" (issue 36, fc5: docs/simulator.md, "Start forecasts")
+    assert DRAWS[0] == "similar" and "recent" in DRAWS and "job" in DRAWS
+    assert ForecastOptions().draw == "similar" and ForecastOptions().bounded().draw == "similar"
+    assert ForecastOptions(draw="recent").bounded().draw == "recent"
     assert ForecastOptions(draw="job").bounded().draw == "job"
-    assert ForecastOptions(draw="nonsense").bounded().draw == "recent"
+    assert ForecastOptions(draw="nonsense").bounded().draw == "similar"
     queued = [Job(f"q{k}", "u", JobRequest(1), 1000, 0) for k in range(8)]
     moment = Moment(0, (), tuple(queued))
     hist = {"u": tuple((r, 1000) for r in (100, 200, 300, 400, 500, 600, 700, 800))}
@@ -101,7 +103,7 @@ def test_a_recent_forecast_is_the_same_for_a_seed():
     assert tk is not None
     hist = {f"u{k}": tuple((r, 1000) for r in (50, 200, 400, 800, 1000)) for k in range(3)}
     a = forecast(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=7, seed=5))
-    b = forecast(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=7, seed=5, draw="recent"))
+    b = forecast(tk.moment, tk.cfg, tk.result.state, hist, ForecastOptions(samples=7, seed=5, draw="similar"))
     assert a == b and a
     for f in a.values():
         assert tk.moment.now <= f.p10 <= f.p50 <= f.p90
@@ -139,8 +141,8 @@ def test_mauids_worker_draws_as_asked_and_recent_when_not_told(tmp_path):
                               float("inf"))
         return {jid: (f.p10, f.p50, f.p90) for jid, f in got.forecasts.items()}
     default = ranges(work(payload, str(cfg), store))
-    assert default and default == expected("recent")
-    assert ranges(work({**payload, "draw": "recent"}, str(cfg), store)) == default
+    assert default and default == expected("similar")          # the default since fc5
+    assert ranges(work({**payload, "draw": "recent"}, str(cfg), store)) == expected("recent")
     assert ranges(work({**payload, "draw": "job"}, str(cfg), store)) == expected("job") != default
 
 
@@ -151,11 +153,11 @@ def test_maui_sim_forecasts_with_recent_by_default_and_job_on_request(tmp_path):
     args = ["--synthetic", "120", "--machine-procs", "32", "--forecast", "--forecast-samples", "6", "-q"]
     cols = ("forecast_p10", "forecast_p50", "forecast_p90")
     got = {}
-    for name, extra in (("default", []), ("recent", ["--forecast-draw", "recent"]),
+    for name, extra in (("default", []), ("similar", ["--forecast-draw", "similar"]),
                         ("job", ["--forecast-draw", "job"])):
         assert maui_sim_main([*args, *extra, "--out", str(tmp_path / name)]) == 0
         got[name] = [(r["id"], r["start"], *(r[c] for c in cols))
                      for r in csv.DictReader(open(tmp_path / name / "jobs.csv"))]
-    assert got["default"] == got["recent"]
+    assert got["default"] == got["similar"]                                   # the default since fc5
     assert [r[:2] for r in got["job"]] == [r[:2] for r in got["default"]]     # the schedule is the same
     assert got["job"] != got["default"]                                        # the forecasts are not
