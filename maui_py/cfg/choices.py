@@ -51,4 +51,4 @@ FairSharePolicy = _keywords("FairSharePolicy", "FSPOLICY: the usage metric, and 
                             "DEDICATEDPS%", "DEDICATEDPES%", "UTILIZEDPS%")
 ForecastPolicy = _keywords("ForecastPolicy", "FORECASTPOLICY (maui_py.daemon.forecasting.DRAW_OF): NONE, no "
                            "forecasts; else how a replay draws the jobs' runtimes (maui_py.forecast.engine.DRAWS).",
-                           "NONE", "ALL", "USER", "JOB", "RECENT")
+                           "NONE", "ALL", "USER", "JOB", "RECENT", "SIMILAR")

@@ -18,11 +18,12 @@ ROWS: list = group(
     OWN("FORECASTPOLICY", Choice.of(ForecastPolicy), ForecastPolicy.NONE,
         "NONE: no forecasts (the default: a maui.cfg brought from Maui behaves as under Maui, and a "
         "forecast costs one CPU for up to FORECASTBUDGET every FORECASTINTERVAL, which a site chooses to "
-        "spend); RECENT, JOB, USER, ALL: mauid forecasts every queued job's start as p10/p50/p90 of "
+        "spend); SIMILAR, RECENT, JOB, USER, ALL: mauid forecasts every queued job's start as p10/p50/p90 of "
         "FORECASTSAMPLES replays of the current state, in a separate process, runtimes drawn from each "
-        "user's recent runtime/request ratios: RECENT: each job on its own, half the time among its "
-        "user's last 4 ratios (maui-sim --forecast's default until it took the user's last 4 jobs of "
-        "the same request where there are such jobs, `similar`: docs/simulator.md), JOB: each job on its own among all "
+        "user's recent runtime/request ratios: SIMILAR (maui-sim --forecast's default): each job on its "
+        "own, half the time among the runtimes of its user's last 4 jobs of the same request (of the "
+        "last 256; else the user's last 4 ratios), else among the user's last 32 ratios; RECENT: the "
+        "same, always the user's last 4 ratios in the first half (docs/simulator.md); JOB: each job on its own among all "
         "of them, USER: one ratio per user, ALL: one quantile for all jobs in a replay (all run long or "
         "short together: the widest range)"),
     OWN("FORECASTINTERVAL", TIME, 300, "forecasts are made at most this often (after a cycle, when the "

@@ -45,10 +45,13 @@ log = logging.getLogger("maui_py.daemon")
 
 DRAW_OF: dict[ForecastPolicy, str | None] = {ForecastPolicy.NONE: None, ForecastPolicy.ALL: "all",
                                              ForecastPolicy.USER: "user", ForecastPolicy.JOB: "job",
-                                             ForecastPolicy.RECENT: "recent"}
+                                             ForecastPolicy.RECENT: "recent",
+                                             ForecastPolicy.SIMILAR: "similar"}
 """FORECASTPOLICY -> how the worker's replays draw runtimes (forecast/engine.DRAWS); None: off."""
-WINDOW = 32
-"""A user's last completed jobs the forecast history keeps (forecast/runtimes.WINDOW)."""
+WINDOW = 256
+"""A user's last completed jobs the forecast history keeps: as far back as SIMILAR looks for
+jobs of the same request (forecast/runtimes.SAME_WINDOW, which the daemon may not import; a
+test keeps them equal); the ratios read the last runtimes.WINDOW of them, as in the simulator."""
 KILL_GRACE = 10.0
 MAX_RECENT = 20_000
 """Recent submissions kept for FORECASTARRIVALS at most (the newest)."""

@@ -278,3 +278,33 @@ def test_the_worker_gets_the_moment_and_with_forecastarrivals_the_recent_submiss
         assert forecast_run(d.store).done == 2
     finally:
         d.close()
+
+
+def test_forecastpolicy_similar_draws_as_the_simulator_and_keeps_a_deep_enough_history(home):
+    """FORECASTPOLICY SIMILAR sends the simulator's default draw ("similar") to the worker, and
+    the daemon's history keeps each user's last runtimes.SAME_WINDOW jobs, as far back as that
+    draw looks for jobs of the same request (a shorter one would make mauid's forecast differ
+    from what maui-sim --forecast measures)."""
+    from maui_py.daemon.forecasting import WINDOW
+    from maui_py.forecast.engine import DRAWS, ForecastOptions
+    from maui_py.forecast.runtimes import SAME_WINDOW, WINDOW as RATIOS
+    from maui_py.predict.predictors import learn
+    assert ForecastOptions().draw == "similar" == DRAWS[0]
+    assert WINDOW == SAME_WINDOW > RATIOS
+    history: dict = {}
+    for k in range(SAME_WINDOW + 5):
+        learn(history, "u", k, 10_000, WINDOW)
+    assert [r for r, _ in history["u"]] == list(range(5, SAME_WINDOW + 5))
+    _config(home, "FORECASTPOLICY SIMILAR\nFORECASTINTERVAL 0\nFORECASTSAMPLES 3\n")
+    rm = FakeRM(6)
+    d = make(home, rm)
+    d.start()
+    try:
+        d.cycle()
+        assert d.forecasting.draw == "similar"
+        _wait_worker(d)
+        run = forecast_run(d.store)
+        assert run is not None and run.done == 3
+        assert set(all_forecasts(d.store)) == {j.id for j in rm.jobs.values() if j.state is JobState.IDLE}
+    finally:
+        d.close()
