@@ -20,44 +20,16 @@ from maui_py.planning import memo
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
+from .node_kinds import KINDS, PER_TASK, nodes_and_jobs
 from .on_off import replay_on_off
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
 
-KINDS = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
-         Resources.of(4, mem=8192, gres={"gpu": 2}))
-PER_TASK = (Resources.of(1, mem=512), Resources.of(1, mem=3000), Resources.of(2, mem=1024),
-            Resources.of(4, mem=1024), Resources.of(1, gpu=1), Resources.of(1))
-
-
-def _request(draw, n: int) -> JobRequest:
-    per = PER_TASK[draw(st.integers(0, len(PER_TASK) - 1))]
-    feats = frozenset({"ib"}) if draw(st.integers(0, 4)) == 0 else frozenset()
-    kind = draw(st.integers(0, 5))
-    if kind <= 2:
-        tpn = draw(st.integers(1, 2))
-        nodes = draw(st.integers(1, n))
-        return JobRequest(tasks=tpn * nodes, per_task=per, nodes=nodes, tasks_per_node=tpn,
-                          features=feats, exclusive=draw(st.integers(0, 9)) == 0)
-    if kind == 3:
-        return JobRequest(tasks=draw(st.integers(2, 6)), per_task=per, nodes=2, features=feats)
-    return JobRequest(tasks=draw(st.integers(1, 10)), per_task=per, features=feats,
-                      exclusive=kind == 5)
-
 
 @st.composite
 def workloads(draw):
-    n = draw(st.integers(2, 7))
-    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 2))],
-                       features=frozenset({"ib"}) if draw(st.booleans()) else frozenset())
-                  for i in range(n))
-    sims, t = [], 0
-    for k in range(draw(st.integers(3, 30))):
-        t += draw(st.sampled_from([0, 0, 1, 5, 10, 30, 120]))
-        wc = draw(st.integers(10, 500))
-        run = draw(st.sampled_from([wc, draw(st.integers(1, wc))]))
-        sims.append(SimJob(Job(f"j{k:02d}", f"u{k % 3}", _request(draw, n), wc, t), run))
+    nodes, sims = nodes_and_jobs(draw, two_node=True)
     text = (f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
             f"QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 4]))}\n"
             f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'FIRSTFIT', 'BESTFIT']))}\n"
