@@ -17,7 +17,8 @@ around R (a forced one over it shows in Planner.over_in), so on a node where not
 given back since e no window holds more of J's tasks than it did at e, and the nodes of S
 still hold theirs at t. Hence when no node given back on since e holds J's tasks over a
 window starting in [now, t] that meets what it gave back (Planner.gained_from over
-[now, t + 1), R's own hold as free since the re-make releases it first, answers None; a
+[now, t + 1), R's own hold and those of the reservations after it as free, since the re-make
+drops them all before it makes R again, answers None; a
 window missing it holds no more than before), J still fits at
 no start before t, fits at t, and the feasible nodes at t are those of e less some none of
 S: the re-make finds t and S again. It is made in the order of the reservations, which are
@@ -114,9 +115,10 @@ def left(c, order) -> set[str]:
     holds, down = table.holds, ~table.usable
     back: dict[int, list | None] = {}
     keep: set[str] = set()
-    for (job, cr, _p), (jid, kr) in zip(order, res.items()):
+    later = tuple(map(owners.priority, res))
+    for k, ((job, cr, _p), (jid, kr)) in enumerate(zip(order, res.items())):
         got = at.get(jid)
-        own = owners.priority(jid)
+        own = later[k]
         w = max(int(c.span(job)), 1)
         if (job.id != jid or got is None or cr.mode != "tpn" or kr.start <= now
                 or kr.retry_until is not None or got[2] != w or kr.end - kr.start != w
@@ -127,7 +129,7 @@ def left(c, order) -> set[str]:
             regions = back[got[0]] if got[0] in back else back.setdefault(
                 got[0], table.given_back(got[0]))
             if regions is None or (regions and table.gained_from(
-                    cr, w, regions, now, kr.start + 1, (own,)) is not None):
+                    cr, w, regions, now, kr.start + 1, later[k:]) is not None):
                 break
         at[jid] = (e, cr, w)
         kr.made_at = now
