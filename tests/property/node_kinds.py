@@ -1,12 +1,18 @@
 """Shared strategies for replays on the node table: a few node kinds (memory, GPUs, a
 feature) and jobs of tasks-per-node, two-node, whole-node and "any" requests that mostly
-end before their limit, arriving in bursts (test_carried_failures, test_inplace)."""
+end before their limit, arriving in bursts, or one-core nodes for the count planner; and
+the replay the on/off tests compare (test_carried_failures, test_inplace,
+test_kept_settled)."""
 
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from typing import Any, Callable
+
+from maui_py.cfg import parse_config
 from maui_py.model import Job, JobRequest, Node, Resources
+from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
 KINDS = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
@@ -32,16 +38,36 @@ def request(draw, n: int, two_node: bool) -> JobRequest:
                       exclusive=kind == 5)
 
 
-def nodes_and_jobs(draw, two_node: bool) -> tuple[tuple[Node, ...], list[SimJob]]:
-    """2-7 nodes of the kinds above, some with the feature, and 3-30 jobs of three users."""
+def nodes_and_jobs(draw, two_node: bool,
+                   counting: bool = False) -> tuple[tuple[Node, ...], list[SimJob]]:
+    """2-7 nodes of the kinds above, some with the feature (with `counting`: identical
+    one-core nodes, so the count planner plans, and jobs of 1..n processors), and 3-30 jobs
+    of three users."""
     n = draw(st.integers(2, 7))
-    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 2))],
-                       features=frozenset({"ib"}) if draw(st.booleans()) else frozenset())
-                  for i in range(n))
+    if counting:
+        nodes = tuple(Node(f"n{i}", Resources.of(1)) for i in range(n))
+    else:
+        nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 2))],
+                           features=frozenset({"ib"}) if draw(st.booleans()) else frozenset())
+                      for i in range(n))
     sims, t = [], 0
     for k in range(draw(st.integers(3, 30))):
         t += draw(st.sampled_from([0, 0, 1, 5, 10, 30, 120]))
         wc = draw(st.integers(10, 500))
         run = draw(st.sampled_from([wc, draw(st.integers(1, wc))]))
-        sims.append(SimJob(Job(f"j{k:02d}", f"u{k % 3}", request(draw, n, two_node), wc, t), run))
+        req = (JobRequest(tasks=draw(st.integers(1, n))) if counting
+               else request(draw, n, two_node))
+        sims.append(SimJob(Job(f"j{k:02d}", f"u{k % 3}", req, wc, t), run))
     return nodes, sims
+
+
+def replay_cycles(nodes, sims, text: str, per_event: bool,
+                  view: Callable[[int, Any], Any]) -> tuple[list, dict]:
+    """The simulation with the table checked every cycle: view(now, result) of every cycle,
+    and each job's (start, end, kind, runs); the schedule checked feasible."""
+    seen = []
+    res = Simulation(nodes, sims, parse_config(text),
+                     SimOptions(check_table=True, per_event=per_event,
+                                on_cycle=lambda now, result: seen.append(view(now, result)))).run()
+    assert res.check.ok, res.check.violations
+    return seen, {j: (r.start, r.end, r.kind, r.runs) for j, r in res.records.items()}

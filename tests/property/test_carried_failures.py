@@ -14,13 +14,11 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from maui_py.cfg import parse_config
 from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.planning import memo
-from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import KINDS, PER_TASK, nodes_and_jobs
+from .node_kinds import KINDS, PER_TASK, nodes_and_jobs, replay_cycles
 from .on_off import replay_on_off
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
@@ -41,17 +39,10 @@ def workloads(draw):
 
 def replay(nodes, sims, text, per_event, carry: bool, monkeypatch) -> tuple[list, dict]:
     monkeypatch.setattr(memo, "CARRY", carry)
-    seen = []
-
-    def on_cycle(now, result):
-        seen.append((now, result.decisions, result.reports,
-                     sorted((jid, kr.start, kr.end, kr.allocation)
-                            for jid, kr in result.state.reservations.items())))
-
-    res = Simulation(nodes, sims, parse_config(text),
-                     SimOptions(check_table=True, on_cycle=on_cycle, per_event=per_event)).run()
-    assert res.check.ok, res.check.violations
-    return seen, {j: (r.start, r.end, r.kind, r.runs) for j, r in res.records.items()}
+    return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
+        now, result.decisions, result.reports,
+        sorted((jid, kr.start, kr.end, kr.allocation)
+               for jid, kr in result.state.reservations.items())))
 
 
 @SETTINGS

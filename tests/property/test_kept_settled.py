@@ -11,48 +11,22 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from maui_py.cfg import parse_config
 from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.planning import givenback
 from maui_py.policy import kept
-from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
+
+from .node_kinds import nodes_and_jobs, replay_cycles
 
 SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
-
-KINDS = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
-         Resources.of(4, mem=8192, gres={"gpu": 2}))
-PER_TASK = (Resources.of(1, mem=512), Resources.of(1, mem=3000), Resources.of(2, mem=1024),
-            Resources.of(1, gpu=1), Resources.of(1))
 
 
 @st.composite
 def workloads(draw):
     """A cluster and its jobs: several node kinds (the node table) or identical one-core
     nodes (the count planner); runtimes mostly short of the limit (early ends)."""
-    counting = draw(st.integers(0, 4)) == 0
-    n = draw(st.integers(2, 7))
-    if counting:
-        nodes = tuple(Node(f"n{i}", Resources.of(1)) for i in range(n))
-    else:
-        nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 2))],
-                           features=frozenset({"ib"}) if draw(st.booleans()) else frozenset())
-                      for i in range(n))
-    sims, t = [], 0
-    for k in range(draw(st.integers(3, 30))):
-        t += draw(st.sampled_from([0, 0, 1, 5, 10, 30, 120]))
-        wc = draw(st.integers(10, 500))
-        run = draw(st.sampled_from([wc, draw(st.integers(1, wc))]))
-        if counting:
-            req = JobRequest(tasks=draw(st.integers(1, n)))
-        else:
-            req = JobRequest(tasks=draw(st.integers(1, 10)),
-                             per_task=PER_TASK[draw(st.integers(0, len(PER_TASK) - 1))],
-                             features=frozenset({"ib"}) if draw(st.integers(0, 4)) == 0
-                             else frozenset(),
-                             exclusive=draw(st.integers(0, 9)) == 0)
-        sims.append(SimJob(Job(f"j{k:02d}", f"u{k % 3}", req, wc, t), run))
+    nodes, sims = nodes_and_jobs(draw, two_node=False, counting=draw(st.integers(0, 4)) == 0)
     text = ("RESERVATIONPOLICY HIGHEST\nQUEUETIMEWEIGHT 1\n"
             f"RESERVATIONDEPTH {draw(st.sampled_from([2, 100, 100]))}\n"
             f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'BESTFIT', 'NONE']))}\n"
@@ -65,17 +39,10 @@ def workloads(draw):
 def replay(nodes, sims, text, per_event, settled: bool, monkeypatch) -> tuple[list, dict]:
     """Every cycle's (time, starts, reservations) and each job's (start, nodes)."""
     monkeypatch.setattr(kept, "SETTLED", settled)
-    seen = []
-
-    def on_cycle(now, result):
-        seen.append((now, [(d.job_id, d.allocation) for d in result.starts()],
-                     sorted((jid, kr.start, kr.end, kr.allocation)
-                            for jid, kr in result.state.reservations.items())))
-
-    res = Simulation(nodes, sims, parse_config(text),
-                     SimOptions(check_table=True, on_cycle=on_cycle, per_event=per_event)).run()
-    assert res.check.ok, res.check.violations
-    return seen, {j: (r.start, r.end, r.kind, r.runs) for j, r in res.records.items()}
+    return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
+        now, [(d.job_id, d.allocation) for d in result.starts()],
+        sorted((jid, kr.start, kr.end, kr.allocation)
+               for jid, kr in result.state.reservations.items())))
 
 
 @SETTINGS
