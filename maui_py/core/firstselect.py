@@ -39,16 +39,14 @@ from ..planning.api import NoPlacement
 if TYPE_CHECKING:
     from .context import CycleContext as Cycle
 
-_REQUEST = attrgetter("request")
-_PER_TASK = attrgetter("per_task")
-_JOB_PART = attrgetter("class_", "wallclock")
-_REQUEST_PART = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
-                             and f.name != "per_task"))
-_TASK_PART = attrgetter(*(f.name for f in fields(Resources) if f.compare))
+_SHAPE = attrgetter("class_", "wallclock",
+                    *("request." + f.name for f in fields(JobRequest) if f.compare
+                      and f.name != "per_task"),
+                    *("request.per_task." + f.name for f in fields(Resources) if f.compare))
 """What Cycle.select reads of a plain job besides its id and submit time: its class,
-wallclock and every compared field of its request (per_task's own fields apart), as
-tuples built in C: equal exactly when the requests are, without JobRequest's and
-Resources' generated __hash__ (Python calls)."""
+wallclock and every compared field of its request (per_task's own fields apart), as one
+flat tuple built in C: equal exactly when the requests are, without JobRequest's and
+Resources' generated __hash__ (Python calls), and without a tuple per part."""
 _PRIORITY = itemgetter(2)
 _JOB, _CR, _WHY, _BAD = itemgetter(0), itemgetter(0), itemgetter(1), itemgetter(2)
 _HOLDS, _DEPENDS = attrgetter("holds"), attrgetter("depends_satisfied")
@@ -77,10 +75,8 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     own.update(st.queue_time)
     own.update(st.bypass)
     own.update(compiled)
-    reqs = list(map(_REQUEST, queued))
     first: dict = {}        # shape -> where it first appears: one hash per job, in C
-    at = list(map(first.setdefault, zip(map(_JOB_PART, queued), map(_REQUEST_PART, reqs),
-                                        map(_TASK_PART, map(_PER_TASK, reqs))), count()))
+    at = list(map(first.setdefault, map(_SHAPE, queued), count()))
     verdict = [None] * len(queued)
     for k in first.values():
         job = queued[k]

@@ -10,7 +10,7 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
+from itertools import accumulate
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -202,10 +202,8 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     else:
         procs = [e[0].procs for e in cands]
         started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
-    least = procs[:]                    # least[i]: the fewest processors from i on
-    for i in range(len(least) - 2, -1, -1):
-        if least[i + 1] < least[i]:
-            least[i] = least[i + 1]
+    least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
+    least.reverse()
     limited = c.limits.any_active
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
