@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from itertools import compress, count, repeat
-from operator import attrgetter, itemgetter, neg, not_
+from operator import add, attrgetter, itemgetter, neg, not_
 from typing import TYPE_CHECKING
 
 from ..model import JobRequest, Resources
@@ -49,11 +49,17 @@ flat tuple built in C: equal exactly when the requests are, without JobRequest's
 Resources' generated __hash__ (Python calls), and without a tuple per part."""
 _PRIORITY = itemgetter(2)
 _JOB, _CR, _WHY, _BAD = itemgetter(0), itemgetter(0), itemgetter(1), itemgetter(2)
+_CR_OF = itemgetter(1)
 _HOLDS, _DEPENDS = attrgetter("holds"), attrgetter("depends_satisfied")
 _SYSPRIO, _ID, _SUBMIT = attrgetter("system_priority"), attrgetter("id"), attrgetter("submit_time")
 SORT_IN_PASSES = True
 """Rank by stable sorts on one plain key each (see _order); False: one sort on the
 tuple key, the definition (tests/property/test_first_select_order.py compares both)."""
+RANK_IN_ONE_PASS = True
+"""_ranked: jobs of several static parts get their priorities in one pass (each part plus
+PriorityEngine.fixed_terms' term, the operations fixed_priorities makes in its order);
+False: fixed_priorities per part, the definition (tests/property/test_first_select.py
+compares both)."""
 shapes_compiled = 0
 """Shapes compiled and limit-checked by first_select, summed (operation count)."""
 
@@ -145,11 +151,15 @@ def _ranked(eng, now: int, entries: list) -> tuple[list, set]:
     of their static parts. O(entries) plus O(credential sets)."""
     if not entries:
         return [], set()
-    statics = eng.static_sums(list(map(_JOB, entries)))
+    jobs = list(map(_JOB, entries))
+    statics = eng.static_sums(jobs)
     parts = dict(zip(map(id, statics), statics))
     bits = {k: v.hex() for k, v in parts.items()}
     if len(set(bits.values())) == 1:
         return eng.fixed_priorities(entries, now, statics[0]), set(parts.values())
+    if RANK_IN_ONE_PASS:    # static part + SERV term, the same floats (fixed_terms)
+        prios = map(add, statics, eng.fixed_terms(list(map(_SUBMIT, jobs)), now))
+        return list(zip(jobs, map(_CR_OF, entries), prios)), set(parts.values())
     at: dict[str, list[int]] = {}
     for k, s in enumerate(map(bits.__getitem__, map(id, statics))):
         at.setdefault(s, []).append(k)

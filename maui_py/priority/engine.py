@@ -428,6 +428,18 @@ class PriorityEngine:
                                                    / 60.0)))
                 for j, cr, _p in entries]
 
+    def fixed_terms(self, submits: list[int], now: int) -> list[float]:
+        """The SERV term fixed_priorities adds to a job's static part, for each submit time:
+        fixed_priorities(entries, now, static)[k][2] == static + fixed_terms(...)[k] in
+        every bit (Python adds the static part last: the same operations in the same
+        order), so jobs of several static parts are ranked in one pass instead of a pass
+        per part. O(len(submits))."""
+        cw = self.cw["SERV"]
+        if not self._serv_terms:
+            return [cw * 0.0] * len(submits)
+        w = self._serv_terms[0][1]
+        return [cw * (0.0 + w * ((q if (q := now - s) > 0 else 0) / 60.0)) for s in submits]
+
     def static_sum(self, job: Job) -> float:
         """The sum of the components fixed for a job's life (CRED, static RES), cached per
         job object. O(1) once cached."""
