@@ -19,8 +19,7 @@ Cost: O(changes) in Python, plus copying `by_id` and listing `running` in C; the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import compress, count, repeat
-from operator import attrgetter, not_
+from itertools import count
 
 from ..model import ClusterSnapshot, Job, JobState
 
@@ -69,36 +68,7 @@ class JobSets:
 
 
 def _split(jobs) -> tuple[list[Job], list[Job], dict[str, Job]]:
-    """(running, queued, by_id) of a job list, in its order, finished jobs left out: each
-    job's place found by the identity of its state (_PLACE: a state that is no JobState
-    member queues, as in _split_loop, the definition), the lists and the map then made
-    by compress and dict in C (a 200,000-job snapshot: a Python loop's iteration per job
-    was most of the split). A later job of an id already seen keeps the first one's place
-    in by_id and replaces its value, as the loop's assignment does. O(jobs) in C."""
-    if not SPLIT_IN_C:
-        return _split_loop(jobs)
-    if not isinstance(jobs, (list, tuple)):
-        jobs = list(jobs)
-    place = list(map(_PLACE.get, map(id, map(_STATE, jobs)), repeat(0)))
-    running = list(compress(jobs, map(_IS_RUNNING, place)))
-    queued = list(compress(jobs, map(not_, place)))
-    kept = jobs if len(running) + len(queued) == len(jobs) else list(
-        compress(jobs, map(_NOT_FINISHED, place)))
-    return running, queued, dict(zip(map(_ID, kept), kept))
-
-
-SPLIT_IN_C = True
-"""_split in C (compress over each job's place); False: _split_loop, the definition
-(tests/property/test_eligibility_cache.py compares both)."""
-_STATE, _ID = attrgetter("state"), attrgetter("id")
-_PLACE = {id(s): (2 if s in (_COMPLETED, _REMOVED) else
-                  1 if s in (_RUNNING, _STARTING, _SUSPENDED) else 0) for s in JobState}
-"""id(state member) -> 0 queued, 1 running, 2 finished (left out)."""
-_IS_RUNNING, _NOT_FINISHED = (1).__eq__, (2).__ne__
-
-
-def _split_loop(jobs) -> tuple[list[Job], list[Job], dict[str, Job]]:
-    """_split, one job at a time: the definition."""
+    """(running, queued, by_id) of a job list, in its order, finished jobs left out."""
     running: list[Job] = []
     queued: list[Job] = []
     by_id: dict[str, Job] = {}
