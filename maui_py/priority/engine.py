@@ -19,6 +19,7 @@ with explain off orders jobs exactly as one with explain on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import count
 from operator import attrgetter
 from typing import Mapping
 
@@ -480,10 +481,14 @@ class PriorityEngine:
         only: see _new_static) instead of once per job; the other jobs are not cached per
         job. A first cycle ranks every queued job: 200,000 jobs have some 400 credential
         sets. O(jobs) keys built and looked up in C, plus O(distinct keys) static_sum."""
-        keys = list(map(_SHAPED_KEY if self._res_shaped else _CRED_KEY, jobs))
-        one = dict(zip(keys, jobs))
-        value = {k: self.static_sum(j) for k, j in one.items()}
-        return list(map(value.__getitem__, keys))
+        keys = map(_SHAPED_KEY if self._res_shaped else _CRED_KEY, reversed(jobs))
+        last: dict = {}         # key -> its last job's place from the end: one hash per job
+        at = list(map(last.setdefault, keys, count()))
+        n = len(jobs) - 1
+        value = {r: self.static_sum(jobs[n - r]) for r in reversed(last.values())}
+        out = list(map(value.__getitem__, at))
+        out.reverse()
+        return out
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""
