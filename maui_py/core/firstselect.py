@@ -92,16 +92,18 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
         shapes_compiled += 1
     got = list(map(verdict.__getitem__, at))
     # special: a hold, a dependency unmet, a system priority, a state entry or a bad shape
+    ids = list(map(_ID, queued))    # read once: 200,000 job objects are slow to visit
     special = list(map(any, zip(map(_HOLDS, queued), map(not_, map(_DEPENDS, queued)),
-                                map(_SYSPRIO, queued), map(own.__contains__, map(_ID, queued)),
+                                map(_SYSPRIO, queued), map(own.__contains__, ids),
                                 map(_BAD, got))))
     keep = list(map(not_, special))
     jobs, vs = list(compress(queued, keep)), list(compress(got, keep))
+    ids = list(compress(ids, keep))
     crs = list(map(_CR, vs))
-    compiled.update(zip(map(_ID, jobs), zip(jobs, repeat(table), crs, repeat(cfg),
-                                            map(_WHY, vs))))
+    compiled.update(zip(ids, zip(jobs, repeat(table), crs, repeat(cfg), map(_WHY, vs))))
     ranked, values = _ranked(eng, now, list(zip(jobs, crs, repeat(0.0))))
     if any(special):
+        ids = None                  # not the plain jobs' alone: _order reads them again
         rest = [j for j, s in zip(queued, special) if s]
         others = c.select(rest)
         if any(j.system_priority or j.id in st.queue_time for j, _cr, _p in others):
@@ -113,7 +115,7 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
         else:                       # unique keys, a total order: any list sorts the same
             ranked += others
     if len(ranked) > 1:             # Cycle.select's sort, from the same list: the same order
-        ranked = list(map(ranked.__getitem__, _order(ranked)))
+        ranked = list(map(ranked.__getitem__, _order(ranked, ids)))
     if not values:
         return ranked, values is not None, None
     if len(values) > 1 or any(v != v for v in values):
@@ -121,7 +123,7 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     return ranked, True, eng.static_sum(ranked[0][0])
 
 
-def _order(ranked: list) -> list[int]:
+def _order(ranked: list, ids: list[str] | None = None) -> list[int]:
     """The places of `ranked`'s entries sorted by Cycle.select's key (-priority, submit
     time, id length, id), unique per job. With SORT_IN_PASSES and no NaN priority, four
     stable sorts on one plain key each (id, then id length, submit time, -priority): a
@@ -130,10 +132,11 @@ def _order(ranked: list) -> list[int]:
     int or str key compares in C without the tuple's element-by-element equality tests
     (a 200,000-job queue: about half the sort's time). -0.0 and 0.0 are equal to both.
     A NaN compares neither below nor above anything, so with one the tuple sort is kept.
-    O(n log n) either way."""
+    `ids`: the entries' job ids, when the caller has them. O(n log n) either way."""
     n = len(ranked)
     jobs = list(map(_JOB, ranked))
-    ids = list(map(_ID, jobs))
+    if ids is None:
+        ids = list(map(_ID, jobs))
     if SORT_IN_PASSES and not _nan_in(ranked):
         at = sorted(range(n), key=ids.__getitem__)
         at.sort(key=list(map(len, ids)).__getitem__)
