@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from itertools import compress, count, repeat
-from operator import attrgetter, itemgetter, neg, not_
+from operator import add, attrgetter, itemgetter, neg, not_
 from typing import TYPE_CHECKING
 
 from ..model import JobRequest, Resources
@@ -39,23 +39,27 @@ from ..planning.api import NoPlacement
 if TYPE_CHECKING:
     from .context import CycleContext as Cycle
 
-_REQUEST = attrgetter("request")
-_PER_TASK = attrgetter("per_task")
-_JOB_PART = attrgetter("class_", "wallclock")
-_REQUEST_PART = attrgetter(*(f.name for f in fields(JobRequest) if f.compare
-                             and f.name != "per_task"))
-_TASK_PART = attrgetter(*(f.name for f in fields(Resources) if f.compare))
+_SHAPE = attrgetter("class_", "wallclock",
+                    *("request." + f.name for f in fields(JobRequest) if f.compare
+                      and f.name != "per_task"),
+                    *("request.per_task." + f.name for f in fields(Resources) if f.compare))
 """What Cycle.select reads of a plain job besides its id and submit time: its class,
-wallclock and every compared field of its request (per_task's own fields apart), as
-tuples built in C: equal exactly when the requests are, without JobRequest's and
-Resources' generated __hash__ (Python calls)."""
+wallclock and every compared field of its request (per_task's own fields apart), as one
+flat tuple built in C: equal exactly when the requests are, without JobRequest's and
+Resources' generated __hash__ (Python calls), and without a tuple per part."""
 _PRIORITY = itemgetter(2)
 _JOB, _CR, _WHY, _BAD = itemgetter(0), itemgetter(0), itemgetter(1), itemgetter(2)
+_CR_OF = itemgetter(1)
 _HOLDS, _DEPENDS = attrgetter("holds"), attrgetter("depends_satisfied")
 _SYSPRIO, _ID, _SUBMIT = attrgetter("system_priority"), attrgetter("id"), attrgetter("submit_time")
 SORT_IN_PASSES = True
 """Rank by stable sorts on one plain key each (see _order); False: one sort on the
 tuple key, the definition (tests/property/test_first_select_order.py compares both)."""
+RANK_IN_ONE_PASS = True
+"""_ranked: jobs of several static parts get their priorities in one pass (each part plus
+PriorityEngine.fixed_terms' term, the operations fixed_priorities makes in its order);
+False: fixed_priorities per part, the definition (tests/property/test_first_select.py
+compares both)."""
 shapes_compiled = 0
 """Shapes compiled and limit-checked by first_select, summed (operation count)."""
 
@@ -77,10 +81,8 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     own.update(st.queue_time)
     own.update(st.bypass)
     own.update(compiled)
-    reqs = list(map(_REQUEST, queued))
     first: dict = {}        # shape -> where it first appears: one hash per job, in C
-    at = list(map(first.setdefault, zip(map(_JOB_PART, queued), map(_REQUEST_PART, reqs),
-                                        map(_TASK_PART, map(_PER_TASK, reqs))), count()))
+    at = list(map(first.setdefault, map(_SHAPE, queued), count()))
     verdict = [None] * len(queued)
     for k in first.values():
         job = queued[k]
@@ -90,16 +92,18 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
         shapes_compiled += 1
     got = list(map(verdict.__getitem__, at))
     # special: a hold, a dependency unmet, a system priority, a state entry or a bad shape
+    ids = list(map(_ID, queued))    # read once: 200,000 job objects are slow to visit
     special = list(map(any, zip(map(_HOLDS, queued), map(not_, map(_DEPENDS, queued)),
-                                map(_SYSPRIO, queued), map(own.__contains__, map(_ID, queued)),
+                                map(_SYSPRIO, queued), map(own.__contains__, ids),
                                 map(_BAD, got))))
     keep = list(map(not_, special))
     jobs, vs = list(compress(queued, keep)), list(compress(got, keep))
+    ids = list(compress(ids, keep))
     crs = list(map(_CR, vs))
-    compiled.update(zip(map(_ID, jobs), zip(jobs, repeat(table), crs, repeat(cfg),
-                                            map(_WHY, vs))))
+    compiled.update(zip(ids, zip(jobs, repeat(table), crs, repeat(cfg), map(_WHY, vs))))
     ranked, values = _ranked(eng, now, list(zip(jobs, crs, repeat(0.0))))
     if any(special):
+        ids = None                  # not the plain jobs' alone: _order reads them again
         rest = [j for j, s in zip(queued, special) if s]
         others = c.select(rest)
         if any(j.system_priority or j.id in st.queue_time for j, _cr, _p in others):
@@ -111,7 +115,7 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
         else:                       # unique keys, a total order: any list sorts the same
             ranked += others
     if len(ranked) > 1:             # Cycle.select's sort, from the same list: the same order
-        ranked = list(map(ranked.__getitem__, _order(ranked)))
+        ranked = list(map(ranked.__getitem__, _order(ranked, ids)))
     if not values:
         return ranked, values is not None, None
     if len(values) > 1 or any(v != v for v in values):
@@ -119,7 +123,7 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     return ranked, True, eng.static_sum(ranked[0][0])
 
 
-def _order(ranked: list) -> list[int]:
+def _order(ranked: list, ids: list[str] | None = None) -> list[int]:
     """The places of `ranked`'s entries sorted by Cycle.select's key (-priority, submit
     time, id length, id), unique per job. With SORT_IN_PASSES and no NaN priority, four
     stable sorts on one plain key each (id, then id length, submit time, -priority): a
@@ -128,10 +132,11 @@ def _order(ranked: list) -> list[int]:
     int or str key compares in C without the tuple's element-by-element equality tests
     (a 200,000-job queue: about half the sort's time). -0.0 and 0.0 are equal to both.
     A NaN compares neither below nor above anything, so with one the tuple sort is kept.
-    O(n log n) either way."""
+    `ids`: the entries' job ids, when the caller has them. O(n log n) either way."""
     n = len(ranked)
     jobs = list(map(_JOB, ranked))
-    ids = list(map(_ID, jobs))
+    if ids is None:
+        ids = list(map(_ID, jobs))
     if SORT_IN_PASSES and not _nan_in(ranked):
         at = sorted(range(n), key=ids.__getitem__)
         at.sort(key=list(map(len, ids)).__getitem__)
@@ -149,11 +154,15 @@ def _ranked(eng, now: int, entries: list) -> tuple[list, set]:
     of their static parts. O(entries) plus O(credential sets)."""
     if not entries:
         return [], set()
-    statics = eng.static_sums(list(map(_JOB, entries)))
+    jobs = list(map(_JOB, entries))
+    statics = eng.static_sums(jobs)
     parts = dict(zip(map(id, statics), statics))
     bits = {k: v.hex() for k, v in parts.items()}
     if len(set(bits.values())) == 1:
         return eng.fixed_priorities(entries, now, statics[0]), set(parts.values())
+    if RANK_IN_ONE_PASS:    # static part + SERV term, the same floats (fixed_terms)
+        prios = map(add, statics, eng.fixed_terms(list(map(_SUBMIT, jobs)), now))
+        return list(zip(jobs, map(_CR_OF, entries), prios)), set(parts.values())
     at: dict[str, list[int]] = {}
     for k, s in enumerate(map(bits.__getitem__, map(id, statics))):
         at.setdefault(s, []).append(k)

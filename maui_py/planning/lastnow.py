@@ -76,15 +76,33 @@ def last_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | None
             gbusy = g[1] | g[4]
             others ^= others & gbusy
     tot_o, cnt_o, keyed = table._keyed_now(cr, others, e) if others else (0, 0, [])
-    cnt_f = tot_f = 0
-    for cm, kc in cr.classes:
-        c = (fast & cm).bit_count()
-        cnt_f += c
-        tot_f += c * kc
-    if (tot_f + tot_o < cr.tasks if cr.mode == "any" else cnt_f + cnt_o < cr.nodes_needed):
+    if not _enough(cr, fast, tot_o, cnt_o):
         table.found_streak = 0
         return None
     table.found_streak += 1
     if not keyed:
         return select(table, cr, origin, w, fast, {}, NodeAllocation.LASTAVAILABLE)
     return take_last_now(table, cr, w, fast, keyed)
+
+
+def _enough(cr: Compiled, fast: int, tot_o: int, cnt_o: int) -> bool:
+    """Do the partly used nodes' fits (their sum tot_o, how many hold cr.per_node: cnt_o)
+    and the idle nodes of `fast` (each its class's idle fit) hold the request, as the
+    scan's check at the origin? The idle nodes are counted (a popcount of a set as wide as
+    the cluster per class) only when the partly used ones fall short: the sum only grows
+    with them. O(classes) big-int operations at most."""
+    if cr.mode == "any":
+        if tot_o >= cr.tasks:
+            return True
+        tot_f = 0
+        if fast:
+            for cm, kc in cr.classes:
+                tot_f += (fast & cm).bit_count() * kc
+        return tot_f + tot_o >= cr.tasks
+    if cnt_o >= cr.nodes_needed:
+        return True
+    cnt_f = 0
+    if fast:
+        for cm, _kc in cr.classes:
+            cnt_f += (fast & cm).bit_count()
+    return cnt_f + cnt_o >= cr.nodes_needed

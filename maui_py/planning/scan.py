@@ -70,6 +70,16 @@ class Scanning:
     evaluating them (False: the definition the property tests compare against)."""
     gained_over = 0
     """Candidates the gain bound passed over, summed over scans (operation count)."""
+    use_gain_any = True
+    """The gain bound for requests of tasks anywhere ("any", cyc6): the last evaluation at s
+    found tot tasks of the `tasks` asked; at a later t a node holds more than at s only if
+    its usage fell in (s, t] (the gain bound's argument), and then at most its class's
+    idle fit, so fewer than ceil((tasks - tot) / kmax) such eligible nodes (kmax the
+    largest idle fit of the request's classes) cannot make up the shortfall: t is passed
+    over unevaluated. The reservations of a deep priority pass (wide "any" requests that
+    wait) so skip most candidates between one job's end and the next. False: "any"
+    requests evaluate every candidate where an eligible node frees something, the
+    definition tests/property/test_gain_bound_properties.py compares against."""
     use_room = True
     """Leave out of the start-now walk (planning/firstnow.py) the partly used nodes whose
     free vector at the origin cannot hold a node's share (FreeShapes.roomy; False: walk
@@ -137,7 +147,8 @@ class Scanning:
         exclusive = cr.exclusive
         short = (self.use_short and procs_bound and not exclusive and not ign_mask
                  and mode != "any")
-        gain = self.use_gain and not ign_mask and mode != "any"
+        gain = self.use_gain and not ign_mask and (mode != "any" or self.use_gain_any)
+        kmax = max([kc for _cm, kc in classes]) if gain and mode == "any" else 1
         deficit = gained = 0        # nodes short at the last evaluation; who freed since
         evaluate = True
         while True:
@@ -172,8 +183,9 @@ class Scanning:
                     return t, fast, (fits if cnt_o == len(fits) else
                                      {k: f for k, f in fits.items() if f >= per})
                 changed = ign_mask
-                if gain:
-                    deficit, gained = need - cnt_f - cnt_o, 0
+                if gain:            # "any": nodes of kmax tasks short (_any_deficit)
+                    deficit, gained = (need - cnt_f - cnt_o if mode != "any" else
+                                       -((tot_f + tot_o - tasks) // kmax)), 0
             if until is not None and t >= until:
                 return None
             while ei < len(extra) and extra[ei] <= t:

@@ -144,7 +144,9 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
     def _register(self, owner: str, kind: str, start: int, end: int,
                   items: tuple[tuple[int, tuple[int, ...]], ...]) -> None:
         self.holds[owner] = TableHold(owner, kind, start, end, items,
-                                 mask_of([i for i, _ in items], len(self.nodes)), dict(items))
+                                      1 << items[0][0] if len(items) == 1 else
+                                      mask_of([i for i, _ in items], len(self.nodes)),
+                                      dict(items))
         heappush(self._ends, (end, owner))
 
     def reserve(self, owner: str, start: int, end: int,

@@ -205,8 +205,10 @@ class Timeline:
                 self.shapes.move_one(nodes[0], cap, oldU[0], U[0])
             else:
                 self.shapes.move(m, cap, oldU[0], U[0])
-            if oldU[0][0] != U[0][0]:
-                self.free_now += (oldU[0][0] - U[0][0]) * (m & self.usable).bit_count()
+            if oldU[0][0] != U[0][0]:     # one node: a shift, not a cluster-wide popcount
+                self.free_now += (oldU[0][0] - U[0][0]) * (
+                    (self.usable >> nodes[0]) & 1 if len(nodes) == 1
+                    else (m & self.usable).bit_count())
         zero = self.zero
         oc = 0 if oldU[0] == zero else (2 if oldU[0][0] >= cap[0] else 1)
         nc = 0 if U[0] == zero else (2 if U[0][0] >= cap[0] else 1)

@@ -10,7 +10,8 @@ sorted by metric (ties keep priority order). The cycle does exactly that.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
+from itertools import accumulate
+from operator import attrgetter, itemgetter
 from typing import Callable, Sequence
 
 from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
@@ -199,13 +200,11 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     table = c.table
     if first is None:
         procs = [e[1].procs for e in cands]
-    else:
-        procs = [e[0].procs for e in cands]
+    else:                               # in C: a first cycle's order holds every queued job
+        procs = list(map(_PROCS, map(_ENTRY_JOB, cands)))
         started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
-    least = procs[:]                    # least[i]: the fewest processors from i on
-    for i in range(len(least) - 2, -1, -1):
-        if least[i + 1] < least[i]:
-            least[i] = least[i + 1]
+    least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
+    least.reverse()
     limited = c.limits.any_active
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
@@ -263,6 +262,7 @@ def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:
     dead.note(epoch, id(cr), 0, w)
 
 
+_PROCS, _ENTRY_JOB = attrgetter("procs"), itemgetter(0)
 MAX_GATES = 4
 """Gates are made when there are at most this many reservations (EASY and shallow depths);
 with many, making them costs more than the scans they save."""

@@ -19,6 +19,7 @@ with explain off orders jobs exactly as one with explain on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import count
 from operator import attrgetter
 from typing import Mapping
 
@@ -428,6 +429,18 @@ class PriorityEngine:
                                                    / 60.0)))
                 for j, cr, _p in entries]
 
+    def fixed_terms(self, submits: list[int], now: int) -> list[float]:
+        """The SERV term fixed_priorities adds to a job's static part, for each submit time:
+        fixed_priorities(entries, now, static)[k][2] == static + fixed_terms(...)[k] in
+        every bit (Python adds the static part last: the same operations in the same
+        order), so jobs of several static parts are ranked in one pass instead of a pass
+        per part. O(len(submits))."""
+        cw = self.cw["SERV"]
+        if not self._serv_terms:
+            return [cw * 0.0] * len(submits)
+        w = self._serv_terms[0][1]
+        return [cw * (0.0 + w * ((q if (q := now - s) > 0 else 0) / 60.0)) for s in submits]
+
     def static_sum(self, job: Job) -> float:
         """The sum of the components fixed for a job's life (CRED, static RES), cached per
         job object. O(1) once cached."""
@@ -468,10 +481,14 @@ class PriorityEngine:
         only: see _new_static) instead of once per job; the other jobs are not cached per
         job. A first cycle ranks every queued job: 200,000 jobs have some 400 credential
         sets. O(jobs) keys built and looked up in C, plus O(distinct keys) static_sum."""
-        keys = list(map(_SHAPED_KEY if self._res_shaped else _CRED_KEY, jobs))
-        one = dict(zip(keys, jobs))
-        value = {k: self.static_sum(j) for k, j in one.items()}
-        return list(map(value.__getitem__, keys))
+        keys = map(_SHAPED_KEY if self._res_shaped else _CRED_KEY, reversed(jobs))
+        last: dict = {}         # key -> its last job's place from the end: one hash per job
+        at = list(map(last.setdefault, keys, count()))
+        n = len(jobs) - 1
+        value = {r: self.static_sum(jobs[n - r]) for r in reversed(last.values())}
+        out = list(map(value.__getitem__, at))
+        out.reverse()
+        return out
 
     def priority(self, job: Job, now: int, ctx: JobContext) -> float:
         """The exact value used for ordering (system priority included)."""
