@@ -31,13 +31,15 @@ the order's head); a job holding a reservation, with a runjob or with a fair-sha
 never parked. tests/property/test_parked.py replays random queues with PARK on and off.
 
 Cost per cycle: O(plans parked) verdicts, O(groups x log jobs) for where the first parked
-job stands, O(jobs before each backfill start) for the bump; the ranking and the walks
-cost O(jobs not parked).
+job stands, O(groups + parked jobs) for the bump (BUMP_AT_ONCE); the ranking and the
+walks cost O(jobs not parked).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from itertools import repeat
+from operator import add
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -66,6 +68,8 @@ class Group:
     ci: int
     static: float
     members: tuple = ()
+    ids: tuple = ()
+    """The members' job ids, in members' order (set with them: _put)."""
 
 
 @dataclass(slots=True)
@@ -88,6 +92,7 @@ class Parked:
         seen = set()
         for (pid, ci, s), g in self.groups.items():
             assert g.members and list(g.members) == sorted(g.members, key=_MKEY)
+            assert g.ids == tuple(m[3] for m in g.members)
             assert pid == id(g.plan) and pid in self.plans and g.ci == ci and g.static == s
             for m in g.members:
                 job = m[4][0]
@@ -102,6 +107,12 @@ _UNKNOWN = object()
 
 def _mkey(m) -> tuple:
     return m[:4]
+
+
+def _put(g: Group, members: tuple) -> None:
+    """Set a group's members (sorted) and their ids. O(members)."""
+    g.members = members
+    g.ids = tuple([m[3] for m in members])
 
 
 _MKEY = _mkey
@@ -125,7 +136,9 @@ def _stopped(c: Cycle, job) -> bool:
 def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     """Wake the plans no longer stopped (their rows merged back into `rows`, which are in
     fsrank.row_key order) and park the rows of `rows` now stopped; returns the rows left
-    to rank. O(plans parked + rows), plus O(woken log) to merge them back."""
+    to rank; a row's verdict is asked once per limit plan (Limits.active_violation is a
+    function of the plan, the usage and the level; settle adds to no usage). O(plans
+    parked + rows), plus O(woken log) to merge them back."""
     st = c.state
     woken: list = []
     for pid, (plan, job) in list(parked.plans.items()):
@@ -139,11 +152,24 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     capped = c.policy.fs.capped if c.policy.fs.has_caps else None
     res, run_now, plans = st.reservations, st.run_now, c.limits.plans
     keep, park = [], []
+    verdicts: dict = {}             # id(plan) -> (plan, _stopped): held, so the id is its
     for r in rows:
         job = r[0]
         jid = job.id
-        if (jid in res or jid in run_now or not _stopped(c, job)
-                or (capped is not None and capped(creds[r[3]]))):
+        if jid in res or jid in run_now:
+            keep.append(r)
+            continue
+        hit = plans.get(jid)
+        if hit is None or hit[0] is not job:
+            stopped = _stopped(c, job)
+        elif not hit[1]:
+            stopped = False             # no limit applies (active_violation's None)
+        else:                           # a verdict is a function of the plan and usage
+            got = verdicts.get(id(hit[1]))
+            if got is None:
+                got = verdicts[id(hit[1])] = (hit[1], _stopped(c, job))
+            stopped = got[1]
+        if not stopped or (capped is not None and capped(creds[r[3]])):
             keep.append(r)
         else:
             park.append(r)
@@ -163,7 +189,7 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
             parked.ids.add(id(job))
         for key in touched:
             g = parked.groups[key]
-            g.members = tuple(sorted(g.members, key=_MKEY))
+            _put(g, tuple(sorted(g.members, key=_MKEY)))
     if woken:
         woken.sort(key=row_key)
         keep = merge(keep, woken)
@@ -190,7 +216,7 @@ def drop(parked: Parked, gone: set) -> list:
         if len(left) < len(g.members):
             out += [m[4] for m in g.members if id(m[4][0]) in gone]
             if left:
-                g.members = left
+                _put(g, left)
             else:
                 del parked.groups[key]
     parked.ids.difference_update(gone)
@@ -205,7 +231,8 @@ def drop(parked: Parked, gone: set) -> list:
 
 
 class View:
-    """What one cycle's parked jobs are: each group's members, static part and credential
+    """What one cycle's parked jobs are: each group's (members, static part, ids) as the
+    cycle saw them (`groups`, tuples: the Group objects change later), its credential
     set, and the clock and QUEUETIME terms fsrank.rank used. The groups' (TARG, FS) tails
     (None: no subfactors) are asked of `tails_of` (core/selection: found once per set and
     cycle) when first needed, which must be before the state's next cycle (`stale`)."""
@@ -247,7 +274,8 @@ class View:
         the smallest (submit, id length, id). O(ties)."""
         h = self._heads[i]
         if h is None:
-            members, s, t = self.groups[i].members, self.groups[i].static, self.tail(i)
+            members, s, _ids = self.groups[i]
+            t = self.tail(i)
             p = self.priority(s, t, members[0][0])
             h = (-p, *members[0][1:4])
             k = 1
@@ -274,10 +302,10 @@ class View:
         p = s + self.cw * (0.0 + self.w * (q / 60.0))
         return p if tail is None else p + tail[0] + tail[1] + 0.0 + 0.0
 
-    def keys(self, g: Group, tail) -> list:
-        """order_key of each member of group `g`."""
-        prio, s = self.priority, g.static
-        return [(-prio(s, tail, m[0]), m[1], m[2], m[3]) for m in g.members]
+    def keys(self, g: tuple, tail) -> list:
+        """order_key of each member of view group `g` (members, static part, ids)."""
+        prio, s = self.priority, g[1]
+        return [(-prio(s, tail, m[0]), m[1], m[2], m[3]) for m in g[0]]
 
     def before(self, members: tuple, s: float, t, key: tuple) -> int:
         """How many of `members` (a group's, static part `s`, tail `t`) rank before
@@ -305,7 +333,7 @@ def view(c: Cycle, parked: Parked, tails_of, creds: list) -> View | None:
         return None
     gs = list(parked.groups.values())
     w, _cap, _scap, cw = c.engine._qt_terms
-    return View([Group(g.plan, g.ci, g.static, g.members) for g in gs], c.now, w, cw,
+    return View([(g.members, g.static, g.ids) for g in gs], c.now, w, cw,
                 [creds[g.ci] for g in gs], tails_of, c.state)
 
 
@@ -317,20 +345,37 @@ def place(c: Cycle, v: View | None) -> None:
     c.parked_at = None if v is None else v.before_entry
 
 
+BUMP_AT_ONCE = True
+"""bump: a group all of whose jobs rank before the highest-priority backfill start of the
+cycle gets all of the cycle's starts at once, one dictionary update per job; False: one
+update per job and start it ranks before, the definition tests/property/test_parked_bump.py
+compares against."""
+
+
 def bump(c: Cycle, order: list, bf: list[int]) -> None:
     """Each backfill start at position p of `order` adds one to the bypass count of every
     parked job ranked before it (core/finish._bypassed does the jobs of the order).
-    O(groups + parked jobs before each start)."""
+
+    At once (BUMP_AT_ONCE): the jobs ranked before an order key K are those whose order
+    key is smaller, so those before the smallest start key K0 are before every start; a
+    group whose `before` count for K0 is all of its jobs (nearly every group: parked jobs
+    have waited long) gets len(bf) added to each job's count in one update made in C.
+    Other groups take the starts one by one, as the definition does. The counts are the
+    same sums of the same ones (a dictionary's order is not part of them).
+    O(groups + parked jobs), plus O(jobs before each start) for the other groups."""
     v = c.parked
     bypass = c.state.bypass
     tails = v.tails()
-    for p in bf:
-        key = entry_key(order[p])
-        for g, t in zip(v.groups, tails):
-            n = v.before(g.members, g.static, t, key)
-            for m in g.members[:n] if n < len(g.members) else g.members:
-                jid = m[3]
-                bypass[jid] = bypass.get(jid, 0) + 1
+    keys = [entry_key(order[p]) for p in bf]
+    k0, nb, get = min(keys), len(keys), bypass.get
+    for (members, s, ids), t in zip(v.groups, tails):
+        if BUMP_AT_ONCE and v.before(members, s, t, k0) == len(members):
+            bypass.update(zip(ids, map(add, map(get, ids, repeat(0)), repeat(nb))))
+            continue
+        for key in keys:
+            n = v.before(members, s, t, key)
+            for jid in ids[:n] if n < len(ids) else ids:
+                bypass[jid] = get(jid, 0) + 1
 
 
 class FullOrder(Sequence):
