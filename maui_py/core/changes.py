@@ -36,7 +36,8 @@ limits and sorting.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from operator import attrgetter, itemgetter
+from itertools import islice
+from operator import attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..model import JobState, Reserve
@@ -60,6 +61,7 @@ _UNSET = object()
 _RETRY_UNTIL = attrgetter("retry_until")
 _TASKS = attrgetter("tasks")
 _COMPILED = itemgetter(1)
+_JOB = itemgetter(0)
 
 
 @dataclass(slots=True)
@@ -515,26 +517,34 @@ def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | 
                                          < (job.submit_time, len(job.id), job.id)):
                 return None
         return fresh, static, False, quiet
-    reorder = False
-    fresh = []
-    prev = None
-    for job, cr, _p in cache.order:
-        jid = job.id
-        p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
-        key = order_key(job, p)
-        if reorder is False and prev is not None and not prev < key:
-            reorder = True
-        prev = key
-        fresh.append((job, cr, p))
-    for job in new:
-        key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
-        if prev is not None and not prev < key:
-            reorder = True
+    old = cache.order
+    jobs = list(map(_JOB, old))
+    ps = eng.serv_priorities(jobs, now, qt, bp)
+    fresh = list(zip(jobs, map(_COMPILED, old), ps))
+    reorder = not _ranked(jobs, ps)
+    if new and fresh:
+        prev = order_key(jobs[-1], ps[-1])
+        for job in new:
+            key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
+            if not prev < key:
+                reorder = True
     if reorder and quiet:
         quiet = False
         if not _ends_only(cache.table, now, c.snap.delta.ended):
             return None
     return fresh, None, reorder, quiet
+
+
+def _ranked(jobs: list, ps: list[float]) -> bool:
+    """Are the entries (jobs[k], ps[k]) in strictly increasing order_key order? Priorities
+    strictly falling decide it (compared in C); only where two are equal are the keys'
+    tails (submit time, id) compared. O(len(jobs))."""
+    if all(map(gt, ps, islice(ps, 1, None))):
+        return True
+    for k in range(1, len(ps)):
+        if not order_key(jobs[k - 1], ps[k - 1]) < order_key(jobs[k], ps[k]):
+            return False
+    return True
 
 
 def _placed_again(c: Cycle, order: list) -> bool:
