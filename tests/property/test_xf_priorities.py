@@ -1,6 +1,6 @@
 """The cycle from what changed re-ranks the queue under QUEUETIME + XFACTOR priorities
 (config/easy.cfg) with PriorityEngine.serv_priorities (priority/engine.XF_BATCH) and checks
-the order with core/changes._ranked: the same floats as the full breakdown, bit for bit,
+the order with priority/kinetic.ranked: the same floats as the full breakdown, bit for bit,
 and the same verdict as comparing every neighbour's order_key; a replay on the node table
 decides exactly as with the batch off (one serv_priority call per job)."""
 
@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
-from maui_py.core import changes
+from maui_py.priority import kinetic
 from maui_py.model import Job, JobRequest, Resources
 from maui_py.priority import engine as engine_mod
 from maui_py.priority.engine import JobContext, PriorityEngine, order_key
@@ -53,7 +53,7 @@ def test_serv_priorities_equal_the_breakdown(eng, jobs, asks):
     instants and again with a new Job object of the same id and another wallclock (the
     per-job cache is checked by identity). Queue times before and after `now`."""
     engine, extra = eng
-    assert (engine._xf_terms is None) == bool(extra)
+    assert (engine.xf_terms is None) == bool(extra)
     made, queue_time, bypass = [], {}, {}
     for k, (user, procs, wc, submit, wait, qt, by, _i) in enumerate(jobs):
         made.append(Job(f"j{k % 5}" if k >= 5 else f"j{k}", user,
@@ -81,13 +81,13 @@ def test_serv_priorities_equal_the_breakdown(eng, jobs, asks):
 @given(st.lists(st.tuples(st.sampled_from([1.0, 2.5, 2.5000000000000004, 7.0, -3.0]),
                           st.integers(0, 5), st.integers(0, 30)), max_size=10))
 def test_ranked_is_order_key_increasing(entries):
-    """_ranked answers as comparing every neighbour's order_key: ties in priority decided
+    """kinetic.ranked answers as comparing every neighbour's order_key: ties in priority decided
     by submit time and id (ids of several lengths)."""
     jobs = [Job(str(n), "u", JobRequest(), 60, submit) for _p, submit, n in entries]
     ps = [p for p, _s, _n in entries]
     want = all(order_key(a, pa) < order_key(b, pb)
                for a, pa, b, pb in zip(jobs, ps, jobs[1:], ps[1:]))
-    assert changes._ranked(jobs, ps) is want
+    assert kinetic.ranked(jobs, ps) is want
 
 
 SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
