@@ -46,6 +46,7 @@ from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, inplace, kept, prediction
 from .records import KeptReservation
+from ..priority import kinetic
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
 from .passes import Resume, run_passes
@@ -60,6 +61,8 @@ _UNSET = object()
 _RETRY_UNTIL = attrgetter("retry_until")
 _TASKS = attrgetter("tasks")
 _COMPILED = itemgetter(1)
+_JOB = itemgetter(0)
+_PRIO = itemgetter(2)
 
 
 @dataclass(slots=True)
@@ -113,6 +116,9 @@ class ChangeCache:
     cycle stands before it in the order): the table then holds what it held when each
     reservation was made, and a cycle with no memory re-makes them in place
     (_placed_again)."""
+    until: int = -1
+    """`order` is ranked (strictly increasing order_key) at every instant up to this one
+    (priority/kinetic.py; -1: not known): the next cycle need not re-rank it before."""
 
 
 def applies(c: Cycle) -> bool:
@@ -137,8 +143,8 @@ def _stays(c: Cycle, entries) -> bool:
     return not cc.applies or not all(counts_request(e[0].request) for e in entries)
 
 
-def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
-             ) -> ChangeCache | None:
+def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
+             until: int = -1) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     a planner the next cycle may not keep, reservations that are not the first jobs of the
     order, a retry hold, a job deferred or started at its reservation during the passes.
@@ -190,7 +196,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and (c.pass_end[4] or not remakes and counts),
                        counts=counts, nap=c.settings.nap, ends=counts or not remakes,
-                       untouched=untouched)
+                       untouched=untouched, until=until)
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
@@ -422,7 +428,7 @@ def run(c: Cycle) -> CycleResult | None:
     kept_order = _order_now(c, cache, new, quiet)
     if kept_order is None:
         return None
-    fresh, static, reorder, quiet = kept_order
+    fresh, static, reorder, quiet, (until, last) = kept_order
     jobs = d.jobs
     c.by_id = jobs
     c.running = []
@@ -443,8 +449,12 @@ def run(c: Cycle) -> CycleResult | None:
     deferral.settle_starts(c)
     added = c.select(new)
     order = fresh + added
-    if reorder:
+    if reorder:                     # ranked by the priorities now, and dated (kinetic.py)
         order.sort(key=lambda e: order_key(e[0], e[2]))
+        until = kinetic.until(c.engine, list(map(_JOB, order)), list(map(_PRIO, order)), now,
+                              st.queue_time)
+    else:
+        until = kinetic.extend(c.engine, until, last, added, now, st.queue_time)
     if quiet and not cache.counts and st.reservations and not cache.untouched:
         quiet = cache.ends and _placed_again(c, order)     # HIGHEST slides them: in full
     elif quiet and not cache.counts and st.reservations:
@@ -456,7 +466,7 @@ def run(c: Cycle) -> CycleResult | None:
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.caches.changes = remember(c, order, static, ids)
+    st.caches.changes = remember(c, order, static, ids, until)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))
 
@@ -498,11 +508,15 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
 
 def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | None:
     """(the kept jobs' entries now, the common static part, whether the order changed,
-    quiet) or None (run in full). With one slope that never falls (order_fixed), one static
-    part and queue time from submission, priority falls with the submit time at every
-    instant: the order is (submit, id) and never changes, and each new job must go last.
-    Else each priority is recomputed in O(1); when the order changed it is sorted again, as
-    the full cycle sorts it, and the passes run in full. O(new), or O(queued)."""
+    quiet, (the date up to which the kept entries stay ranked, -1 unknown; the last one's
+    job and priority now when jobs arrived)) or None (run in full). With one slope that
+    never falls (order_fixed), one static part and queue time from submission, priority
+    falls with the submit time at every instant: the order is (submit, id) and never
+    changes, and each new job must go last. Else, before the cache's date (kinetic.py),
+    the order stands and only the last job's priority is worked out; past it each
+    priority is recomputed in O(1) and the order dated again. When the order changed it
+    is sorted again by the priorities now, as the full cycle sorts it, and the passes run
+    in full. O(new), or O(queued)."""
     st, now = c.state, c.now
     eng = c.engine
     serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
@@ -514,27 +528,33 @@ def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | 
             if last is not None and not ((last.submit_time, len(last.id), last.id)
                                          < (job.submit_time, len(job.id), job.id)):
                 return None
-        return fresh, static, False, quiet
+        return fresh, static, False, quiet, (-1, None)
+    fresh, t = cache.order, cache.until     # ranked up to t (priority/kinetic.py)
+    dated = now <= t and not qt and kinetic.KINETIC
     reorder = False
-    fresh = []
-    prev = None
-    for job, cr, _p in cache.order:
-        jid = job.id
-        p = serv(job, now, qt.get(jid, job.submit_time), bp.get(jid, 0))
-        key = order_key(job, p)
-        if reorder is False and prev is not None and not prev < key:
-            reorder = True
-        prev = key
-        fresh.append((job, cr, p))
-    for job in new:
-        key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
-        if prev is not None and not prev < key:
-            reorder = True
+    if not dated:
+        jobs = list(map(_JOB, fresh))
+        ps = eng.serv_priorities(jobs, now, qt, bp)
+        fresh = list(zip(jobs, map(_COMPILED, fresh), ps))
+        reorder = not kinetic.ranked(jobs, ps)
+        t = -1 if reorder else kinetic.until(eng, jobs, ps, now, qt)
+    last = None
+    if fresh and new:
+        j = fresh[-1][0]
+        last = (j, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0)) if dated
+                else fresh[-1][2])
+        for job in new:
+            key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
+            if not order_key(*last) < key:
+                reorder = True
+    if reorder and dated:           # sorted again by the priorities now
+        jobs = list(map(_JOB, fresh))
+        fresh = list(zip(jobs, map(_COMPILED, fresh), eng.serv_priorities(jobs, now, qt, bp)))
     if reorder and quiet:
         quiet = False
         if not _ends_only(cache.table, now, c.snap.delta.ended):
             return None
-    return fresh, None, reorder, quiet
+    return fresh, None, reorder, quiet, (-1 if reorder else t, last)
 
 
 def _placed_again(c: Cycle, order: list) -> bool:

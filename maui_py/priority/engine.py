@@ -33,6 +33,11 @@ _SHAPED_KEY = attrgetter("user", "group", "account", "qos", "class_", "request.n
                          "wallclock")
 """_new_static's key of a job (without and with a weighted RES), built in C."""
 
+XF_BATCH = True
+"""serv_priorities works SERV out from a cached per-job tuple when QUEUETIME and XFACTOR
+are its weighted subfactors, uncapped (config/easy.cfg): False, one serv_priority call per
+job (the definition tests/property/test_xf_priorities.py compares against)."""
+
 COMPONENTS = ("CRED", "FS", "ATTR", "SERV", "TARG", "RES", "USAGE")
 SUBFACTORS: dict[str, tuple[str, ...]] = {
     "CRED": ("USER", "GROUP", "ACCOUNT", "QOS", "CLASS"),
@@ -177,6 +182,15 @@ class PriorityEngine:
             self.serv_priority = self._queue_time_only
             self._qt_terms = (*self._serv_terms[0][1:], self.ccap["SERV"], self.cw["SERV"])
             """(QUEUETIME weight and cap, SERV cap and weight): read once, not per job."""
+        self.xf_terms = None
+        """(QUEUETIME weight, XFACTOR weight, SERV weight, XFMINWCLIMIT) when SERV's weighted
+        subfactors are QUEUETIME and XFACTOR, uncapped (serv_priorities); else None."""
+        self._xf_const: dict[str, tuple[Job, float, int, int]] = {}
+        """job id -> (job, static_sum, max(wallclock, 1), max(XFMINWCLIMIT, that))."""
+        if ([s for s, _w, _c in self._serv_terms] == ["QUEUETIME", "XFACTOR"]
+                and self.ccap["SERV"] <= 0 and all(c <= 0 for _s, _w, c in self._serv_terms)):
+            self.xf_terms = (self.sw["QUEUETIME"], self.sw["XFACTOR"], self.cw["SERV"],
+                              self.xf_min)
 
     # ------------------------------------------------------------------ helpers
     def _cred_priority(self, kind: str, name: str, fallback: bool = True) -> float:
@@ -291,6 +305,7 @@ class PriorityEngine:
     def forget(self, job_id: str) -> None:
         self._static.pop(job_id, None)
         self._prefix.pop(job_id, None)
+        self._xf_const.pop(job_id, None)
 
     # ------------------------------------------------------------------ API
     def breakdown(self, job: Job, now: int, ctx: JobContext) -> Breakdown:
@@ -353,6 +368,48 @@ class PriorityEngine:
         if cap > 0 and total > cap:
             total = cap
         return static + self.cw["SERV"] * total
+
+    def serv_priorities(self, jobs: list[Job], now: int, queue_time: Mapping[str, int],
+                        bypass: Mapping[str, int]) -> list[float]:
+        """serv_priority(job, now, queue_time.get(id, submit), bypass.get(id, 0)) of each of
+        `jobs`, in order: the same floats. With SERV = QUEUETIME + XFACTOR uncapped
+        (xf_terms) serv_priority computes static + cw x ((0.0 + wq x (q / 60.0)) +
+        wx x ((q + wc) / max(XFMINWCLIMIT, wc))), q the wait clipped at 0, wc the
+        wallclock at least 1; the job's static part, wc and the divisor do not move, so
+        they are kept per job (checked by identity, dropped by forget) and the expression
+        is written out with the same operations in the same order (bypass is not
+        weighted). A cycle from what changed (core/changes.py) re-ranks the whole queue
+        this way when the order moves with time. O(len(jobs)), a call per job saved."""
+        terms = self.xf_terms
+        if terms is None or not XF_BATCH:
+            serv = self.serv_priority
+            return [serv(j, now, queue_time.get(j.id, j.submit_time), bypass.get(j.id, 0))
+                    for j in jobs]
+        wq, wx, cw, _xm = terms
+        get = self._xf_const.get
+        out = []
+        append = out.append
+        for j in jobs:
+            h = get(j.id)
+            if h is None or h[0] is not j:
+                h = self.xf_const(j)
+            q = now - (queue_time.get(j.id, j.submit_time) if queue_time else j.submit_time)
+            if q < 0:
+                q = 0
+            append(h[1] + cw * ((0.0 + wq * (q / 60.0)) + wx * ((q + h[2]) / h[3])))
+        return out
+
+    def xf_const(self, job: Job) -> tuple[Job, float, int, int]:
+        """(job, static_sum, wc = max(wallclock, 1), max(XFMINWCLIMIT, wc)): what
+        serv_priorities keeps per job when xf_terms is set. O(1) once cached."""
+        h = self._xf_const.get(job.id)
+        if h is None or h[0] is not job:
+            if len(self._xf_const) > 200_000:
+                self._xf_const.clear()
+            wc = job.wallclock if job.wallclock > 1 else 1
+            xm = self.xf_min
+            h = self._xf_const[job.id] = (job, self.static_sum(job), wc, xm if xm > wc else wc)
+        return h
 
     def fs_tail(self, fairshare: Mapping[str, float]) -> tuple[float, float]:
         """(TARG, FS) components as breakdown() makes them when serv_only holds (TARG's
