@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 from maui_py.sim.importers.workload import WorkloadJob, job_from_dict, job_to_dict
 from maui_py.sim.whatif import ConfigVariant, make_plan, prepare, run_count, run_one, run_prepared
-from maui_py.sim.whatif_runner import LongestFirst, run_local, run_quietly
+from maui_py.sim.whatif_runner import LongestFirst, run_local, run_quietly, task_main
 
 from .workloads import busy_workload
 
@@ -163,3 +163,11 @@ def test_job_records_are_asdict_and_come_back_unchanged(job):
     assert d == asdict(job) and json.dumps(d) == json.dumps(asdict(job))
     assert job_from_dict(json.loads(json.dumps(d))) == job
     assert job_from_dict(d) == replace(job)
+
+
+def test_an_array_task_writes_what_run_one_gives(tmp_path, monkeypatch, capsys):
+    (tmp_path / "plan.json").write_text(json.dumps(PLAN))
+    monkeypatch.setenv("SLURM_ARRAY_TASK_ID", "2")
+    assert task_main([str(tmp_path / "plan.json")]) == 0
+    assert _numbers(json.loads((tmp_path / "result-2.json").read_text())) == ALONE[2]
+    assert "run 2:" in capsys.readouterr().out
