@@ -18,6 +18,7 @@ arrival of the log, over everyone's (after the last arrival every policy deliver
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import time
@@ -26,9 +27,11 @@ from statistics import mean, stdev
 from typing import Any, Iterable, Sequence
 
 from ..cfg import ConfigError, SchedulerConfig, parse_config
+from ..model import Node
 from .engine import SimOptions, Simulation
 from .metrics import BSLD_THRESHOLD, figures, size_bucket
 from .shake import ShakeSpec, shake
+from .swf import SimJob
 from .importers.replay import replay_input
 from .importers.workload import (Workload, WorkloadJob, job_from_dict, job_to_dict, node_from_dict,
                                  node_to_dict, to_sim_jobs)
@@ -133,28 +136,62 @@ def run_count(plan: dict[str, Any]) -> int:
     return len(plan["configs"]) * plan["shakes"]
 
 
+@dataclass(frozen=True)
+class Inputs:
+    """A plan's inputs as the replays take them, converted once per process and shared by
+    every run made there (a forked worker inherits them from the parent): the cluster, the
+    workload's jobs by id, and the unshaken simulator jobs in plan order. Jobs and requests
+    are frozen, and shake() copies what it changes, so no run sees another's."""
+
+    nodes: tuple[Node, ...]
+    meta: dict[str, WorkloadJob]
+    sims: tuple[SimJob, ...]
+    machine_procs: int
+
+
+def prepare(plan: dict[str, Any]) -> Inputs:
+    """The plan's nodes and jobs converted as run_one converts them, once. O(jobs)."""
+    nodes = tuple(node_from_dict(n) for n in plan["nodes"])
+    wjobs = [job_from_dict(j) for j in plan["jobs"]]
+    sims = tuple(to_sim_jobs(wjobs, eligible_arrival=plan["eligible_arrival"]))
+    return Inputs(nodes, {j.id: j for j in wjobs}, sims,
+                  sum(n.resources.procs for n in nodes if n.state.usable))
+
+
 def run_one(plan: dict[str, Any], index: int) -> dict[str, Any]:
-    """Replay run `index` of the plan and measure it. Pure but for the wall time it reports."""
+    """Replay run `index` of the plan and measure it. Pure but for the times it reports."""
+    return run_prepared(plan, prepare(plan), index)
+
+
+def run_prepared(plan: dict[str, Any], inputs: Inputs, index: int) -> dict[str, Any]:
+    """run_one with the plan's inputs already converted (prepare(plan)): what a worker that
+    makes several runs of one plan calls, so it converts them once."""
     if not 0 <= index < run_count(plan):
         raise ValueError(f"run {index} is not in the plan (0..{run_count(plan) - 1})")
     c, k = divmod(index, plan["shakes"])
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     variant = plan["configs"][c]
     cfg = parse_config(variant["text"], variant["name"])
-    nodes = tuple(node_from_dict(n) for n in plan["nodes"])
-    wjobs = [job_from_dict(j) for j in plan["jobs"]]
-    spec = ShakeSpec(**plan["shake"])
-    jobs = shake(to_sim_jobs(wjobs, eligible_arrival=plan["eligible_arrival"]), spec,
-                 plan["seed"], k)
-    result = Simulation(nodes, jobs, cfg, SimOptions(poll_interval=plan["poll"]),
+    jobs = shake(list(inputs.sims), ShakeSpec(**plan["shake"]), plan["seed"], k)
+    result = Simulation(inputs.nodes, jobs, cfg, SimOptions(poll_interval=plan["poll"]),
                         variant["name"]).run()
-    meta = {j.id: j for j in wjobs}
     arrivals = sorted(sj.job.submit_time for sj in jobs)
-    m = measure(result.records, meta, sum(n.resources.procs for n in nodes if n.state.usable),
-                (arrivals[0], arrivals[-1]))
+    m = measure(result.records, inputs.meta, inputs.machine_procs, (arrivals[0], arrivals[-1]))
     m["violations"] = len(result.check.violations)
     return {"index": index, "config": c, "shake": k, "measure": m,
-            "wall_seconds": round(time.perf_counter() - t0, 3)}
+            "schedule": schedule_digest(result.records),
+            "wall_seconds": round(time.perf_counter() - t0, 3),
+            "cpu_seconds": round(time.process_time() - cpu0, 3)}
+
+
+def schedule_digest(records: dict) -> str:
+    """SHA-256 of the run's schedule (each job's id, start and end, by id): two runs, two
+    checkouts or two orders of running them made the same schedule iff the digests match."""
+    h = hashlib.sha256()
+    for jid in sorted(records):
+        r = records[jid]
+        h.update(f"{jid},{r.start},{r.end}\n".encode())
+    return h.hexdigest()
 
 
 # ------------------------------------------------------------------ measuring one run
@@ -341,4 +378,6 @@ def analyse(plan: dict[str, Any], runs: Sequence[dict[str, Any]]) -> dict[str, A
                          "violations": sum(m["violations"] for m in _by_shake(runs, i))}
                         for i, v in enumerate(configs)],
             "comparisons": comparisons, "timelines": timelines,
-            "run_seconds": [r["wall_seconds"] for r in runs]}
+            "run_seconds": [r["wall_seconds"] for r in runs],
+            "run_cpu_seconds": [r.get("cpu_seconds") for r in runs],
+            "run_schedules": [r.get("schedule") for r in runs]}
