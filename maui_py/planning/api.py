@@ -126,6 +126,7 @@ class Planner(Protocol):
     `stamp` (None: not known), and starts_in whether a request could start earlier by it
     (gained_from: None for no, else an instant before which it still fits nowhere);
     over_in(owner), whether a node of that hold is over its capacity (a hold forced in).
+    reach_runs, per processors per node, the runs the regions keep free (a bound).
     `version` moves on every change; `free_now` is the processors free at the origin."""
 
     abilities: frozenset[str]
@@ -191,6 +192,9 @@ class Planner(Protocol):
                     now: int, start: int, ignore: tuple[str, ...]) -> int | None: ...
 
     def over_in(self, own: str) -> bool: ...
+
+    def reach_runs(self, regions: list[tuple[int, int, int]], now: int, eligible: int,
+                   exclusive: bool, v: int) -> tuple[list[int], list[int]]: ...
 
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]: ...

@@ -176,6 +176,12 @@ class Replanning:
         """Always yes (not known): the count planner names no nodes in the future."""
         return True
 
+    def reach_runs(self, regions: list[tuple[int, int, int]], now: int, eligible: int,
+                   exclusive: bool, v: int) -> tuple[list[int], list[int]]:
+        """One run from NEVER that never ends (no bound): the count planner names no
+        nodes in the future."""
+        return [NEVER], [FOREVER]
+
     def replan(self, owners: Sequence[str], candidates: int, freed_until: int | None = None,
                all_held: bool = False) -> tuple[int, list[tuple[str, int]]]:
         """Re-make the first `candidates` future holds of `owners` in their order, each at

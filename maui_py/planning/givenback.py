@@ -15,6 +15,7 @@ entries.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import accumulate
 
 from .api import Compiled
 from .bitset import members
@@ -132,6 +133,54 @@ class GivenBack:
             self._reach_at, self._reach = key, {}
         return self._reach
 
+    def reach_runs(self, regions: list[tuple[int, int, int]], now: int, eligible: int,
+                   exclusive: bool, v: int) -> tuple[list[int], list[int]]:
+        """(starts, most): the maximal runs over which a node of `regions` that is in
+        `eligible` keeps free the `v` processors a request needs there (all of the node's
+        when `exclusive`), each clipped to start at now or later, starting before its
+        region ends and ending after it begins (free_runs), sorted by start; most[k], the
+        longest of the first k + 1. A window _gained accepts on such a node, for a
+        reservation starting at s over w seconds, lies in one of these runs (it keeps those
+        processors free, starts in [now, s) and meets its region), so a reservation
+        holding none of these nodes, with most[k] < w for the runs starting before s,
+        gains nothing from `regions`, nor from any part of them (policy/sparse.py, issue
+        33). Nodes sharing a step function and capacity are looked at once per region.
+        O(the regions' nodes x their segments within reach) once per (freed, now, origin),
+        then O(runs log runs)."""
+        lo = max(now, self.origin)
+        T, U, cap = self._T, self._U, self.cap
+        memo_runs = self._runs_at(now)
+        runs: list[tuple[int, int]] = []
+        seen: set[tuple[int, int, int, int]] = set()
+        for mask, x, y in regions:
+            for i in members(mask & eligible):
+                c0 = cap[i][0]
+                need = c0 if exclusive else v
+                if need > c0:
+                    continue
+                same = (id(T[i]), c0, x, y)
+                if same in seen:
+                    continue
+                seen.add(same)
+                got = memo_runs.get((i, x, y, need))
+                if got is None:
+                    got = memo_runs[i, x, y, need] = free_runs(T[i], U[i], c0, need, lo, x, y)
+                runs.extend(got)
+        runs.sort()
+        return [r for r, _L in runs], list(accumulate((L for _r, L in runs), max))
+
+    _runs_key: tuple[int, int, int] | None = None
+    _runs: dict[tuple[int, int, int, int], list[tuple[int, int]]] = {}
+
+    def _runs_at(self, now: int) -> dict[tuple[int, int, int, int], list[tuple[int, int]]]:
+        """free_runs per (node, region start, region end, processors), kept while `freed`,
+        `now` and the origin stay (what is free only shrinks meanwhile, so each run kept
+        still contains every run there is now: a bound still). O(1)."""
+        key = (self.freed, now, self.origin)
+        if self._runs_key != key:
+            self._runs_key, self._runs = key, {}
+        return self._runs
+
     def _gained(self, cr: Compiled, w: int, regions: list[tuple[int, int, int]], now: int,
                 start: int, ignore: tuple[str, ...]) -> tuple[int, int] | None:
         """(lo, hi): the first and last t in [now, start) at which some eligible node of a
@@ -221,6 +270,35 @@ def core_reach(T: list[int], U: list[tuple[int, ...]], c0: int, lo: int, x: int,
                 cur = low
         prev = f
     return W
+
+
+def free_runs(T: list[int], U: list[tuple[int, ...]], c0: int, need: int, lo: int, x: int,
+              y: int) -> list[tuple[int, int]]:
+    """(start, length) of each maximal run of the step function (T, U) over which at least
+    `need` of the node's c0 processors are free (processors used U[k][0]), its start
+    clipped to lo, that starts before y and ends after x (meets [x, y)); FOREVER when it
+    never ends. O(segments from lo to where the runs started before y end)."""
+    out: list[tuple[int, int]] = []
+    last = len(T) - 1
+    run = None
+    for k in range(max(bisect_right(T, lo) - 1, 0), last + 1):
+        t = max(T[k], lo)
+        if c0 - U[k][0] >= need:
+            if run is None:
+                if t >= y:
+                    break
+                run = t
+        else:
+            if run is not None:
+                if t > x:
+                    out.append((run, t - run))
+                run = None
+            if t >= y:
+                break
+    else:
+        if run is not None:
+            out.append((run, FOREVER))
+    return out
 
 
 def _window_in(T: list[int], U: list[tuple[int, ...]], a: int, b: int, w: int,

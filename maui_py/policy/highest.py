@@ -27,7 +27,7 @@ reservations, S one earliest-start scan; a second walk only when something moved
 from __future__ import annotations
 
 from ..model import StartKind
-from ..planning import owners
+from ..planning import memo, owners
 from ..planning.api import Ability
 from . import deferral
 from .limits import SOFT
@@ -85,7 +85,8 @@ def _slide(c, job, cr, kr, k: int, after: int | None = None) -> bool:
     return True
 
 
-def slide_forward(c, order, index: dict[str, int], retry, settled=None) -> None:
+def slide_forward(c, order, index: dict[str, int], retry, settled=None, want=None
+                  ) -> bool:
     """Every kept reservation, in priority order, re-made at its earliest start with the
     others held, until none moves (see the module docstring). This ends: after the first
     walk every reservation is where it fits with the others held, and since each later
@@ -94,23 +95,36 @@ def slide_forward(c, order, index: dict[str, int], retry, settled=None) -> None:
     job's place in `order`; `retry(jid)` handles a job whose retry hold is active (it keeps its
     own resources, RESERVATIONRETRYTIME), once; `settled(job, cr, kr)`, when given, is
     True for one that nothing given back could move (policy/kept.py): it is left as it is;
-    an int: the instant its re-make's scan may begin at (else False)."""
+    an int: the instant its re-make's scan may begin at (else False). `want`
+    (policy/sparse.Want), when given, names the ones settled() might not leave, and
+    those the room given back while walking could move: only they are visited. True
+    when the walk reached its fixed point with settled() asked of every one in the last
+    round (no retry hold) and nothing given back meanwhile."""
     st = c.state
     jobs = sorted(st.reservations, key=index.__getitem__)
-    for jid in jobs:                    # a table built afresh holds them first, as kept
-        job, cr, _prio = order[index[jid]]
+    holds = c.table.holds
+    for jid in [j for j in jobs if owners.priority(j) not in holds]:
+        job, cr, _prio = order[index[jid]]  # a table built afresh holds them first, as kept
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
+    visit = None if want is None else want.first(order, index)
     first = True
     limit = c.settings.compat.walks()
     if limit is None:
         limit = 2 + 4 * len(jobs)       # a guard, not a rule: a cycle never spins
     for _w in range(limit):
-        moved = False
-        for jid in jobs:
+        e0 = memo.epoch(c.table)
+        moved = retried = False
+        todo = jobs if visit is None else sorted(visit & st.reservations.keys(),
+                                                 key=index.__getitem__)
+        i = 0
+        while i < len(todo):
+            jid = todo[i]
+            i += 1
             kr = st.reservations.get(jid)
             if kr is None:
                 continue
             if kr.retry_until is not None and kr.retry_until > c.now:
+                retried = True
                 if first:
                     retry(jid)
                 continue
@@ -118,10 +132,33 @@ def slide_forward(c, order, index: dict[str, int], retry, settled=None) -> None:
             got = None if settled is None else settled(job, cr, kr)
             if got is True:
                 continue
+            e = memo.epoch(c.table)
             moved = _slide(c, job, cr, kr, index[jid], got or None) or moved
+            if visit is not None and memo.epoch(c.table) != e:
+                visit, todo = _grown(want, visit, todo, i, jobs, index, index[jid])
         first = False
         if not moved:
-            return
+            return not retried and memo.epoch(c.table) == e0
         jobs = [j for j in jobs if j in st.reservations]
         if not jobs:
-            return
+            return False
+    return False
+
+
+def _grown(want, visit: set[str], todo: list[str], i: int, jobs: list[str],
+           index: dict[str, int], k: int) -> tuple[set[str] | None, list[str]]:
+    """The walk's set and this round's list after room was given back at place k of
+    the order: the reservations want.grow() names join the set, those after k this
+    round too; when it cannot name them, every reservation after k is visited this
+    round and every one from the next round on (None). O(rows + the round's list)."""
+    more = want.grow()
+    if more is None:
+        return None, todo[:i] + [j for j in jobs if index[j] > k]
+    new = more - visit
+    if not new:
+        return visit, todo
+    visit = visit | new
+    after = [j for j in new if index[j] > k]
+    if after:
+        todo = todo[:i] + sorted(set(todo[i:]).union(after), key=index.__getitem__)
+    return visit, todo

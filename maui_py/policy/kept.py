@@ -26,7 +26,7 @@ from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, Placement
-from . import highest, inplace
+from . import highest, inplace, sparse
 from .limits import SOFT
 
 REMAKES: dict[ReservationPolicy, bool] = {
@@ -66,14 +66,19 @@ class Stamps:
     last known at its earliest start with the others held, and the request and span it
     was placed for. A cache (never stored): a reservation without a stamp is re-made."""
 
-    __slots__ = ("table", "at", "left", "remade", "quiets")
+    __slots__ = ("table", "at", "left", "remade", "quiets", "floor", "passed")
 
     def __init__(self, table):
         self.table = table
         self.at: dict[str, tuple[int, Compiled, int]] = {}
-        self.left = self.remade = self.quiets = 0
-        """Reservations left in place and re-made, and walks skipped (quiet), summed over
-        cycles (operation counts)."""
+        self.floor: int | None = None
+        """An epoch at which every kept reservation was at its earliest start with the
+        others held (a walk's fixed point, a quiet cycle); one made since is stamped
+        later. A stamp older than it counts as it (policy/sparse.py)."""
+        self.left = self.remade = self.quiets = self.passed = 0
+        """Reservations left in place and re-made, walks skipped (quiet), and reservations
+        a walk passed over without a look (policy/sparse.py), summed over cycles
+        (operation counts)."""
 
     def settled(self, c):
         """The test slide_forward asks per reservation, or None when it does not apply
@@ -107,6 +112,7 @@ class Stamps:
             e = memo.epoch(table)
             got = at.get(job.id)
             at[job.id] = (e, cr, w)
+            floor = self.floor
             own = owners.priority(job.id)
             if (got is None or kr.start <= now or got[2] != w
                     or (got[1] is not cr and got[1] != cr) or own not in holds
@@ -114,10 +120,11 @@ class Stamps:
                     or table.over_in(own)):
                 self.remade += 1
                 return False
-            if got[0] != e:
-                key = (got[0], e)
+            since = got[0] if floor is None or got[0] > floor else floor
+            if since != e:
+                key = (since, e)
                 regions = back[key] if key in back else back.setdefault(
-                    key, table.given_back(got[0]))
+                    key, table.given_back(since))
                 t = _reaches(table, regions, cr, own, now, kr.start, w)
                 if t is not None:
                     self.remade += 1
@@ -142,9 +149,10 @@ class Stamps:
         e = memo.epoch(table)
         holds, down = table.holds, ~table.usable
         res = c.state.reservations
+        whole = self.floor == e             # every one known at its earliest now
         for jid, kr in res.items():
             got = at.get(jid)
-            if (got is None or got[0] != e or kr.start <= now
+            if (got is None or (got[0] != e and not whole) or kr.start <= now
                     or (kr.retry_until is not None and kr.retry_until > now)):
                 return False
             job, cr, _p = order[index[jid]]
@@ -155,6 +163,7 @@ class Stamps:
                 return False
         self.left += len(res)
         self.quiets += 1
+        self.floor = e
         return True
 
     def prune(self, res) -> None:
@@ -328,8 +337,12 @@ def reserved_jobs(c, order) -> None:
         stamps = stamps_of(c)
         settled = stamps.settled(c)
         if settled is None or not stamps.quiet(c, order, index):
-            highest.slide_forward(c, order, index, lambda jid: _retry(c, order, index[jid]),
-                                  settled)
+            want = None if settled is None else sparse.Want(c, stamps)
+            fixed = highest.slide_forward(c, order, index,
+                                          lambda jid: _retry(c, order, index[jid]),
+                                          settled, want)
+            if settled is not None:
+                stamps.floor = memo.epoch(c.table) if fixed else None
         stamps.prune(st.reservations)
         return
     keep = _unmoved(c, order)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maui_py.planning.givenback import FOREVER, _window_in, core_reach
+from maui_py.planning.givenback import FOREVER, _window_in, core_reach, free_runs
 
 
 @st.composite
@@ -48,3 +48,22 @@ def test_core_reach_bounds_every_window_and_is_reached(s, w):
             assert any(t < y and (end is None or t + end > x)
                        and _free_over(T, U, c0, t, None if end is None else t + end) >= v
                        for t in starts if t < y), (v, W)
+
+
+@settings(max_examples=400, deadline=None)
+@given(steps(), st.integers(1, 50), st.integers(1, 90))
+def test_free_runs_hold_every_window_before_a_start(s, w, start):
+    """givenback.free_runs, the bound policy/sparse.py bisects: wherever _window_in finds a
+    window of w seconds keeping v processors free, meeting the region [x, y) and starting
+    in [lo, min(start, y)), a run starts before `start` and lasts at least w; and every
+    run is one: v processors free throughout, meeting the region, starting in [lo, y)."""
+    c0, T, U, lo, x, y = s
+    for v in range(1, c0 + 1):
+        runs = free_runs(T, U, c0, v, lo, x, y)
+        a, b = max(lo, x - w + 1), min(start, y) - 1
+        got = _window_in(T, U, a, b, w, lambda u, v=v: c0 - u[0] >= v) if a <= b else None
+        if got is not None:
+            assert any(r < start and L >= w for r, L in runs), (v, w, runs, got)
+        for r, L in runs:
+            assert lo <= r < y and r + L > x, (v, runs)
+            assert _free_over(T, U, c0, r, None if L == FOREVER else r + L) >= v, (v, runs)

@@ -1,0 +1,131 @@
+"""Which kept reservations HIGHEST's walk must visit (issue 33): the others are left as
+they are without a look.
+
+policy/kept.Stamps keeps, per kept reservation, the planner's epoch (`freed`) at which it
+was last known at its earliest start with the others held, and Stamps.floor an epoch at
+which every kept reservation was (the end of a walk that reached its fixed point, or a
+quiet cycle; a reservation made since is stamped as made, later). Its effective stamp is
+the later of the two. A reservation the walk's settled() would leave in place (True) is
+one whose stamp is for the request and span its job has now, whose hold is there, on no
+unusable node, its start after now, and which nothing given back since its effective
+stamp could move: a region on a node it holds, or a window meeting a region on an
+eligible node that keeps the processors it needs there free for its span
+(givenback._gained, with CORE_REACH's bound per node). The regions since the floor
+contain those since each effective stamp. Such a window lies in a run over which that
+node keeps those processors free, starting before the reservation does and as long as
+its span: per bucket (eligible nodes, exclusive, processors per node) the runs over the
+regions' nodes, sorted by start with the longest so far (Planner.reach_runs), so a
+bisection tells whether any run starting before a reservation is as long as its span; one
+with none, holding none of the regions' nodes, is passed over.
+So the walk visits, in priority order, only `first()`'s set, and after each move adds
+`grow()`'s: the reservations the room it gave back could move (a moved one is visited
+again as the walk would). Every one it does not visit, settled() would have left
+(exact: the same decisions, the same table). Cost: O(R) cheap operations once per walk
+(instead of settled()'s O(regions x nodes) question per reservation), plus O(R) per move
+for the new room, plus reach_runs once per bucket and room.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+from ..planning import memo, owners
+
+SPARSE = True
+"""Visit only the kept reservations first()/grow() name (Want); False: the walk visits
+every one, the definition tests/property/test_kept_sparse.py compares against."""
+
+
+class Want:
+    """One walk's set of kept reservations to visit (see the module docstring)."""
+
+    __slots__ = ("c", "stamps", "rows", "seen")
+
+    def __init__(self, c, stamps):
+        self.c, self.stamps = c, stamps
+        self.rows: list[tuple[str, int, object, int, int]] = []
+        """(job id, its hold's node mask, its compiled request, its span, its start) of each
+        reservation not visited for its stamp alone: asked again when room comes free."""
+        self.seen = 0
+        """The epoch up to which the rows were asked about the room given back."""
+
+    def first(self, order, index: dict[str, int]) -> set[str] | None:
+        """The reservations settled() might not leave in place, or None (not known: visit
+        every one): no floor yet, a step given back the log cannot name, a retry hold
+        active (the walk handles it). O(R)."""
+        c, stamps = self.c, self.stamps
+        table, now, at, span = c.table, c.now, stamps.at, c.span
+        floor = stamps.floor
+        if not SPARSE or floor is None:
+            return None
+        e = memo.epoch(table)
+        regions = table.given_back(floor)
+        if regions is None:
+            return None
+        holds, down = table.holds, ~table.usable
+        want: set[str] = set()
+        rows, stale = self.rows, []
+        for jid, kr in c.state.reservations.items():
+            if kr.retry_until is not None and kr.retry_until > now:
+                return None
+            got = at.get(jid)
+            if got is None or kr.start <= now:
+                want.add(jid)
+                continue
+            job, cr, _p = order[index[jid]]
+            own = owners.priority(jid)
+            h = holds.get(own)
+            if (h is None or got[2] != max(int(span(job)), 1)
+                    or (got[1] is not cr and got[1] != cr) or h.mask & down
+                    or table.over_in(own)):
+                want.add(jid)
+                continue
+            row = (jid, h.mask, cr, got[2], kr.start)
+            rows.append(row)
+            if got[0] < e and floor < e:
+                stale.append(row)
+        want.update(self._gain(stale, regions))
+        stamps.passed += len(c.state.reservations) - len(want)
+        self.seen = e
+        return want
+
+    def grow(self) -> set[str] | None:
+        """After a move: the reservations the room given back since the last ask could
+        move (the others are left by settled() still), or None (not known). O(rows)."""
+        table = self.c.table
+        e = memo.epoch(table)
+        regions = table.given_back(self.seen)
+        if regions is None:
+            return None
+        self.seen = e
+        return self._gain(self.rows, regions)
+
+    def _gain(self, rows, regions) -> set[str]:
+        """The rows some region could move: one holding a node of theirs, or one with a
+        run as long as its span, starting before it, over which a node of theirs it may
+        use keeps its processors free (Planner.reach_runs, once per bucket: a bisection
+        per row). O(rows log runs + buckets x the regions' nodes)."""
+        if not regions or not rows:
+            return set()
+        table, now = self.c.table, self.c.now
+        nodes = 0
+        for mask, _x, _y in regions:
+            nodes |= mask
+        runs: dict[tuple[int, bool, int], tuple[list[int], list[int]]] = {}
+        out = set()
+        for jid, hmask, cr, w, start in rows:
+            if hmask & nodes:
+                out.add(jid)
+                continue
+            d0 = cr.d[0]
+            if d0 <= 0:
+                out.add(jid)
+                continue
+            key = (cr.eligible, cr.exclusive, (cr.per_node if cr.mode == "tpn" else 1) * d0)
+            got = runs.get(key)
+            if got is None:
+                got = runs[key] = table.reach_runs(regions, now, *key)
+            k = bisect_left(got[0], start)
+            if k and got[1][k - 1] >= w:
+                out.add(jid)
+        return out
