@@ -71,18 +71,24 @@ def test_re_makes_scanned_from_the_gained_instant_decide_as_from_now(monkeypatch
     assert fast == definition
 
 
+def replay_counting(monkeypatch, module, switch: str, on: bool, count: str, nodes, sims, text,
+                    per_event):
+    """replay() with module.<switch> set, and `count` summed over the walks' kept.Stamps."""
+    monkeypatch.setattr(module, switch, on)
+    made, init = [], kept.Stamps.__init__
+
+    def counted(self, table):
+        init(self, table)
+        made.append(self)
+    monkeypatch.setattr(kept.Stamps, "__init__", counted)
+    out = replay(nodes, sims, text, per_event, True, monkeypatch)
+    return out, sum(getattr(s, count) for s in made)
+
+
 def _quiet_walks(monkeypatch, nodes, sims, text, per_event, quiet: bool):
     """replay() with kept.QUIET set, and the walks Stamps.quiet skipped."""
-    monkeypatch.setattr(kept, "QUIET", quiet)
-    skipped = []
-    made = kept.Stamps.__init__
-
-    def init(self, table):
-        made(self, table)
-        skipped.append(self)
-    monkeypatch.setattr(kept.Stamps, "__init__", init)
-    out = replay(nodes, sims, text, per_event, True, monkeypatch)
-    return out, sum(s.quiets for s in skipped)
+    return replay_counting(monkeypatch, kept, "QUIET", quiet, "quiets", nodes, sims, text,
+                           per_event)
 
 
 @SETTINGS

@@ -10,23 +10,16 @@ from __future__ import annotations
 from hypothesis import given
 
 from maui_py.model import Job, JobRequest, Node, Resources
-from maui_py.policy import kept, sparse
+from maui_py.policy import sparse
 from maui_py.sim.swf import SimJob
 
-from .test_kept_settled import SETTINGS, replay, workloads
+from .test_kept_settled import SETTINGS, replay_counting, workloads
 
 
 def _replay(monkeypatch, nodes, sims, text, per_event, on: bool):
     """replay() with sparse.SPARSE set, and the reservations walks passed over."""
-    monkeypatch.setattr(sparse, "SPARSE", on)
-    made, init = [], kept.Stamps.__init__
-
-    def counted(self, table):
-        init(self, table)
-        made.append(self)
-    monkeypatch.setattr(kept.Stamps, "__init__", counted)
-    out = replay(nodes, sims, text, per_event, True, monkeypatch)
-    return out, sum(s.passed for s in made)
+    return replay_counting(monkeypatch, sparse, "SPARSE", on, "passed", nodes, sims, text,
+                           per_event)
 
 
 @SETTINGS

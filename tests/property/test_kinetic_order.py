@@ -13,8 +13,7 @@ from maui_py.model import Job, JobRequest, Resources
 from maui_py.priority import kinetic
 from maui_py.priority.engine import PriorityEngine, order_key
 
-from .node_kinds import nodes_and_jobs
-from .test_xf_priorities import SETTINGS, _replay
+from .test_xf_priorities import SETTINGS, _replay, easy_case
 
 
 def _engine(draw) -> PriorityEngine:
@@ -87,12 +86,7 @@ def test_dated_replay_decides_as_re_ranking_every_cycle(monkeypatch, data):
     """config/easy.cfg's priority and reservation settings on several node kinds: every
     cycle's decisions, order and reservations, and every job's start, with the dates on
     and off (`_check()` after every cycle)."""
-    nodes, sims = nodes_and_jobs(data.draw, two_node=False)
-    text = ("RESERVATIONPOLICY CURRENTHIGHEST\nRESERVATIONDEPTH 1\nQUEUETIMEWEIGHT 1\n"
-            f"XFACTORWEIGHT {data.draw(st.sampled_from([1, 10, 100]))}\nXFMINWCLIMIT 00:02:00\n"
-            "BACKFILLPOLICY FIRSTFIT\nBACKFILLDEPTH 0\nRESERVATIONRETRYTIME 00:05:00\n"
-            f"NODEALLOCATIONPOLICY {data.draw(st.sampled_from(['MINRESOURCE', 'FIRSTAVAILABLE']))}\n")
-    per_event = data.draw(st.booleans())
+    nodes, sims, text, per_event = easy_case(data.draw)
     monkeypatch.setattr(kinetic, "KINETIC", True)
     fast = _replay(nodes, sims, text, per_event, True, monkeypatch)
     monkeypatch.setattr(kinetic, "KINETIC", False)

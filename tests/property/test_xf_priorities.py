@@ -16,9 +16,8 @@ from maui_py.priority import kinetic
 from maui_py.model import Job, JobRequest, Resources
 from maui_py.priority import engine as engine_mod
 from maui_py.priority.engine import JobContext, PriorityEngine, order_key
-from maui_py.sim.engine import SimOptions, Simulation
 
-from .node_kinds import nodes_and_jobs
+from .node_kinds import nodes_and_jobs, replay_cycles
 
 
 @st.composite
@@ -96,17 +95,20 @@ SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X"
 
 def _replay(nodes, sims, text, per_event, on: bool, monkeypatch):
     monkeypatch.setattr(engine_mod, "XF_BATCH", on)
-    seen = []
+    return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
+        now, result.decisions, result.order,
+        sorted((jid, kr.start, kr.end, kr.allocation, kr.made_at)
+               for jid, kr in result.state.reservations.items())))
 
-    def on_cycle(now, result):
-        seen.append((now, result.decisions, result.order,
-                     sorted((jid, kr.start, kr.end, kr.allocation, kr.made_at)
-                            for jid, kr in result.state.reservations.items())))
 
-    res = Simulation(nodes, sims, parse_config(text),
-                     SimOptions(check_table=True, on_cycle=on_cycle, per_event=per_event)).run()
-    assert res.check.ok, res.check.violations
-    return seen, {j: (r.start, r.end, r.kind) for j, r in res.records.items()}
+def easy_case(draw):
+    """Nodes, jobs, config/easy.cfg's priority and reservation settings, per_event."""
+    nodes, sims = nodes_and_jobs(draw, two_node=False)
+    text = ("RESERVATIONPOLICY CURRENTHIGHEST\nRESERVATIONDEPTH 1\nQUEUETIMEWEIGHT 1\n"
+            f"XFACTORWEIGHT {draw(st.sampled_from([1, 10, 100]))}\nXFMINWCLIMIT 00:02:00\n"
+            "BACKFILLPOLICY FIRSTFIT\nBACKFILLDEPTH 0\nRESERVATIONRETRYTIME 00:05:00\n"
+            f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['MINRESOURCE', 'FIRSTAVAILABLE']))}\n")
+    return nodes, sims, text, draw(st.booleans())
 
 
 @SETTINGS
@@ -115,12 +117,7 @@ def test_xf_replay_decides_as_one_call_per_job(monkeypatch, data):
     """config/easy.cfg's priority and reservation settings on several node kinds: every
     cycle's decisions, order and reservations, and every job's start, with the batch on
     and off (`_check()` after every cycle: SimOptions.check_table)."""
-    nodes, sims = nodes_and_jobs(data.draw, two_node=False)
-    text = ("RESERVATIONPOLICY CURRENTHIGHEST\nRESERVATIONDEPTH 1\nQUEUETIMEWEIGHT 1\n"
-            f"XFACTORWEIGHT {data.draw(st.sampled_from([1, 10, 100]))}\nXFMINWCLIMIT 00:02:00\n"
-            "BACKFILLPOLICY FIRSTFIT\nBACKFILLDEPTH 0\nRESERVATIONRETRYTIME 00:05:00\n"
-            f"NODEALLOCATIONPOLICY {data.draw(st.sampled_from(['MINRESOURCE', 'FIRSTAVAILABLE']))}\n")
-    per_event = data.draw(st.booleans())
+    nodes, sims, text, per_event = easy_case(data.draw)
     fast = _replay(nodes, sims, text, per_event, True, monkeypatch)
     definition = _replay(nodes, sims, text, per_event, False, monkeypatch)
     assert fast[1] == definition[1]
