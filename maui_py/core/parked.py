@@ -136,9 +136,9 @@ def _stopped(c: Cycle, job) -> bool:
 def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     """Wake the plans no longer stopped (their rows merged back into `rows`, which are in
     fsrank.row_key order) and park the rows of `rows` now stopped; returns the rows left
-    to rank; a row's verdict is asked once per limit plan (Limits.active_violation is a
-    function of the plan, the usage and the level; settle adds to no usage). O(plans
-    parked + rows), plus O(woken log) to merge them back."""
+    to rank (a row's verdict is a look-up in Limits.active_violation's per-plan memo:
+    settle adds to no usage). O(plans parked + rows), plus O(woken log) to merge them
+    back."""
     st = c.state
     woken: list = []
     for pid, (plan, job) in list(parked.plans.items()):
@@ -152,24 +152,11 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     capped = c.policy.fs.capped if c.policy.fs.has_caps else None
     res, run_now, plans = st.reservations, st.run_now, c.limits.plans
     keep, park = [], []
-    verdicts: dict = {}             # id(plan) -> (plan, _stopped): held, so the id is its
     for r in rows:
         job = r[0]
         jid = job.id
-        if jid in res or jid in run_now:
-            keep.append(r)
-            continue
-        hit = plans.get(jid)
-        if hit is None or hit[0] is not job:
-            stopped = _stopped(c, job)
-        elif not hit[1]:
-            stopped = False             # no limit applies (active_violation's None)
-        else:                           # a verdict is a function of the plan and usage
-            got = verdicts.get(id(hit[1]))
-            if got is None:
-                got = verdicts[id(hit[1])] = (hit[1], _stopped(c, job))
-            stopped = got[1]
-        if not stopped or (capped is not None and capped(creds[r[3]])):
+        if (jid in res or jid in run_now or not _stopped(c, job)
+                or (capped is not None and capped(creds[r[3]]))):
             keep.append(r)
         else:
             park.append(r)
