@@ -19,10 +19,26 @@ from functools import reduce
 from itertools import accumulate
 from operator import or_
 
+PREFIX_WALK = True
+"""sets_before answers from PointIndex._walk, the composed effect of the first points kept
+for reuse (False: the bucket walk every time, the definition
+tests/property/test_points_walk.py compares against). A deep priority pass asks it of
+every reservation's scan, which starts at the floor (Scanning._floor) a few points past
+the origin, where the last reservation's own hold dirtied the bucket walk's first bucket:
+the walk kept up to there answers after one or two more points. Exact: applying points
+(c, ia, fa) in turn to (idle, full) is one map x -> (x less C) | I with C the OR of their
+c and I what they leave set (composed point by point, in order, as sets_before applies
+them), whatever the sets given."""
+WALK_MAX = 1024
+"""Points the kept walk covers at most (three node sets each)."""
+WALK_STEP = 64
+"""A question this many points past the kept walk extends it; one further is answered
+by the bucket walk (a question far past the walk would make it walk every point)."""
+
 
 class PointIndex:
     __slots__ = ("times", "chg", "idle", "full", "frees", "_fences", "_bucket", "_prefix",
-                 "_dirty_from", "_size_at_build", "_sets")
+                 "_dirty_from", "_size_at_build", "_sets", "_walk")
 
     def __init__(self) -> None:
         self.times: list[int] = []
@@ -39,6 +55,10 @@ class PointIndex:
         self._prefix: list[tuple[int, int]] = []
         self._dirty_from = 0
         self._size_at_build = 0
+        self._walk: list[tuple[int, int, int]] = [(0, 0, 0)]
+        """Entry m: (C, I, F), what points 0..m-1 applied in turn do to sets (idle, full):
+        idle becomes (idle less C) | I, full (full less C) | F (see PREFIX_WALK). Kept
+        while those points stand: a change at point k drops the entries after k."""
 
     def __len__(self) -> int:
         return len(self.times)
@@ -72,6 +92,8 @@ class PointIndex:
             del times[k], self.chg[k], self.idle[k], self.full[k], self.frees[k]
         else:
             return
+        if len(self._walk) > k + 1:
+            del self._walk[k + 1:]          # entries over point k and after it go
         b = bisect_right(self._fences, t)
         got = self._bucket[b]
         self._bucket[b] = (got[0] | chg, got[1] | full) if grew and got is not None else None
@@ -93,6 +115,17 @@ class PointIndex:
             if got is not None:
                 kept, self._sets[b] = got, None
                 assert self._bucket_sets(b) == kept, f"stale bucket sets {b}"
+        walk = self._walk
+        assert walk[0] == (0, 0, 0) and len(walk) <= len(self.times) + 1, "walk longer than the points"
+        assert len(walk) <= WALK_MAX + 1, "walk past WALK_MAX"
+        c = ia = fa = 0
+        for m in range(1, len(walk)):
+            k = m - 1
+            ch = self.chg[k]
+            c |= ch
+            ia = (ia ^ (ia & ch)) | self.idle[k]
+            fa = (fa ^ (fa & ch)) | self.full[k]
+            assert walk[m] == (c, ia, fa), f"stale walk entry {m}"
 
     def pop_through(self, t: int) -> list[tuple[int, int, int]]:
         """Remove every point at or before t; returns their (chg, idle, full) in time order.
@@ -106,6 +139,7 @@ class PointIndex:
         if not k:
             return []
         removed = list(zip(self.chg[:k], self.idle[:k], self.full[:k]))
+        self._walk = [(0, 0, 0)]            # every point moved down
         del times[:k], self.chg[:k], self.idle[:k], self.full[:k], self.frees[:k]
         b = bisect_right(self._fences, t)       # buckets 0..b-1 are gone, b lost its head
         fences = self._fences = self._fences[b:]
@@ -170,7 +204,14 @@ class PointIndex:
     def sets_before(self, i: int, idle: int, full: int) -> tuple[int, int]:
         """(idle, full) after the points 0..i-1 change them in turn (each clears its chg and
         sets its idle and full nodes): whole buckets at once, then the points of the last
-        one. O(B + P/B) amortised big-int operations instead of O(i)."""
+        one. O(B + P/B) amortised big-int operations instead of O(i); O(1) from the kept
+        walk (PREFIX_WALK), plus O(points it is extended by)."""
+        walk = self._walk
+        if PREFIX_WALK and i < len(walk) + WALK_STEP and i <= WALK_MAX:
+            if i >= len(walk):
+                self._extend_walk(i)
+            c, ia, fa = walk[i]
+            return (idle ^ (idle & c)) | ia, (full ^ (full & c)) | fa
         if self._stale(len(self.times)):
             self._rebuild()
         k = 0
@@ -188,6 +229,19 @@ class PointIndex:
             idle = (idle ^ (idle & chg)) | idles[k]
             full = (full ^ (full & chg)) | fulls[k]
         return idle, full
+
+    def _extend_walk(self, i: int) -> None:
+        """The kept walk extended to cover points 0..i-1 (i <= len(points)): each point
+        composed after those before it. O(points added) big-int operations."""
+        walk = self._walk
+        c, ia, fa = walk[-1]
+        chgs, idles, fulls = self.chg, self.idle, self.full
+        for k in range(len(walk) - 1, i):
+            ch = chgs[k]
+            c |= ch
+            ia = (ia ^ (ia & ch)) | idles[k]
+            fa = (fa ^ (fa & ch)) | fulls[k]
+            walk.append((c, ia, fa))
 
     def or_range(self, lo: int, hi: int) -> tuple[int, int]:
         """OR of (chg, full) over points lo..hi-1 (indices): the cached ORs of the buckets
