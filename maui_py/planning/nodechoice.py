@@ -176,13 +176,14 @@ def _key(table: "ReservationTable", policy: NodeAllocation, i: int, fit: int, t:
 
 
 def _keyed_last(table: "ReservationTable", fits: dict[int, int] | None, t: int, w: int,
-                limit: int | None = None, flat: list[tuple[int, int, int]] | None = None
-                ) -> list[tuple[tuple, int, int]]:
+                limit: int | None = None, flat: list[tuple[int, int, int]] | None = None,
+                bare: bool = False) -> list[tuple[tuple, int, int]]:
     """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
     without four calls per node (the cycle's start-now questions rank some 25 partly used
     nodes each). Sorted, and only the `limit` first when given. O(len(fits) log h).
     `flat`: for a start now (t at the origin), the nodes' (gap after the end, fit, node)
-    triples already worked out (Compiling._keyed_now); `fits` is not read then."""
+    triples already worked out (Compiling._keyed_now); `fits` is not read then. `bare`
+    (a start now): the triples themselves, sorted, not made keys (TRIPLES)."""
     tt, origin = table.node_times, table.origin
     end = t + w
     if t <= origin:     # a start now: no idle time before it, so (gap, fit, node) ranks
@@ -191,6 +192,8 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int] | None, t: int, 
             flat = [((T[k] - end if T[k] < FOREVER else FOREVER)
                      if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i)
                     for i, f in fits.items()]
+        if bare:
+            return _best(flat, limit)
         return [((0, g, f, i), i, f) for g, f, i in _best(flat, limit)]
     out = []
     for i, f in fits.items():
@@ -421,7 +424,7 @@ def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
     O(k log k) for the k partly used nodes, plus O(1) per idle node taken."""
     limit = cr.nodes_needed if cr.mode == "tpn" else cr.tasks
     if TRIPLES:
-        best = _best(flat, limit)
+        best = _keyed_last(table, None, table.origin, w, limit, flat, bare=True)
         if not fast:
             return _take_triples(cr, best)
         if SKIP_IDLE and not fast & table.later:
