@@ -176,14 +176,13 @@ def _key(table: "ReservationTable", policy: NodeAllocation, i: int, fit: int, t:
 
 
 def _keyed_last(table: "ReservationTable", fits: dict[int, int] | None, t: int, w: int,
-                limit: int | None = None, flat: list[tuple[int, int, int]] | None = None,
-                bare: bool = False) -> list[tuple[tuple, int, int]]:
+                limit: int | None = None, flat: list[tuple[int, int, int]] | None = None
+                ) -> list[tuple[tuple, int, int]]:
     """(_key_last key, node, fit) of every node in `fits`, in one loop: the same keys
     without four calls per node (the cycle's start-now questions rank some 25 partly used
     nodes each). Sorted, and only the `limit` first when given. O(len(fits) log h).
     `flat`: for a start now (t at the origin), the nodes' (gap after the end, fit, node)
-    triples already worked out (Compiling._keyed_now); `fits` is not read then. `bare`
-    (a start now): the triples themselves, sorted, not made keys (TRIPLES)."""
+    triples already worked out (Compiling._keyed_now); `fits` is not read then."""
     tt, origin = table.node_times, table.origin
     end = t + w
     if t <= origin:     # a start now: no idle time before it, so (gap, fit, node) ranks
@@ -192,8 +191,6 @@ def _keyed_last(table: "ReservationTable", fits: dict[int, int] | None, t: int, 
             flat = [((T[k] - end if T[k] < FOREVER else FOREVER)
                      if (k := bisect_right(T := tt[i], e1)) < len(T) else FOREVER, f, i)
                     for i, f in fits.items()]
-        if bare:
-            return _best(flat, limit)
         return [((0, g, f, i), i, f) for g, f, i in _best(flat, limit)]
     out = []
     for i, f in fits.items():
@@ -423,22 +420,7 @@ def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
     used nodes merged with the idle ones) taken the same way, without the dict.
     O(k log k) for the k partly used nodes, plus O(1) per idle node taken."""
     limit = cr.nodes_needed if cr.mode == "tpn" else cr.tasks
-    if TRIPLES:
-        best = _keyed_last(table, None, table.origin, w, limit, flat, bare=True)
-        if not fast:
-            return _take_triples(cr, best)
-        if SKIP_IDLE and not fast & table.later:
-            gap = _idle_gap(table, table.origin + w)
-            got = _take_triples_before(cr, best, gap)
-            if got is not None:
-                return got
-            if len(cr.classes) == 1 and fast.bit_count() > _SMALL_GROUP:
-                kc = cr.classes[0][1]       # every idle key (0, gap, kc, node): index order
-                return _take_triples(cr, _merge(((gap, kc, i) for i in iter_members(fast)),
-                                                best))
-        others = [((0, g, f, i), i, f) for g, f, i in best]
-    else:
-        others = _keyed_last(table, None, table.origin, w, limit, flat)
+    others = _keyed_last(table, None, table.origin, w, limit, flat)
     if not fast:
         return _take(cr, iter(others))
     if SKIP_IDLE and not fast & table.later:
@@ -461,58 +443,6 @@ has no change point at all, so _by_gap_after keys it (0, gap, fit, node) with ga
 partly used keys taken, (0, smaller gap, ...), come first in the merge, which _take leaves
 once the request is covered. Saves the lazy generator's first step (a popcount and a
 write-out of a set as wide as the cluster) on most start-now questions."""
-
-
-TRIPLES = True
-"""take_last_now takes from the partly used nodes' (gap after the end, fit, node) triples as
-_keyed_now made them, sorted, instead of wrapping each as _keyed_last's candidate ((0, gap,
-fit, node), node, fit) first; and when SKIP_IDLE's shortcut falls short on a request of
-one capacity class and more idle candidates than _SMALL_GROUP, merges them with the idle
-nodes as triples (gap, fit, node) (False: the wrapped candidates and _by_gap_after's idle
-ones, the definition tests/property/test_last_triples.py compares against). Exact: a start
-now keys every candidate (0, gap, fit, node), all with the same first member and each
-ending with its node, so triples sort and merge in the same order, and _take reads only
-the node and fit, _take_before the gap too. In that fallback no idle candidate has a change
-point (SKIP_IDLE's test), so _by_gap_after's sweep meets none of them and keys each (0,
-far, kc, node) in index order, far being _idle_gap's bound: the same triples."""
-
-
-def _take_triples(cr: "Compiled", cand) -> list[tuple[int, int]]:
-    """_take from (gap, fit, node) triples best first. O(nodes taken)."""
-    if cr.mode == "tpn":
-        return [(i, cr.per_node) for _g, _f, i in islice(cand, cr.nodes_needed)]
-    out = []
-    left = cr.tasks
-    for _g, f, i in cand:
-        take = min(f, left)
-        out.append((i, take))
-        left -= take
-        if left <= 0:
-            break
-    return out
-
-
-def _take_triples_before(cr: "Compiled", best: list[tuple[int, int, int]], gap: int
-                         ) -> list[tuple[int, int]] | None:
-    """_take_before from (gap, fit, node) triples: what _take_triples(cr, best) takes when
-    every triple it takes has a gap below `gap` and they cover the request; else None.
-    O(nodes taken)."""
-    if cr.mode == "tpn":
-        need = cr.nodes_needed
-        if len(best) < need or best[need - 1][0] >= gap:     # sorted: the last is the widest
-            return None
-        return [(i, cr.per_node) for _g, _f, i in best[:need]]
-    out = []
-    left = cr.tasks
-    for g, f, i in best:
-        if g >= gap:
-            return None
-        take = min(f, left)
-        out.append((i, take))
-        left -= take
-        if left <= 0:
-            return out
-    return None
 
 
 def _idle_gap(table: "ReservationTable", end: int) -> int:
