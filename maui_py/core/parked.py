@@ -346,23 +346,50 @@ def bump(c: Cycle, order: list, bf: list[int]) -> None:
     At once (BUMP_AT_ONCE): the jobs ranked before an order key K are those whose order
     key is smaller, so those before the smallest start key K0 are before every start; a
     group whose `before` count for K0 is all of its jobs (nearly every group: parked jobs
-    have waited long) gets len(bf) added to each job's count in one update made in C.
-    Other groups take the starts one by one, as the definition does. The counts are the
-    same sums of the same ones (a dictionary's order is not part of them).
-    O(groups + parked jobs), plus O(jobs before each start) for the other groups."""
+    have waited long) gets len(bf) added to each job's count. Its last job has its
+    lowest priority; when that is above K0's (`lasts`, View.priority's operations in one
+    comprehension: the same floats), `before` answers all of them at once, so the groups
+    are told apart without a call each, and the runs of such groups get one update made
+    in C (the dictionary's keys met in the same order as group by group). Other groups
+    take the starts one by one, as the definition does. The counts are the same sums of
+    the same ones. O(groups + parked jobs), plus O(jobs before each start) for the other
+    groups."""
     v = c.parked
     bypass = c.state.bypass
     tails = v.tails()
     keys = [entry_key(order[p]) for p in bf]
     k0, nb, get = min(keys), len(keys), bypass.get
+    if BUMP_AT_ONCE:
+        px, now, w, cw = -k0[0], v.now, v.w, v.cw
+        ps = [g[1] + cw * (0.0 + w * ((q if (q := now - g[0][-1][0]) > 0 else 0) / 60.0))
+              for g in v.groups]
+        lasts = [(p if t is None else p + t[0] + t[1] + 0.0 + 0.0) > px
+                 for p, t in zip(ps, tails)]
+        run: list = []
+        for (members, s, ids), t, whole in zip(v.groups, tails, lasts):
+            if whole or v.before(members, s, t, k0) == len(members):
+                run += ids
+                continue
+            if run:
+                bypass.update(zip(run, map(add, map(get, run, repeat(0)), repeat(nb))))
+                run = []
+            _bump_each(v, bypass, members, s, t, ids, keys)
+        if run:
+            bypass.update(zip(run, map(add, map(get, run, repeat(0)), repeat(nb))))
+        return
     for (members, s, ids), t in zip(v.groups, tails):
-        if BUMP_AT_ONCE and v.before(members, s, t, k0) == len(members):
-            bypass.update(zip(ids, map(add, map(get, ids, repeat(0)), repeat(nb))))
-            continue
-        for key in keys:
-            n = v.before(members, s, t, key)
-            for jid in ids[:n] if n < len(ids) else ids:
-                bypass[jid] = get(jid, 0) + 1
+        _bump_each(v, bypass, members, s, t, ids, keys)
+
+
+def _bump_each(v: View, bypass: dict, members: tuple, s: float, t, ids: tuple,
+               keys: list) -> None:
+    """The definition for one group: one added to each of its jobs per start key of
+    `keys` it ranks before. O(keys x (log members + jobs before))."""
+    get = bypass.get
+    for key in keys:
+        n = v.before(members, s, t, key)
+        for jid in ids[:n] if n < len(ids) else ids:
+            bypass[jid] = get(jid, 0) + 1
 
 
 class FullOrder(Sequence):
