@@ -137,8 +137,9 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     """Wake the plans no longer stopped (their rows merged back into `rows`, which are in
     fsrank.row_key order) and park the rows of `rows` now stopped; returns the rows left
     to rank (a row's verdict is a look-up in Limits.active_violation's per-plan memo:
-    settle adds to no usage). O(plans parked + rows), plus O(woken log) to merge them
-    back."""
+    settle adds to no usage; a row whose job's kept plan is empty, most of them, is
+    kept without asking: active_violation answers None for it). O(plans parked + rows),
+    plus O(woken log) to merge them back."""
     st = c.state
     woken: list = []
     for pid, (plan, job) in list(parked.plans.items()):
@@ -155,8 +156,9 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     for r in rows:
         job = r[0]
         jid = job.id
-        if (jid in res or jid in run_now or not _stopped(c, job)
-                or (capped is not None and capped(creds[r[3]]))):
+        if (jid in res or jid in run_now
+                or ((hit := plans.get(jid)) is not None and hit[0] is job and not hit[1])
+                or not _stopped(c, job) or (capped is not None and capped(creds[r[3]]))):
             keep.append(r)
         else:
             park.append(r)
