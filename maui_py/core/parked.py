@@ -349,8 +349,8 @@ def bump(c: Cycle, order: list, bf: list[int]) -> None:
     key is smaller, so those before the smallest start key K0 are before every start; a
     group whose `before` count for K0 is all of its jobs (nearly every group: parked jobs
     have waited long) gets len(bf) added to each job's count. Its last job has its
-    lowest priority; when that is above K0's (`lasts`, View.priority's operations in one
-    comprehension: the same floats), `before` answers all of them at once, so the groups
+    lowest priority; when that is above K0's (`_wholly`, View.priority's operations in
+    comprehensions: the same floats), `before` answers all of them at once, so the groups
     are told apart without a call each, and the runs of such groups get one update made
     in C (the dictionary's keys met in the same order as group by group). Other groups
     take the starts one by one, as the definition does. The counts are the same sums of
@@ -362,13 +362,8 @@ def bump(c: Cycle, order: list, bf: list[int]) -> None:
     keys = [entry_key(order[p]) for p in bf]
     k0, nb, get = min(keys), len(keys), bypass.get
     if BUMP_AT_ONCE:
-        px, now, w, cw = -k0[0], v.now, v.w, v.cw
-        ps = [g[1] + cw * (0.0 + w * ((q if (q := now - g[0][-1][0]) > 0 else 0) / 60.0))
-              for g in v.groups]
-        lasts = [(p if t is None else p + t[0] + t[1] + 0.0 + 0.0) > px
-                 for p, t in zip(ps, tails)]
         run: list = []
-        for (members, s, ids), t, whole in zip(v.groups, tails, lasts):
+        for (members, s, ids), t, whole in zip(v.groups, tails, _wholly(v, tails, -k0[0])):
             if whole or v.before(members, s, t, k0) == len(members):
                 run += ids
                 continue
@@ -381,6 +376,16 @@ def bump(c: Cycle, order: list, bf: list[int]) -> None:
         return
     for (members, s, ids), t in zip(v.groups, tails):
         _bump_each(v, bypass, members, s, t, ids, keys)
+
+
+def _wholly(v: View, tails: list, px: float) -> list[bool]:
+    """For each group of `v`: is its last job's priority (View.priority's operations,
+    the same floats) above `px`, so that all of its jobs rank before an order key of
+    priority px (View.before's first answer)? O(groups) in two comprehensions."""
+    now, w, cw = v.now, v.w, v.cw
+    ps = [g[1] + cw * (0.0 + w * ((q if (q := now - g[0][-1][0]) > 0 else 0) / 60.0))
+          for g in v.groups]
+    return [(p if t is None else p + t[0] + t[1] + 0.0 + 0.0) > px for p, t in zip(ps, tails)]
 
 
 def _bump_each(v: View, bypass: dict, members: tuple, s: float, t, ids: tuple,
