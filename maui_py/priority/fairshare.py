@@ -393,8 +393,7 @@ class FairShare:
         (fs_subfactor of 100 x usage(key) / usage(SYSTEM), usage() being the current
         window's value plus the decayed older ones, read here from the same two maps in
         the same order) and shares _by_key with it, so the answers are empty()'s; only
-        the calls per set (usage, _targets_of once its answer is kept, fs_subfactor's
-        lookup) are left out.
+        the calls per set (usage, _targets_of, fs_subfactor's lookup) are left out.
         O(KINDS) per set."""
         sets = list(sets)
         if not self.enabled:
@@ -403,15 +402,11 @@ class FairShare:
         if total <= 0:
             return [True] * len(sets)
         by_key, targets_of, percent = self._by_key, self._targets_of, self.percent
-        known = self._targets.get
         now_w, older = self.windows.get(self._cur, _NO_USAGE), self._factor
         out = []
         for creds in sets:
             none = True
-            targets = known(creds)
-            if targets is None:
-                targets = targets_of(creds)
-            for _prefix, _name, _sf, key, t in targets:
+            for _prefix, _name, _sf, key, t in targets_of(creds):
                 v = by_key.get(key)
                 if v is None:
                     used = now_w.get(key, 0.0) + older.get(key, 0.0)
