@@ -154,8 +154,10 @@ def _forward(snap: ClusterSnapshot, last: JobSets) -> tuple[JobSets, Moves] | No
         else:
             replaced[jid] = job
     queued = last.queued
-    if gone or replaced:
+    if replaced:
         queued = [replaced.get(j.id, j) for j in queued if j.id not in gone]
+    elif gone:                          # the same list without a look-up per job
+        queued = [j for j in queued if j.id not in gone]
     if added:
         order = {jid: k for k, jid in enumerate(arrived)}
         queued = queued + sorted(added, key=lambda j: order[j.id])

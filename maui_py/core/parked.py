@@ -137,8 +137,9 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     """Wake the plans no longer stopped (their rows merged back into `rows`, which are in
     fsrank.row_key order) and park the rows of `rows` now stopped; returns the rows left
     to rank (a row's verdict is a look-up in Limits.active_violation's per-plan memo:
-    settle adds to no usage). O(plans parked + rows), plus O(woken log) to merge them
-    back."""
+    settle adds to no usage; a row whose job's kept plan is empty, most of them, is
+    kept without asking: active_violation answers None for it). O(plans parked + rows),
+    plus O(woken log) to merge them back."""
     st = c.state
     woken: list = []
     for pid, (plan, job) in list(parked.plans.items()):
@@ -155,8 +156,9 @@ def settle(c: Cycle, parked: Parked, rows: list, creds: list) -> list:
     for r in rows:
         job = r[0]
         jid = job.id
-        if (jid in res or jid in run_now or not _stopped(c, job)
-                or (capped is not None and capped(creds[r[3]]))):
+        if (jid in res or jid in run_now
+                or ((hit := plans.get(jid)) is not None and hit[0] is job and not hit[1])
+                or not _stopped(c, job) or (capped is not None and capped(creds[r[3]]))):
             keep.append(r)
         else:
             park.append(r)
@@ -346,23 +348,55 @@ def bump(c: Cycle, order: list, bf: list[int]) -> None:
     At once (BUMP_AT_ONCE): the jobs ranked before an order key K are those whose order
     key is smaller, so those before the smallest start key K0 are before every start; a
     group whose `before` count for K0 is all of its jobs (nearly every group: parked jobs
-    have waited long) gets len(bf) added to each job's count in one update made in C.
-    Other groups take the starts one by one, as the definition does. The counts are the
-    same sums of the same ones (a dictionary's order is not part of them).
-    O(groups + parked jobs), plus O(jobs before each start) for the other groups."""
+    have waited long) gets len(bf) added to each job's count. Its last job has its
+    lowest priority; when that is above K0's (`_wholly`, View.priority's operations in
+    comprehensions: the same floats), `before` answers all of them at once, so the groups
+    are told apart without a call each, and the runs of such groups get one update made
+    in C (the dictionary's keys met in the same order as group by group). Other groups
+    take the starts one by one, as the definition does. The counts are the same sums of
+    the same ones. O(groups + parked jobs), plus O(jobs before each start) for the other
+    groups."""
     v = c.parked
     bypass = c.state.bypass
     tails = v.tails()
     keys = [entry_key(order[p]) for p in bf]
     k0, nb, get = min(keys), len(keys), bypass.get
+    if BUMP_AT_ONCE:
+        run: list = []
+        for (members, s, ids), t, whole in zip(v.groups, tails, _wholly(v, tails, -k0[0])):
+            if whole or v.before(members, s, t, k0) == len(members):
+                run += ids
+                continue
+            if run:
+                bypass.update(zip(run, map(add, map(get, run, repeat(0)), repeat(nb))))
+                run = []
+            _bump_each(v, bypass, members, s, t, ids, keys)
+        if run:
+            bypass.update(zip(run, map(add, map(get, run, repeat(0)), repeat(nb))))
+        return
     for (members, s, ids), t in zip(v.groups, tails):
-        if BUMP_AT_ONCE and v.before(members, s, t, k0) == len(members):
-            bypass.update(zip(ids, map(add, map(get, ids, repeat(0)), repeat(nb))))
-            continue
-        for key in keys:
-            n = v.before(members, s, t, key)
-            for jid in ids[:n] if n < len(ids) else ids:
-                bypass[jid] = get(jid, 0) + 1
+        _bump_each(v, bypass, members, s, t, ids, keys)
+
+
+def _wholly(v: View, tails: list, px: float) -> list[bool]:
+    """For each group of `v`: is its last job's priority (View.priority's operations,
+    the same floats) above `px`, so that all of its jobs rank before an order key of
+    priority px (View.before's first answer)? O(groups) in two comprehensions."""
+    now, w, cw = v.now, v.w, v.cw
+    ps = [g[1] + cw * (0.0 + w * ((q if (q := now - g[0][-1][0]) > 0 else 0) / 60.0))
+          for g in v.groups]
+    return [(p if t is None else p + t[0] + t[1] + 0.0 + 0.0) > px for p, t in zip(ps, tails)]
+
+
+def _bump_each(v: View, bypass: dict, members: tuple, s: float, t, ids: tuple,
+               keys: list) -> None:
+    """The definition for one group: one added to each of its jobs per start key of
+    `keys` it ranks before. O(keys x (log members + jobs before))."""
+    get = bypass.get
+    for key in keys:
+        n = v.before(members, s, t, key)
+        for jid in ids[:n] if n < len(ids) else ids:
+            bypass[jid] = get(jid, 0) + 1
 
 
 class FullOrder(Sequence):

@@ -90,3 +90,35 @@ def test_a_bump_of_one_per_cycle_is_caught(monkeypatch):
         replay_on_off(parked, "BUMP_AT_ONCE", (NODES, CFG, STEPS), _arrivals, maps=MAPS)
     monkeypatch.setattr(parked, "repeat", real)
     replay_on_off(parked, "BUMP_AT_ONCE", (NODES, CFG, STEPS), _arrivals, maps=MAPS)
+
+
+SPLIT_CFG = CFG + "CREDWEIGHT 1\nUSERWEIGHT 1\nUSERCFG[ub] PRIORITY=8\n"
+SPLIT_STEPS = [("arrive", 0), ("tick", 0), ("arrive", 1), ("tick", 0)]
+
+
+def _split_arrivals(k: int, pick: int, now: int) -> dict:
+    """One QOS long job running (MAXJOB 1 reached) and two queued long jobs of one user,
+    so one parked group: l0 waiting since 0 (about 17 minutes at the arrivals, priority
+    17), l1 since now (priority 0); then one job of user ub (static priority 8) that
+    starts as backfill between them in the order: it passes l0, not l1."""
+    if k == 0:
+        run = Job("r", "u0", ONE, 90_000, 100, qos="long", state=JobState.RUNNING,
+                  start_time=100, allocation=(("n0", Resources(procs=1, mem=0)),))
+        longs = [Job("l0", "u1", ONE, 3000, 0, qos="long"),
+                 Job("l1", "u1", ONE, 3000, now, qos="long")]
+        return {j.id: j for j in (run, *longs)}
+    return {"b": Job("b", "ub", ONE, 600, now)} if pick else {}
+
+
+def test_a_group_split_by_a_start_is_not_bumped_whole(monkeypatch):
+    """A parked group whose older job ranks before a backfill start and whose younger one
+    does not: only the older one's count grows, with the switch on as off; the mutant
+    that takes every group as wholly before the first start (parked._wholly all True)
+    bumps the younger one too, and the replay of on against off fails."""
+    scenario = (NODES, SPLIT_CFG, SPLIT_STEPS)
+    replay_on_off(parked, "BUMP_AT_ONCE", scenario, _split_arrivals, maps=MAPS)
+    real = parked._wholly
+    monkeypatch.setattr(parked, "_wholly", lambda v, tails, px: [True] * len(v.groups))
+    with pytest.raises(AssertionError):
+        replay_on_off(parked, "BUMP_AT_ONCE", scenario, _split_arrivals, maps=MAPS)
+    monkeypatch.setattr(parked, "_wholly", real)
