@@ -20,7 +20,7 @@ an earliest-start scan from now.
 from __future__ import annotations
 
 from itertools import islice, takewhile
-from operator import add, attrgetter, itemgetter
+from operator import add, attrgetter
 
 from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
@@ -38,7 +38,7 @@ REMAKES: dict[ReservationPolicy, bool] = {
 its earliest start (HIGHEST) or dropped, for the priority pass to make again in order."""
 
 
-_START, _RETRY, _EPOCH = attrgetter("start"), attrgetter("retry_until"), itemgetter(0)
+_START = attrgetter("start")
 
 SETTLED = True
 """Leave in place a kept HIGHEST reservation that nothing given back since it was last
@@ -147,25 +147,20 @@ class Stamps:
             return False
         table, now, at, span = c.table, c.now, self.at, c.span
         e = memo.epoch(table)
+        holds, down = table.holds, ~table.usable
         res = c.state.reservations
-        vals = res.values()
-        if (min(map(_START, vals), default=now + 1) <= now
-                or max(filter(None, map(_RETRY, vals)), default=0) > now):
-            return False                # a start by now, a retry hold active (in C)
-        got = list(map(at.get, res))
-        if None in got or (self.floor != e and not all(map(e.__eq__, map(_EPOCH, got)))):
-            return False                # a stamp missing, or older than now and the floor
-        own = owners.priorities(res)
-        hs = list(map(table.holds.get, own))
-        if None in hs or (table.usable != getattr(table, "all_mask", None)
-                          and any(h.mask & ~table.usable for h in hs)):
-            return False                # a hold gone, or on a node now unusable
-        if table.overcommitted and any(map(table.over_in, own)):
-            return False
-        for (job, cr, _p), (_e, gcr, w) in zip(map(order.__getitem__, map(index.__getitem__, res)),
-                                             got):
-            if w != max(int(span(job)), 1) or (gcr is not cr and gcr != cr):
-                return False            # another request or span
+        whole = self.floor == e             # every one known at its earliest now
+        for jid, kr in res.items():
+            got = at.get(jid)
+            if (got is None or (got[0] != e and not whole) or kr.start <= now
+                    or (kr.retry_until is not None and kr.retry_until > now)):
+                return False
+            job, cr, _p = order[index[jid]]
+            own = owners.priority(jid)
+            h = holds.get(own)
+            if (got[2] != max(int(span(job)), 1) or (got[1] is not cr and got[1] != cr)
+                    or h is None or h.mask & down or table.over_in(own)):
+                return False
         self.left += len(res)
         self.quiets += 1
         self.floor = e
