@@ -45,6 +45,7 @@ from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, inplace, kept, prediction
+from . import restarts
 from .records import KeptReservation
 from ..priority import kinetic
 from ..priority.engine import order_key
@@ -185,7 +186,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
             if kr.retry_until is not None and kr.retry_until > c.now:
                 return None
     static = (static if static is not _MIXED else _common_static(c.engine, left)
-              if c.engine.order_fixed and not st.queue_time else None)
+              if c.engine.order_fixed and restarts.none_queued(st.queue_time, left) else None)
     fixed = static is not None and not c.settings.predicting.on
     counts = Ability.COUNTS in table.abilities
     remakes = kept.REMAKES[c.settings.res_policy]
@@ -224,7 +225,7 @@ def arrivals_wait(st, jobs, now: int) -> bool:
     static_sum, system_violation = cache.engine.static_sum, cache.limits.system_violation
     gates = [_UNSET]        # made for the first job narrow enough; None: ask the planner
     for job in jobs:
-        if (job.state is not _IDLE or job.holds or job.system_priority
+        if (job.state is not _IDLE or job.holds or job.system_priority or job.id in st.queue_time
                 or not job.depends_satisfied or static_sum(job) != static
                 or system_violation(job)):
             return False
@@ -521,7 +522,8 @@ def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | 
     eng = c.engine
     serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
     static = _common_static(eng, [(j,) for j in new], cache.static) if new else cache.static
-    if eng.order_fixed and not qt and static is not None:
+    if (eng.order_fixed and static is not None and restarts.none_queued(qt, cache.order)
+            and restarts.none_arrived(qt, new)):
         fresh = cache.order
         last = fresh[-1][0] if fresh else None
         for job in new:

@@ -28,8 +28,11 @@ for the new room, plus reach_runs once per bucket and room.
 from __future__ import annotations
 
 from bisect import bisect_left
+from operator import attrgetter
 
 from ..planning import memo, owners
+
+_RETRY = attrgetter("retry_until")
 
 SPARSE = True
 """Visit only the kept reservations first()/grow() name (Want); False: the walk visits
@@ -62,27 +65,33 @@ class Want:
         regions = table.given_back(floor)
         if regions is None:
             return None
+        res = c.state.reservations
+        if max(filter(None, map(_RETRY, res.values())), default=0) > now:
+            return None                 # a retry hold active (in C)
         holds, down = table.holds, ~table.usable
+        if table.usable == getattr(table, "all_mask", None):
+            down = 0                    # every node usable: no hold meets an unusable one
+        over = table.over_in if table.overcommitted else None
         want: set[str] = set()
         rows, stale = self.rows, []
-        for jid, kr in c.state.reservations.items():
-            if kr.retry_until is not None and kr.retry_until > now:
-                return None
+        old = floor < e                 # a stamp older than e may be stale
+        pre = owners.priority("")
+        for jid, kr in res.items():
             got = at.get(jid)
             if got is None or kr.start <= now:
                 want.add(jid)
                 continue
             job, cr, _p = order[index[jid]]
-            own = owners.priority(jid)
+            own = pre + jid
             h = holds.get(own)
             if (h is None or got[2] != max(int(span(job)), 1)
                     or (got[1] is not cr and got[1] != cr) or h.mask & down
-                    or table.over_in(own)):
+                    or (over is not None and over(own))):
                 want.add(jid)
                 continue
             row = (jid, h.mask, cr, got[2], kr.start)
             rows.append(row)
-            if got[0] < e and floor < e:
+            if old and got[0] < e:
                 stale.append(row)
         want.update(self._gain(stale, regions))
         stamps.passed += len(c.state.reservations) - len(want)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import heapq
 import time as _time
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Callable, Sequence
 
 from ..core import gcpause
@@ -42,6 +43,14 @@ from .rm import ScheduleCheck, SimRecord, SimulatedRM
 from .swf import SimJob
 
 END, SUBMIT, WAKE = 0, 1, 2
+_START = attrgetter("start")
+
+WAKE_FROM_STATE = True
+"""On the node table, when no on_cycle reads the cycles' Reserve decisions (cycle_reserves
+off), run each cycle without them and wake at the kept reservations' starts read from the
+state (Simulation._wake_at_kept): the same wake times, without a Reserve built and looked
+at per reservation each cycle (issue 33). False: list them and wake at each, the
+definition tests/property/test_sim_wakes.py compares against."""
 _INF = float("inf")
 
 
@@ -403,10 +412,11 @@ class _Replay:
             self.left_ended.clear()
             self.left_freed, self.left_least = 0, _INF
         state, opt = self.state, self.opt
+        counts = state is not None and has(state.caches.plan.table, Ability.COUNTS)
+        kept = WAKE_FROM_STATE and not self.listed and state is not None and not counts
         with self.pause:                    # collected between cycles, as mauid does
             result = run_cycle(self.rm.snapshot(), self.config, state, explain=opt.explain,
-                               reserves=self.listed or state is None
-                               or not has(state.caches.plan.table, Ability.COUNTS))
+                               reserves=not kept and (self.listed or not counts))
         self.state = state = result.state
         self.cycles += 1
         if opt.check_table:
@@ -415,7 +425,7 @@ class _Replay:
         failures = self.rm.apply(acts)
         if failures:
             state.note_failures(failures)
-        self.follow(result.decisions, acts, t)
+        self.follow(result.decisions, acts, t, kept)
         if self.turn is not None:
             self.turn.after(t, state.reservations, turning)
         if opt.on_cycle is not None:
@@ -423,9 +433,12 @@ class _Replay:
         if opt.progress is not None and self.cycles % 2000 == 0:
             opt.progress(self.nxt, self.total, t)
 
-    def follow(self, decisions: Sequence[object], acts: Sequence[object], t: int) -> None:
+    def follow(self, decisions: Sequence[object], acts: Sequence[object], t: int,
+               kept: bool = False) -> None:
         """A cycle's starts at t become end events; its deferrals, and on the node table its
-        reservations, wake-ups (the count planner's reservations start at ends, see above)."""
+        reservations, wake-ups (the count planner's reservations start at ends, see above).
+        `kept`: the cycle listed no Reserve decisions and the wakes at its reservations are
+        read from the state (WAKE_FROM_STATE)."""
         wake_at_reservations = not has(self.state.caches.plan.table, Ability.COUNTS)
         records = self.records
         for d in decisions if wake_at_reservations else acts:
@@ -437,6 +450,21 @@ class _Replay:
                 at = d.until if isinstance(d, Defer) else d.start
                 if at > t:
                     self.wake(at)
+        if wake_at_reservations and kept:
+            self._wake_at_kept(t)
+
+    def _wake_at_kept(self, t: int) -> None:
+        """A wake at each kept reservation's start after t not already one: the times the
+        cycle's Reserve tail would name (one per reservation held, its start), found in C
+        from the state instead of a decision built per reservation each cycle. The Reserve
+        tail ends the decisions, so these wakes come after the cycle's starts and defers as
+        they did; wakes pending are at distinct times, so the order among them moves no
+        event (the heap orders by time, kind, then sequence). O(R) in C, plus O(new)."""
+        new = set(map(_START, self.state.reservations.values()))
+        new.difference_update(self.wakes)
+        for at in sorted(new):
+            if at > t:
+                self.wake(at)
 
     def started(self, rec: SimRecord, jid: str, t: int) -> None:
         """A job started at t: its end (at its limit if it runs longer) is an event, and
