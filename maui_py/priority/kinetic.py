@@ -34,6 +34,13 @@ KINETIC = True
 """Date a ranked order (until) and let core/changes skip re-ranking it before then; False:
 every cycle re-ranks the whole queue (the definition the property tests compare against)."""
 
+PAIR_MEMO = True
+"""until keeps each neighbours' pair date in the engine (PriorityEngine.pair_dates) and
+takes it again, without working it out, while the pair is still neighbours and the date
+not past: a pair's date holds whatever else the queue holds (it is about the two jobs'
+lines only), so a re-ranked queue re-dates only the pairs it made new. False: every pair
+is worked out at every call (the definition the property tests compare against)."""
+
 HORIZON = 86_400
 """The furthest date given, in seconds after the ranking: bounds the magnitudes M."""
 
@@ -57,21 +64,45 @@ def until(engine, jobs: list, ps: list[float], now: int, queue_time) -> int:
     """The last instant up to which `jobs`, ranked at `now` with the engine's priorities
     `ps` (serv_priorities at now, strictly increasing order_key), stay ranked by the
     module's invariant; -1 when it does not apply (off, another priority, or a queue time
-    restarted). O(len(jobs))."""
+    restarted). A neighbours' pair already dated in `engine.pair_dates` (PAIR_MEMO) at or
+    after now keeps that date. O(len(jobs))."""
     if not KINETIC or engine.xf_terms is None or queue_time:
         return -1
+    memo = engine.pair_dates if PAIR_MEMO else None
+    if memo is not None and len(memo) > 4 * len(jobs) + 50_000:
+        memo.clear()
     t = now + HORIZON
-    prev = None
+    prev = pp = pm = None
     for j, p in zip(jobs, ps):
-        cur = _moving(engine, j, p)
-        if cur[5] > now:
+        if j.submit_time > now:
             return now              # its wait is clipped at 0 until q0: not linear yet
         if prev is not None:
-            t = min(t, _pair(prev, cur, now))
-            if t <= now:
-                return now
-        prev = cur
+            h = memo.get(prev.id) if memo is not None else None
+            if h is not None and h[1] is j and h[0] is prev and h[2] >= now:
+                d, cur = h[2], None
+            else:
+                cur = _moving(engine, j, p)
+                d = _pair(pm or _moving(engine, prev, pp), cur, now)
+                if memo is not None and d > now:
+                    memo[prev.id] = (prev, j, d)
+            if d < t:
+                t = d
+                if t <= now:
+                    return now
+            pm = cur
+        prev, pp = j, p
     return t
+
+
+def check_pairs(engine, now: int) -> None:
+    """_check() of `engine.pair_dates`: each entry is keyed by its first job's id, and
+    each date not yet past keeps its pair in order (the engine's floats, order_key) at
+    now and at the date. O(len(pair_dates)) priorities."""
+    for jid, (a, b, d) in engine.pair_dates.items():
+        assert a.id == jid and a is not b, jid
+        for at in {now, d} if d >= now else ():
+            pa, pb = engine.serv_priorities([a, b], at, {}, {})
+            assert order_key(a, pa) < order_key(b, pb), (jid, b.id, at, d)
 
 
 def extend(engine, t: int, last: tuple | None, added: list, now: int, queue_time) -> int:
