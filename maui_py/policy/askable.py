@@ -35,11 +35,14 @@ class Askable:
     """The candidates (positions 0..n-1) of one first-fit pass to hand out, in order,
     leaving out those a failure of their group's request for a span no longer answers."""
 
-    __slots__ = ("members", "spans", "fw", "at", "heap", "last")
+    __slots__ = ("keys", "members", "spans", "fw", "at", "heap", "last", "before")
 
-    def __init__(self, keys: Iterable[Hashable], spans: list[int]) -> None:
+    def __init__(self, keys: Iterable[Hashable], spans: list[int],
+                 before: dict[Hashable, int] | None = None) -> None:
         """keys: candidate i's group (the id of its compiled request) for i = 0, 1, ...;
-        spans[i]: its span (what the memo compares). O(n), one dict step per candidate."""
+        spans[i]: its span (what the memo compares); `before`: the shortest failed span
+        per key of the candidates before these (the same pass and epoch: `failures()` of
+        the Askable over them). O(n), one dict step per candidate."""
         by: dict[Hashable, list[int]] = {}
         for i, k in enumerate(keys):
             got = by.get(k)
@@ -47,12 +50,23 @@ class Askable:
                 by[k] = [i]
             else:
                 got.append(i)
+        self.keys: list[Hashable] = list(by)
         self.members: list[list[int]] = list(by.values())
         self.spans = spans
-        self.fw: list[int | None] = [_NONE] * len(self.members)
+        self.before = before if before is not None else {}
+        self.fw: list[int | None] = list(map(self.before.get, self.keys))
         self.at = [0] * len(self.members)       # index in members[g] of the heap's entry
-        self.heap = [(m[0], g) for g, m in enumerate(self.members)]   # ascending already
+        self.heap: list[tuple[int, int]] = []
         self.last: int | None = None             # the group of the member handed out last
+        for g in range(len(self.members)):      # in order of first members: a heap
+            self._push_next(g, 0)
+
+    def failures(self) -> dict[Hashable, int]:
+        """The shortest failed span per key, of these candidates and those before (what
+        `before` is for the candidates after these). O(groups)."""
+        out = dict(self.before)
+        out.update((k, f) for k, f in zip(self.keys, self.fw) if f is not _NONE)
+        return out
 
     def pop(self) -> int | None:
         """The next candidate to ask (the smallest position in the heap), or None when
@@ -82,6 +96,7 @@ class Askable:
         failure is forgotten and every group goes on with its first member after i.
         O(groups log n)."""
         self.fw = [_NONE] * len(self.members)
+        self.before = {}
         self.heap = []
         for g, m in enumerate(self.members):
             t = bisect_right(m, i)

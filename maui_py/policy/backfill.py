@@ -264,56 +264,86 @@ tests/property/test_askable.py compares against)."""
 
 def _first_fit_grouped(c, cands, first: int | None, slack: int) -> None:
     """first_fit's walk (no limits, no reservation some jobs may use: one failure memo per
-    compiled request, nothing noted as blocked) over the candidates Askable hands out.
+    compiled request, nothing noted as blocked) over the candidates Askable hands out, in
+    runs of CHUNK, 2 CHUNK, 4 CHUNK ... candidates (a pass that ends early groups little
+    more than it walks), each run's Askable taking the failures of those before.
     Exact: a candidate it leaves out is one first_fit passes over by `_dead_after`'s memo
     (its request failed this pass, at this epoch, for a span no longer than its own), with
-    no effect (nothing started, gates made later on the same table); after a start that
-    moves the planner's epoch every failure is forgotten, as the memo forgets it. The
-    early end `free < least[i]` is not made: every candidate left is then wider than what
-    is free (which only shrinks) and passed over as such; `free <= 0` still ends the walk,
-    as it ends first_fit's (a job of no processors). O(n) to group the candidates (one
-    dict step each) plus the candidates handed out, against first_fit's O(n) walk."""
+    no effect (nothing started, gates made later on the same table); first_fit's early end
+    at a left-out position is met at the next one handed out (free unchanged, `least` not
+    decreasing); after a start that moves the planner's epoch every failure is forgotten,
+    as the memo forgets it. O(n) for the groups (a dict step per candidate) plus
+    O(log groups) per candidate handed out, against first_fit's O(n) walk."""
     table = c.table
     j, r = (1, 2) if first is None else (0, 1)     # where an entry holds the job, the request
-    if first is not None:
-        started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
-    spans = list(map(c.span, map(itemgetter(j), cands)))
-    ask = Askable(map(id, map(itemgetter(r), cands)), spans)
-    epoch = memo.epoch(table)
-    gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
-    gates = one = None
-    while (i := ask.pop()) is not None:
-        free = table.free_now + slack
-        if free <= 0:
+    procs = list(map(_PROCS, map(itemgetter(j), cands)))
+    least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
+    least.reverse()
+    walk = _GroupedWalk(c, first, slack)
+    lo, size, failed = 0, CHUNK, None
+    while lo < len(cands):
+        run = cands[lo:lo + size]
+        ask = Askable(map(id, map(itemgetter(r), run)), list(map(c.span, map(itemgetter(j), run))),
+                      failed)
+        if not walk.run(ask, run, lo, j, r, least):
             return
-        e = cands[i]
-        job = e[j]
-        n = job.procs
-        if n > free or (first is not None and (job.id in started or job.id in reserved
-                                               or (nobf and job.qos in nobf))):
+        lo, size, failed = lo + size, 2 * size, ask.failures()
+
+
+CHUNK = 256
+"""_first_fit_grouped's first run of candidates (each next one twice as long)."""
+
+
+class _GroupedWalk:
+    """_first_fit_grouped's state over its runs: the epoch, the gates, what a candidate
+    is passed over for (started, reserved, NOBF: `first` mode)."""
+
+    __slots__ = ("c", "first", "slack", "epoch", "gated", "gates", "one")
+
+    def __init__(self, c, first: int | None, slack: int) -> None:
+        self.c, self.first, self.slack = c, first, slack
+        self.epoch = memo.epoch(c.table)
+        self.gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in c.table.abilities
+        self.gates = self.one = None
+
+    def run(self, ask: Askable, run, lo: int, j: int, r: int, least: list[int]) -> bool:
+        """Ask what `ask` hands out of run = cands[lo:...]; False: the pass is over."""
+        c, first = self.c, self.first
+        table = c.table
+        started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
+        while (i := ask.pop()) is not None:
+            free = table.free_now + self.slack
+            if free <= 0 or free < least[lo + i]:
+                return False            # no job left in this pass is narrow enough
+            e = run[i]
+            job = e[j]
+            n = job.procs
+            if n > free or (first is not None and (job.id in started or job.id in reserved
+                                                   or (nobf and job.qos in nobf))):
+                ask.passed()
+                continue
+            if self.gated and self.gates is None:
+                self.gates = reservation_gates(c.state.reservations, table, c.now)
+                self.one = self.gates[0] if len(self.gates) == 1 else None
+            gates, one, w = self.gates, self.one, ask.spans[i]
+            if gates and (n > one[1] and w > one[0] if one is not None
+                          else any(n > cap and w > room for room, cap in gates)):
+                ask.passed()            # it would run into a reservation's start
+                continue
+            p = c.fits_now(job, e[r])
+            if not p:
+                ask.failed()
+                continue
+            c.start(job, p, StartKind.BACKFILL, e[0] if first is None else first + lo + i)
+            if gates:
+                for g in gates:
+                    if w > g[0]:
+                        g[1] -= n
             ask.passed()
-            continue
-        if gated and gates is None:
-            gates = reservation_gates(c.state.reservations, table, c.now)
-            one = gates[0] if len(gates) == 1 else None
-        w = spans[i]
-        if gates and (n > one[1] and w > one[0] if one is not None
-                      else any(n > cap and w > room for room, cap in gates)):
-            ask.passed()                # it would run into a reservation's start
-            continue
-        p = c.fits_now(job, e[r])
-        if not p:
-            ask.failed()
-            continue
-        c.start(job, p, StartKind.BACKFILL, e[0] if first is None else first + i)
-        if gates:
-            for g in gates:
-                if w > g[0]:
-                    g[1] -= n
-        ask.passed()
-        if memo.epoch(table) != epoch:
-            epoch = memo.epoch(table)
-            ask.reset(i)
+            if memo.epoch(table) != self.epoch:
+                self.epoch = memo.epoch(table)
+                ask.reset(i)
+        return True
 
 
 def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:

@@ -4,7 +4,7 @@ Askable hands out exactly the candidates that memo lets through, in order (its i
 checked after every answer, `_check()`), and replays on several node kinds under
 FIRSTFIT and BESTFIT, with and without BFPRIORITYPOLICY DURATION, give each cycle the same
 decisions, reports and reservations, the table checked after every cycle
-(SimOptions.check_table)."""
+(SimOptions.check_table), the walk's runs of candidates (backfill.CHUNK) short or long."""
 
 from __future__ import annotations
 
@@ -41,29 +41,36 @@ def memo_walk(keys: list[int], spans: list[int], answers: list[str]) -> list[int
     return out
 
 
-def askable_walk(keys: list[int], spans: list[int], answers: list[str]) -> list[int]:
-    ask = askable.Askable(iter(keys), spans)
-    ask._check()
-    out = []
-    while (i := ask.pop()) is not None:
-        a = answers[len(out) % len(answers)]
-        out.append(i)
-        if a == "fail":
-            ask.failed()
-        else:
-            ask.passed()
-            if a == "reset":
-                ask.reset(i)
+def askable_walk(keys: list[int], spans: list[int], answers: list[str],
+                 cut: int) -> list[int]:
+    """Askable over keys[:cut], then over keys[cut:] with the failures of the first."""
+    out: list[int] = []
+    before = None
+    for lo, hi in ((0, cut), (cut, len(keys))):
+        ask = askable.Askable(iter(keys[lo:hi]), spans[lo:hi], before)
         ask._check()
+        while (i := ask.pop()) is not None:
+            a = answers[len(out) % len(answers)]
+            out.append(lo + i)
+            if a == "fail":
+                ask.failed()
+            else:
+                ask.passed()
+                if a == "reset":
+                    ask.reset(i)
+            ask._check()
+        before = ask.failures()
     return out
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(1, 6)), max_size=40),
-       st.lists(st.sampled_from(["fail", "fail", "pass", "reset"]), min_size=1, max_size=12))
-def test_askable_hands_out_what_the_memo_lets_through(cands, answers):
+       st.lists(st.sampled_from(["fail", "fail", "pass", "reset"]), min_size=1, max_size=12),
+       st.integers(0, 40))
+def test_askable_hands_out_what_the_memo_lets_through(cands, answers, cut):
     keys, spans = [k for k, _s in cands], [s for _k, s in cands]
-    assert askable_walk(keys, spans, answers) == memo_walk(keys, spans, answers)
+    cut = min(cut, len(keys))
+    assert askable_walk(keys, spans, answers, cut) == memo_walk(keys, spans, answers)
 
 
 @st.composite
@@ -75,11 +82,13 @@ def workloads(draw):
             "NODEALLOCATIONPOLICY "
             f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE', 'LASTAVAILABLE']))}\n"
             + draw(st.sampled_from(["", "", "BFPRIORITYPOLICY DURATION\n", "PROCWEIGHT 50\n"])))
-    return nodes, sims, text, draw(st.booleans())
+    return nodes, sims, text, draw(st.booleans()), draw(st.sampled_from([1, 3, 256]))
 
 
-def replay(nodes, sims, text, per_event, grouped: bool, monkeypatch) -> tuple[list, dict]:
+def replay(nodes, sims, text, per_event, grouped: bool, monkeypatch,
+           chunk: int = 256) -> tuple[list, dict]:
     monkeypatch.setattr(backfill, "GROUPED", grouped)
+    monkeypatch.setattr(backfill, "CHUNK", chunk)
     return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
         now, result.decisions, result.reports,
         sorted((jid, kr.start, kr.end, kr.allocation)
@@ -89,8 +98,8 @@ def replay(nodes, sims, text, per_event, grouped: bool, monkeypatch) -> tuple[li
 @SETTINGS
 @given(workloads())
 def test_grouped_first_fit_decides_as_asking_every_candidate(monkeypatch, w):
-    nodes, sims, text, per_event = w
-    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    nodes, sims, text, per_event, chunk = w
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch, chunk)
     definition = replay(nodes, sims, text, per_event, False, monkeypatch)
     assert fast[1] == definition[1]
     assert fast[0] == definition[0]
@@ -115,8 +124,8 @@ def test_the_grouped_walk_leaves_out_candidates_of_a_failed_request(monkeypatch)
     passes: list[tuple[int, list[int]]] = []     # (candidates, positions handed out)
 
     class Counted(askable.Askable):
-        def __init__(self, keys, spans):
-            super().__init__(keys, spans)
+        def __init__(self, keys, spans, before=None):
+            super().__init__(keys, spans, before)
             passes.append((len(spans), []))
 
         def pop(self):
