@@ -91,6 +91,11 @@ class Askable:
         g = self.last
         self._push_next(g, self.at[g] + 1)
 
+    def drop(self) -> None:
+        """The candidate just handed out is wider than what is free, and so, until the
+        epoch moves, is every member of its group (one request): none is handed out
+        until `reset`."""
+
     def reset(self, i: int) -> None:
         """Something was given back after candidate i (the memo's epoch moved): every
         failure is forgotten and every group goes on with its first member after i.
@@ -110,7 +115,7 @@ class Askable:
         m, f = self.members[g], self.fw[g]
         if t >= len(m):
             return
-        if f is not _NONE:
+        if f is not _NONE and self.spans[m[t]] >= f:
             t = next(compress(count(t), map(f.__gt__, map(self.spans.__getitem__,
                                                            islice(m, t, None)))), len(m))
             if t >= len(m):

@@ -271,23 +271,21 @@ def _first_fit_grouped(c, cands, first: int | None, slack: int) -> None:
     more than it walks), each run's Askable taking the failures of those before.
     Exact: a candidate it leaves out is one first_fit passes over by `_dead_after`'s memo
     (its request failed this pass, at this epoch, for a span no longer than its own), with
-    no effect (nothing started, gates made later on the same table); first_fit's early end
-    at a left-out position is met at the next one handed out (free unchanged, `least` not
-    decreasing); after a start that moves the planner's epoch every failure is forgotten,
-    as the memo forgets it. O(n) for the groups (a dict step per candidate) plus
-    O(log groups) per candidate handed out, against first_fit's O(n) walk."""
-    table = c.table
+    no effect (nothing started, gates made later on the same table), or one of a group
+    dropped as wider than what is free (_GroupedWalk.run); first_fit's early end at a
+    left-out position is met at the next one handed out (free unchanged, `least` not
+    decreasing, so that one is wider than what is free too); after a start that moves the
+    planner's epoch every failure and drop is forgotten, as the memo forgets it. O(n) for
+    the groups (a dict step per candidate) plus O(log groups) per candidate handed out,
+    against first_fit's O(n) walk."""
     j, r = (1, 2) if first is None else (0, 1)     # where an entry holds the job, the request
-    procs = list(map(_PROCS, map(itemgetter(j), cands)))
-    least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
-    least.reverse()
-    walk = _GroupedWalk(c, first, slack)
+    walk = _GroupedWalk(c, cands, j, first, slack)
     lo, size, failed = 0, CHUNK, None
     while lo < len(cands):
         run = cands[lo:lo + size]
         ask = Askable(map(id, map(itemgetter(r), run)), list(map(c.span, map(itemgetter(j), run))),
                       failed)
-        if not walk.run(ask, run, lo, j, r, least):
+        if not walk.run(ask, run, lo, r):
             return
         lo, size, failed = lo + size, 2 * size, ask.failures()
 
@@ -300,28 +298,47 @@ class _GroupedWalk:
     """_first_fit_grouped's state over its runs: the epoch, the gates, what a candidate
     is passed over for (started, reserved, NOBF: `first` mode)."""
 
-    __slots__ = ("c", "first", "slack", "epoch", "gated", "gates", "one")
+    __slots__ = ("c", "cands", "j", "first", "slack", "epoch", "gated", "gates", "one", "least")
 
-    def __init__(self, c, first: int | None, slack: int) -> None:
-        self.c, self.first, self.slack = c, first, slack
+    def __init__(self, c, cands, j: int, first: int | None, slack: int) -> None:
+        self.c, self.cands, self.j, self.first, self.slack = c, cands, j, first, slack
+        self.least: list[int] | None = None
         self.epoch = memo.epoch(c.table)
         self.gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in c.table.abilities
         self.gates = self.one = None
 
-    def run(self, ask: Askable, run, lo: int, j: int, r: int, least: list[int]) -> bool:
-        """Ask what `ask` hands out of run = cands[lo:...]; False: the pass is over."""
-        c, first = self.c, self.first
+    def _least(self) -> list[int]:
+        """least[i]: the fewest processors of cands[i:] (made when first needed). O(n) in C."""
+        if self.least is None:
+            least = list(accumulate(reversed(list(map(_PROCS, map(itemgetter(self.j),
+                                                                  self.cands)))), min))
+            least.reverse()
+            self.least = least
+        return self.least
+
+    def run(self, ask: Askable, run, lo: int, r: int) -> bool:
+        """Ask what `ask` hands out of run = cands[lo:...]; False: the pass is over. A
+        candidate wider than what is free ends the pass when every one after it is too
+        (first_fit's early end: a narrower one is never), else its group is dropped: its
+        members ask for the same processors (one compiled request, one JobRequest), and
+        what is free only shrinks until the epoch moves (`reset` brings them back)."""
+        c, first, j = self.c, self.first, self.j
         table = c.table
         started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
         while (i := ask.pop()) is not None:
             free = table.free_now + self.slack
-            if free <= 0 or free < least[lo + i]:
-                return False            # no job left in this pass is narrow enough
+            if free <= 0:
+                return False
             e = run[i]
             job = e[j]
             n = job.procs
-            if n > free or (first is not None and (job.id in started or job.id in reserved
-                                                   or (nobf and job.qos in nobf))):
+            if n > free:
+                if free < self._least()[lo + i]:
+                    return False        # no job left in this pass is narrow enough
+                ask.drop()
+                continue
+            if first is not None and (job.id in started or job.id in reserved
+                                      or (nobf and job.qos in nobf)):
                 ask.passed()
                 continue
             if self.gated and self.gates is None:
