@@ -198,7 +198,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     held by reservations some candidates may use, added to the free count that ends the
     pass early (by_windows: a window counts them). `blocked`: where the candidates a
     limit of `level` stopped are noted (the hard pass after a soft one asks only those)."""
-    if GROUPED and not c.limits.any_active and not c.access \
+    if GROUPED and len(cands) >= GROUP_FROM and not c.limits.any_active and not c.access \
             and Ability.COUNTS not in c.table.abilities:
         _first_fit_grouped(c, cands, first, slack)
         return
@@ -289,6 +289,9 @@ def _first_fit_grouped(c, cands, first: int | None, slack: int) -> None:
             return
         lo, size, failed = lo + size, 2 * size, ask.failures()
 
+
+GROUP_FROM = 128
+"""The fewest candidates a pass groups (a short pass walks them: grouping costs more)."""
 
 CHUNK = 256
 """_first_fit_grouped's first run of candidates (each next one twice as long)."""

@@ -89,6 +89,7 @@ def replay(nodes, sims, text, per_event, grouped: bool, monkeypatch,
            chunk: int = 256) -> tuple[list, dict]:
     monkeypatch.setattr(backfill, "GROUPED", grouped)
     monkeypatch.setattr(backfill, "CHUNK", chunk)
+    monkeypatch.setattr(backfill, "GROUP_FROM", 0)
     return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
         now, result.decisions, result.reports,
         sorted((jid, kr.start, kr.end, kr.allocation)
