@@ -198,8 +198,8 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     held by reservations some candidates may use, added to the free count that ends the
     pass early (by_windows: a window counts them). `blocked`: where the candidates a
     limit of `level` stopped are noted (the hard pass after a soft one asks only those)."""
-    if GROUPED and len(cands) >= GROUP_FROM and not c.limits.any_active and not c.access \
-            and Ability.COUNTS not in c.table.abilities:
+    if GROUPED and first is not None and len(cands) >= GROUP_FROM and not c.limits.any_active \
+            and not c.access and Ability.COUNTS not in c.table.abilities:
         _first_fit_grouped(c, cands, first, slack)
         return
     table = c.table
@@ -257,9 +257,10 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
 
 
 GROUPED = True
-"""FIRSTFIT on the node table without throttling limits or reservations open to some jobs
-asks only the candidates its failure memo lets through, as policy/askable.Askable hands
-them out (_first_fit_grouped); False: first_fit visits every candidate (the definition
+"""FIRSTFIT in priority order (first_fit's `first` mode: not BESTFIT's sorted lists, whose
+first cycles share requests little) on the node table without throttling limits or
+reservations open to some jobs asks only the candidates its failure memo lets through,
+as policy/askable.Askable hands them out (_first_fit_grouped); False: first_fit visits every candidate (the definition
 tests/property/test_askable.py compares against). Not on the count planner: its requests
 are task counts (few share one object), and its start-now questions are cheap."""
 
