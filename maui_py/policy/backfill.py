@@ -20,6 +20,7 @@ from ..planning import maui33, memo
 from ..planning.api import Ability
 from ..planning.memo import ShrinkMemo
 from ..predict.predictors import accuracy
+from .askable import Askable
 from .limits import HARD, SOFT
 
 
@@ -197,6 +198,10 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     held by reservations some candidates may use, added to the free count that ends the
     pass early (by_windows: a window counts them). `blocked`: where the candidates a
     limit of `level` stopped are noted (the hard pass after a soft one asks only those)."""
+    if GROUPED and first is not None and len(cands) >= GROUP_FROM and not c.limits.any_active \
+            and not c.access and Ability.COUNTS not in c.table.abilities:
+        _first_fit_grouped(c, cands, first, slack)
+        return
     table = c.table
     if first is None:
         procs = [e[1].procs for e in cands]
@@ -206,11 +211,11 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
     least.reverse()
     limited = c.limits.any_active
+    shared = bool(c.access)             # ignore() may differ between jobs of one request
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
     span = c.span
     dead = ShrinkMemo()                 # see _dead_after
-    shared = bool(c.access)             # ignore() may differ between jobs of one request
     for i, e in enumerate(cands):
         free = table.free_now + slack
         if free <= 0 or free < least[i]:
@@ -249,6 +254,121 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
                         g[1] -= n
         elif not shared:
             _dead_after(dead, memo.epoch(table), cr, span(job))
+
+
+GROUPED = True
+"""FIRSTFIT in priority order (first_fit's `first` mode: not BESTFIT's sorted lists, whose
+first cycles share requests little) on the node table without throttling limits or
+reservations open to some jobs asks only the candidates its failure memo lets through,
+as policy/askable.Askable hands them out (_first_fit_grouped); False: first_fit visits every candidate (the definition
+tests/property/test_askable.py compares against). Not on the count planner: its requests
+are task counts (few share one object), and its start-now questions are cheap."""
+
+
+def _first_fit_grouped(c, cands, first: int | None, slack: int) -> None:
+    """first_fit's walk (no limits, no reservation some jobs may use: one failure memo per
+    compiled request, nothing noted as blocked) over the candidates Askable hands out, in
+    runs of CHUNK, 2 CHUNK, 4 CHUNK ... candidates (a pass that ends early groups little
+    more than it walks), each run's Askable taking the failures of those before.
+    Exact: a candidate it leaves out is one first_fit passes over by `_dead_after`'s memo
+    (its request failed this pass, at this epoch, for a span no longer than its own), with
+    no effect (nothing started, gates made later on the same table), or one of a group
+    dropped as wider than what is free (_GroupedWalk.run); first_fit's early end at a
+    left-out position is met at the next one handed out (free unchanged, `least` not
+    decreasing, so that one is wider than what is free too); after a start that moves the
+    planner's epoch every failure and drop is forgotten, as the memo forgets it. O(n) for
+    the groups (a dict step per candidate) plus O(log groups) per candidate handed out,
+    against first_fit's O(n) walk."""
+    j, r = (1, 2) if first is None else (0, 1)     # where an entry holds the job, the request
+    walk = _GroupedWalk(c, cands, j, first, slack)
+    lo, size, failed = 0, CHUNK, None
+    while lo < len(cands):
+        run = cands[lo:lo + size]
+        ask = Askable(map(id, map(itemgetter(r), run)), list(map(c.span, map(itemgetter(j), run))),
+                      failed)
+        if not walk.run(ask, run, lo, r):
+            return
+        lo, size, failed = lo + size, 2 * size, ask.failures()
+
+
+GROUP_FROM = 512
+"""The fewest candidates a pass groups: a shorter one walks them (on the site benchmark's
+7 days, passes of 128-255 candidates, about five to a request, cost more grouped; deep
+queues' passes of 700 and more, twenty to a request, less)."""
+
+CHUNK = 256
+"""_first_fit_grouped's first run of candidates (each next one twice as long)."""
+
+
+class _GroupedWalk:
+    """_first_fit_grouped's state over its runs: the epoch, the gates, what a candidate
+    is passed over for (started, reserved, NOBF: `first` mode)."""
+
+    __slots__ = ("c", "cands", "j", "first", "slack", "epoch", "gated", "gates", "one", "least")
+
+    def __init__(self, c, cands, j: int, first: int | None, slack: int) -> None:
+        self.c, self.cands, self.j, self.first, self.slack = c, cands, j, first, slack
+        self.least: list[int] | None = None
+        self.epoch = memo.epoch(c.table)
+        self.gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in c.table.abilities
+        self.gates = self.one = None
+
+    def _least(self) -> list[int]:
+        """least[i]: the fewest processors of cands[i:] (made when first needed). O(n) in C."""
+        if self.least is None:
+            least = list(accumulate(reversed(list(map(_PROCS, map(itemgetter(self.j),
+                                                                  self.cands)))), min))
+            least.reverse()
+            self.least = least
+        return self.least
+
+    def run(self, ask: Askable, run, lo: int, r: int) -> bool:
+        """Ask what `ask` hands out of run = cands[lo:...]; False: the pass is over. A
+        candidate wider than what is free ends the pass when every one after it is too
+        (first_fit's early end: a narrower one is never), else its group is dropped: its
+        members ask for the same processors (one compiled request, one JobRequest), and
+        what is free only shrinks until the epoch moves (`reset` brings them back)."""
+        c, first, j = self.c, self.first, self.j
+        table = c.table
+        started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
+        while (i := ask.pop()) is not None:
+            free = table.free_now + self.slack
+            if free <= 0:
+                return False
+            e = run[i]
+            job = e[j]
+            n = job.procs
+            if n > free:
+                if free < self._least()[lo + i]:
+                    return False        # no job left in this pass is narrow enough
+                ask.drop()
+                continue
+            if first is not None and (job.id in started or job.id in reserved
+                                      or (nobf and job.qos in nobf)):
+                ask.passed()
+                continue
+            if self.gated and self.gates is None:
+                self.gates = reservation_gates(c.state.reservations, table, c.now)
+                self.one = self.gates[0] if len(self.gates) == 1 else None
+            gates, one, w = self.gates, self.one, ask.spans[i]
+            if gates and (n > one[1] and w > one[0] if one is not None
+                          else any(n > cap and w > room for room, cap in gates)):
+                ask.passed()            # it would run into a reservation's start
+                continue
+            p = c.fits_now(job, e[r])
+            if not p:
+                ask.failed()
+                continue
+            c.start(job, p, StartKind.BACKFILL, e[0] if first is None else first + lo + i)
+            if gates:
+                for g in gates:
+                    if w > g[0]:
+                        g[1] -= n
+            ask.passed()
+            if memo.epoch(table) != self.epoch:
+                self.epoch = memo.epoch(table)
+                ask.reset(i)
+        return True
 
 
 def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:
