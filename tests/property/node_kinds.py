@@ -2,7 +2,7 @@
 feature) and jobs of tasks-per-node, two-node, whole-node and "any" requests that mostly
 end before their limit, arriving in bursts, or one-core nodes for the count planner; and
 the replay the on/off tests compare (test_carried_failures, test_inplace,
-test_kept_settled)."""
+test_kept_settled, test_askable)."""
 
 from __future__ import annotations
 
@@ -71,3 +71,14 @@ def replay_cycles(nodes, sims, text: str, per_event: bool,
                                 on_cycle=lambda now, result: seen.append(view(now, result)))).run()
     assert res.check.ok, res.check.violations
     return seen, {j: (r.start, r.end, r.kind, r.runs) for j, r in res.records.items()}
+
+
+def kept_text(draw, extras: list[str]) -> str:
+    """A reservation policy, depth, backfill and node allocation policy drawn for the
+    kept-reservation on/off replays, plus one of `extras` (or nothing)."""
+    return (f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
+            f"QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 4]))}\n"
+            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'FIRSTFIT', 'BESTFIT']))}\n"
+            "NODEALLOCATIONPOLICY "
+            f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE', 'LASTAVAILABLE']))}\n"
+            + draw(st.sampled_from(["", "", *extras])))

@@ -17,7 +17,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.policy import askable, backfill
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import nodes_and_jobs, replay_cycles
+from .node_kinds import kept_text, nodes_and_jobs, replay_cycles
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
@@ -76,12 +76,7 @@ def test_askable_hands_out_what_the_memo_lets_through(cands, answers, cut):
 @st.composite
 def workloads(draw):
     nodes, sims = nodes_and_jobs(draw, two_node=True)
-    text = (f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
-            f"QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 4]))}\n"
-            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'FIRSTFIT', 'BESTFIT']))}\n"
-            "NODEALLOCATIONPOLICY "
-            f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE', 'LASTAVAILABLE']))}\n"
-            + draw(st.sampled_from(["", "", "BFPRIORITYPOLICY DURATION\n", "PROCWEIGHT 50\n"])))
+    text = kept_text(draw, ["BFPRIORITYPOLICY DURATION\n", "PROCWEIGHT 50\n"])
     return nodes, sims, text, draw(st.booleans()), draw(st.sampled_from([1, 3, 256]))
 
 

@@ -18,7 +18,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.planning import memo
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import KINDS, PER_TASK, nodes_and_jobs, replay_cycles
+from .node_kinds import KINDS, PER_TASK, kept_text, nodes_and_jobs, replay_cycles
 from .on_off import replay_on_off
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
@@ -28,12 +28,7 @@ SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X"
 @st.composite
 def workloads(draw):
     nodes, sims = nodes_and_jobs(draw, two_node=True)
-    text = (f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
-            f"QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH {draw(st.sampled_from([1, 1, 2, 4]))}\n"
-            f"BACKFILLPOLICY {draw(st.sampled_from(['FIRSTFIT', 'FIRSTFIT', 'BESTFIT']))}\n"
-            "NODEALLOCATIONPOLICY "
-            f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE', 'LASTAVAILABLE']))}\n"
-            + draw(st.sampled_from(["", "", "XFACTORWEIGHT 100\n", "PROCWEIGHT 50\n"])))
+    text = kept_text(draw, ["XFACTORWEIGHT 100\n", "PROCWEIGHT 50\n"])
     return nodes, sims, text, draw(st.booleans())
 
 

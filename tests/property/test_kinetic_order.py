@@ -13,7 +13,7 @@ from maui_py.model import Job, JobRequest, Resources
 from maui_py.priority import kinetic
 from maui_py.priority.engine import PriorityEngine, order_key
 
-from .test_xf_priorities import SETTINGS, _replay, easy_case
+from .test_xf_priorities import SETTINGS, check_easy_on_off
 
 
 def _engine(draw) -> PriorityEngine:
@@ -86,10 +86,4 @@ def test_dated_replay_decides_as_re_ranking_every_cycle(monkeypatch, data):
     """config/easy.cfg's priority and reservation settings on several node kinds: every
     cycle's decisions, order and reservations, and every job's start, with the dates on
     and off (`_check()` after every cycle)."""
-    nodes, sims, text, per_event = easy_case(data.draw)
-    monkeypatch.setattr(kinetic, "KINETIC", True)
-    fast = _replay(nodes, sims, text, per_event, True, monkeypatch)
-    monkeypatch.setattr(kinetic, "KINETIC", False)
-    definition = _replay(nodes, sims, text, per_event, True, monkeypatch)
-    assert fast[1] == definition[1]
-    assert fast[0] == definition[0]
+    check_easy_on_off(monkeypatch, data.draw, kinetic, "KINETIC")

@@ -15,7 +15,7 @@ from maui_py.model import Job, JobRequest, Resources
 from maui_py.priority import kinetic
 
 from .test_kinetic_order import _engine, _ranked_at
-from .test_xf_priorities import SETTINGS, _replay, easy_case
+from .test_xf_priorities import SETTINGS, check_easy_on_off
 
 _SPEC = st.tuples(st.sampled_from(["alice", "bob"]),
                   st.one_of(st.sampled_from([60, 120, 3600]), st.integers(1, 100_000)),
@@ -78,10 +78,4 @@ def test_replay_decides_as_with_the_memo_off(monkeypatch, data):
     """config/easy.cfg's priority and reservation settings on several node kinds: every
     cycle's decisions, order and reservations, and every job's start, with the pair memo
     on and off (`_check()` after every cycle)."""
-    nodes, sims, text, per_event = easy_case(data.draw)
-    monkeypatch.setattr(kinetic, "PAIR_MEMO", True)
-    fast = _replay(nodes, sims, text, per_event, True, monkeypatch)
-    monkeypatch.setattr(kinetic, "PAIR_MEMO", False)
-    definition = _replay(nodes, sims, text, per_event, True, monkeypatch)
-    assert fast[1] == definition[1]
-    assert fast[0] == definition[0]
+    check_easy_on_off(monkeypatch, data.draw, kinetic, "PAIR_MEMO")

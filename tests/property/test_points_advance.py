@@ -17,7 +17,7 @@ def _fold(idx: PointIndex, lo: int, hi: int) -> tuple[int, int]:
     return a, f
 
 
-def _sets(idx: PointIndex, i: int, idle: int, full: int) -> tuple[int, int]:
+def fold_sets(idx: PointIndex, i: int, idle: int, full: int) -> tuple[int, int]:
     for k in range(i):
         c = idx.chg[k]
         idle = (idle ^ (idle & c)) | idx.idle[k]
@@ -58,7 +58,7 @@ def test_queries_stay_exact_as_the_origin_moves(times, steps, data):
         x = data.draw(st.integers(now, now + 5000))
         assert idx.or_before(x) == _fold(idx, 0, sum(1 for t in idx.times if t < x))
         i = data.draw(st.integers(0, n))
-        assert idx.sets_before(i, 5, 3) == _sets(idx, i, 5, 3)
+        assert idx.sets_before(i, 5, 3) == fold_sets(idx, i, 5, 3)
         win = SlidingOr(idx, lo, hi)
         assert win.total() == _fold(idx, lo, hi)
         hi2 = data.draw(st.integers(hi, n))

@@ -10,13 +10,7 @@ from hypothesis import strategies as st
 from maui_py.planning import points
 from maui_py.planning.points import PointIndex
 
-
-def _sets(idx: PointIndex, i: int, idle: int, full: int) -> tuple[int, int]:
-    for k in range(i):
-        c = idx.chg[k]
-        idle = (idle ^ (idle & c)) | idx.idle[k]
-        full = (full ^ (full & c)) | idx.full[k]
-    return idle, full
+from .test_points_advance import fold_sets
 
 
 def _off(idx: PointIndex, i: int, idle: int, full: int) -> tuple[int, int]:
@@ -53,7 +47,7 @@ def test_kept_walk_equals_the_bucket_walk_and_the_fold(times, steps):
         else:
             i = a % (len(idx) + 1)
             got = idx.sets_before(i, b, c)
-            assert got == _off(idx, i, b, c) == _sets(idx, i, b, c)
+            assert got == _off(idx, i, b, c) == fold_sets(idx, i, b, c)
         idx.check()
 
 
@@ -63,11 +57,11 @@ def test_a_stale_walk_fails_check():
     idx = PointIndex()
     for t in range(1, 40):
         idx.put(t, 1 << (t % 7), 1 << (t % 7), 0)
-    assert idx.sets_before(30, 0, 0) == _sets(idx, 30, 0, 0)
+    assert idx.sets_before(30, 0, 0) == fold_sets(idx, 30, 0, 0)
     kept = list(idx._walk)
     idx.put(5, 1 << 9, 0, 1 << 9)
     assert len(idx._walk) == 5, "a change at point 4 (time 5) keeps the walk over points 0..3"
     idx._walk[:] = kept              # the mutant: nothing dropped
     with pytest.raises(AssertionError, match="stale walk"):
         idx.check()
-    assert idx.sets_before(30, 0, 0) != _sets(idx, 30, 0, 0)
+    assert idx.sets_before(30, 0, 0) != fold_sets(idx, 30, 0, 0)

@@ -93,8 +93,8 @@ SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X"
                     deadline=None, suppress_health_check=list(HealthCheck))
 
 
-def _replay(nodes, sims, text, per_event, on: bool, monkeypatch):
-    monkeypatch.setattr(engine_mod, "XF_BATCH", on)
+def _replay(nodes, sims, text, per_event, monkeypatch, module, switch: str, on: bool):
+    monkeypatch.setattr(module, switch, on)
     return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
         now, result.decisions, result.order,
         sorted((jid, kr.start, kr.end, kr.allocation, kr.made_at)
@@ -111,14 +111,20 @@ def easy_case(draw):
     return nodes, sims, text, draw(st.booleans())
 
 
+def check_easy_on_off(monkeypatch, draw, module, switch: str) -> None:
+    """easy_case replayed with `module.switch` on, then off: every cycle's decisions, order
+    and reservations, and every job's start, equal."""
+    nodes, sims, text, per_event = easy_case(draw)
+    fast, definition = (_replay(nodes, sims, text, per_event, monkeypatch, module, switch, on)
+                        for on in (True, False))
+    assert fast[1] == definition[1]
+    assert fast[0] == definition[0]
+
+
 @SETTINGS
 @given(st.data())
 def test_xf_replay_decides_as_one_call_per_job(monkeypatch, data):
     """config/easy.cfg's priority and reservation settings on several node kinds: every
     cycle's decisions, order and reservations, and every job's start, with the batch on
     and off (`_check()` after every cycle: SimOptions.check_table)."""
-    nodes, sims, text, per_event = easy_case(data.draw)
-    fast = _replay(nodes, sims, text, per_event, True, monkeypatch)
-    definition = _replay(nodes, sims, text, per_event, False, monkeypatch)
-    assert fast[1] == definition[1]
-    assert fast[0] == definition[0]
+    check_easy_on_off(monkeypatch, data.draw, engine_mod, "XF_BATCH")
