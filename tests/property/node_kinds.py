@@ -61,6 +61,14 @@ def nodes_and_jobs(draw, two_node: bool,
     return nodes, sims
 
 
+def kept_view(now: int, result) -> tuple:
+    """What an on/off replay compares after each cycle: the time, the decisions, the
+    reports and the reservations (job, start, end, allocation)."""
+    return (now, result.decisions, result.reports,
+            sorted((jid, kr.start, kr.end, kr.allocation)
+                   for jid, kr in result.state.reservations.items()))
+
+
 def replay_cycles(nodes, sims, text: str, per_event: bool,
                   view: Callable[[int, Any], Any]) -> tuple[list, dict]:
     """The simulation with the table checked every cycle: view(now, result) of every cycle,

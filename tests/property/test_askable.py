@@ -17,7 +17,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.policy import askable, backfill
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import kept_text, nodes_and_jobs, replay_cycles
+from .node_kinds import kept_text, kept_view, nodes_and_jobs, replay_cycles
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
@@ -85,10 +85,7 @@ def replay(nodes, sims, text, per_event, grouped: bool, monkeypatch,
     monkeypatch.setattr(backfill, "GROUPED", grouped)
     monkeypatch.setattr(backfill, "CHUNK", chunk)
     monkeypatch.setattr(backfill, "GROUP_FROM", 0)
-    return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
-        now, result.decisions, result.reports,
-        sorted((jid, kr.start, kr.end, kr.allocation)
-               for jid, kr in result.state.reservations.items())))
+    return replay_cycles(nodes, sims, text, per_event, kept_view)
 
 
 @SETTINGS

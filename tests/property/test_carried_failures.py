@@ -18,7 +18,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.planning import memo
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import KINDS, PER_TASK, kept_text, nodes_and_jobs, replay_cycles
+from .node_kinds import KINDS, PER_TASK, kept_text, kept_view, nodes_and_jobs, replay_cycles
 from .on_off import replay_on_off
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
@@ -34,10 +34,7 @@ def workloads(draw):
 
 def replay(nodes, sims, text, per_event, carry: bool, monkeypatch) -> tuple[list, dict]:
     monkeypatch.setattr(memo, "CARRY", carry)
-    return replay_cycles(nodes, sims, text, per_event, lambda now, result: (
-        now, result.decisions, result.reports,
-        sorted((jid, kr.start, kr.end, kr.allocation)
-               for jid, kr in result.state.reservations.items())))
+    return replay_cycles(nodes, sims, text, per_event, kept_view)
 
 
 @SETTINGS
