@@ -53,7 +53,7 @@ from . import changes, jobsets, parked, selection
 from .caches import CountingCache, EngineCache, NodecfgCache, StandingCache, engine_for
 from .context import Settings
 from .passes import run_passes
-from .result import CycleResult, JobReport, nodes_text
+from .result import CycleResult, JobReport, nodes_text, order_ids as lazy_ids
 from .state import PendingStart, SchedulerState
 
 
@@ -240,7 +240,7 @@ class Cycle:
                                 self._view())
         st.last_now = now
         st.caches.changes = changes.remember(self, order)
-        ids = order_ids(order) if self.parked is None else parked.FullOrder(order, self.parked)
+        ids = lazy_ids(order) if self.parked is None else parked.FullOrder(order, self.parked)
         return CycleResult(now, st.iteration, self.decisions, self.reports, st,
                            ids, self.priorities, self._held_view(),
                            len(self.reserve_decisions))
