@@ -19,8 +19,9 @@ LASTAVAILABLE, with a warning, by the configuration loader (cfg/params.py).
 from __future__ import annotations
 
 import heapq
+from heapq import heapify, heappop
 from bisect import bisect_left, bisect_right
-from itertools import islice
+from itertools import islice, repeat
 from typing import TYPE_CHECKING, Iterator
 
 from ..cfg.choices import NodeAllocation
@@ -420,6 +421,25 @@ def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
     used nodes merged with the idle ones) taken the same way, without the dict.
     O(k log k) for the k partly used nodes, plus O(1) per idle node taken."""
     limit = cr.nodes_needed if cr.mode == "tpn" else cr.tasks
+    if not HEAP_TAKE:
+        return _take_sorted(table, cr, w, fast, flat, limit)
+    popped: list[tuple[int, int, int]] = []
+    if not fast or SKIP_IDLE and not fast & table.later:
+        gap = _idle_gap(table, table.origin + w) if fast else None
+        got, popped = _pop_take(cr, flat, limit, gap)
+        if got is not None:         # always, without idle nodes (gap None)
+            return got
+    else:
+        heapify(flat)
+    lazy = _by_gap_after(table, fast, 0, table.origin + w, _fit_lookup(cr),
+                         cr.classes[0][1] if len(cr.classes) == 1 else None)
+    return _take(cr, _merge_popping(lazy, popped, flat, min(limit - len(popped), len(flat))))
+
+
+def _take_sorted(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
+                 flat: list[tuple[int, int, int]], limit: int) -> list[tuple[int, int]]:
+    """take_last_now by its definition (HEAP_TAKE off): the `limit` best triples sorted
+    and keyed (_keyed_last), taken alone or merged with the idle nodes."""
     others = _keyed_last(table, None, table.origin, w, limit, flat)
     if not fast:
         return _take(cr, iter(others))
@@ -443,6 +463,67 @@ has no change point at all, so _by_gap_after keys it (0, gap, fit, node) with ga
 partly used keys taken, (0, smaller gap, ...), come first in the merge, which _take leaves
 once the request is covered. Saves the lazy generator's first step (a popcount and a
 write-out of a set as wide as the cluster) on most start-now questions."""
+
+
+HEAP_TAKE = True
+"""take_last_now: rank the partly used nodes' (gap, fit, node) triples by a heap (heapify,
+then heappop while nodes are taken) instead of sorting them all (or heapq.nsmallest's
+Python loop over them) and writing out a key per node (False: _keyed_last then
+_take_before or _take, the definition tests/property/test_heap_take.py compares
+against). Exact: the triples are unique (each ends with its node), so heappop yields
+them in sorted order, and the definition takes a prefix of that order (sorted()[:limit]),
+stopping where _pop_take stops; when it cannot take them alone, the triples popped and
+the next ones up to `limit` are the definition's list. A start-now question takes one or
+two of some 25 to 70 partly used nodes."""
+
+
+def _pop_take(cr: "Compiled", flat: list[tuple[int, int, int]], limit: int, gap: int | None
+              ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
+    """(_take_before(cr, others, gap), or with gap None _take(cr, iter(others)), for
+    others = the `limit` smallest triples of `flat` keyed as _keyed_last keys them; the
+    triples popped from `flat`, a heap after the call, in order). O(n + k log n) for k
+    nodes taken of n."""
+    heapify(flat)
+    popped: list[tuple[int, int, int]] = []
+    out: list[tuple[int, int]] = []
+    tpn = cr.mode == "tpn"
+    need = cr.nodes_needed if tpn else cr.tasks     # nodes (tpn), else tasks
+    left = need
+    for _ in range(min(limit, len(flat))):
+        g, f, i = x = heappop(flat)
+        popped.append(x)
+        if gap is not None and g >= gap:
+            return None, popped
+        take = cr.per_node if tpn else min(f, left)
+        out.append((i, take))
+        left -= 1 if tpn else take
+        if left <= 0:
+            return out, popped
+    return (out if gap is None else None), popped
+
+
+def _merge_popping(lazy: Iterator[tuple[tuple, int, int]], popped: list[tuple[int, int, int]],
+                   heap: list[tuple[int, int, int]], count: int
+                   ) -> Iterator[tuple[tuple, int, int]]:
+    """_merge(lazy, others) for others = the triples `popped` (in order) then the next
+    `count` popped from `heap`, each keyed as _keyed_last keys a start now's, (0, gap, fit,
+    node): popped and keyed only as far as the merge is read (HEAP_TAKE). O(1) per item
+    taken, plus O(log n) per triple popped."""
+    def others() -> Iterator[tuple[tuple, int, int]]:
+        for g, f, i in popped:
+            yield (0, g, f, i), i, f
+        for g, f, i in map(heappop, repeat(heap, count)):
+            yield (0, g, f, i), i, f
+    rest = others()
+    nxt = next(rest, None)
+    for x in lazy:
+        while nxt is not None and nxt < x:
+            yield nxt
+            nxt = next(rest, None)
+        yield x
+    if nxt is not None:
+        yield nxt
+        yield from rest
 
 
 def _idle_gap(table: "ReservationTable", end: int) -> int:
