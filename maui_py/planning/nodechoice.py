@@ -421,13 +421,12 @@ def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
     used nodes merged with the idle ones) taken the same way, without the dict.
     O(k log k) for the k partly used nodes, plus O(1) per idle node taken."""
     limit = cr.nodes_needed if cr.mode == "tpn" else cr.tasks
-    if not HEAP_TAKE:
+    if not HEAP_TAKE or not fast:
         return _take_sorted(table, cr, w, fast, flat, limit)
     popped: list[tuple[int, int, int]] = []
-    if not fast or SKIP_IDLE and not fast & table.later:
-        gap = _idle_gap(table, table.origin + w) if fast else None
-        got, popped = _pop_take(cr, flat, limit, gap)
-        if got is not None:         # always, without idle nodes (gap None)
+    if SKIP_IDLE and not fast & table.later:
+        got, popped = _pop_take(cr, flat, limit, _idle_gap(table, table.origin + w))
+        if got is not None:
             return got
     else:
         heapify(flat)
@@ -474,32 +473,31 @@ against). Exact: the triples are unique (each ends with its node), so heappop yi
 them in sorted order, and the definition takes a prefix of that order (sorted()[:limit]),
 stopping where _pop_take stops; when it cannot take them alone, the triples popped and
 the next ones up to `limit` are the definition's list. A start-now question takes one or
-two of some 25 to 70 partly used nodes."""
+two of some 25 to 70 partly used nodes. Without idle candidates (no merge to make) the
+definition's own path is kept: _keyed_last with its limit keeps only the nodes taken."""
 
 
-def _pop_take(cr: "Compiled", flat: list[tuple[int, int, int]], limit: int, gap: int | None
+def _pop_take(cr: "Compiled", flat: list[tuple[int, int, int]], limit: int, gap: int
               ) -> tuple[list[tuple[int, int]] | None, list[tuple[int, int, int]]]:
-    """(_take_before(cr, others, gap), or with gap None _take(cr, iter(others)), for
-    others = the `limit` smallest triples of `flat` keyed as _keyed_last keys them; the
-    triples popped from `flat`, a heap after the call, in order). O(n + k log n) for k
-    nodes taken of n."""
+    """(_take_before(cr, others, gap) for others = the `limit` smallest triples of `flat`
+    keyed as _keyed_last keys them; the triples popped from `flat`, a heap after the call,
+    in order). O(n + k log n) for k nodes taken of n."""
     heapify(flat)
     popped: list[tuple[int, int, int]] = []
     out: list[tuple[int, int]] = []
     tpn = cr.mode == "tpn"
-    need = cr.nodes_needed if tpn else cr.tasks     # nodes (tpn), else tasks
-    left = need
+    left = cr.nodes_needed if tpn else cr.tasks     # nodes (tpn), else tasks
     for _ in range(min(limit, len(flat))):
         g, f, i = x = heappop(flat)
         popped.append(x)
-        if gap is not None and g >= gap:
+        if g >= gap:
             return None, popped
         take = cr.per_node if tpn else min(f, left)
         out.append((i, take))
         left -= 1 if tpn else take
         if left <= 0:
             return out, popped
-    return (out if gap is None else None), popped
+    return None, popped
 
 
 def _merge_popping(lazy: Iterator[tuple[tuple, int, int]], popped: list[tuple[int, int, int]],
