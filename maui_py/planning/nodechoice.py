@@ -419,7 +419,8 @@ def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
     node) triples (Compiling._keyed_now) of the nodes of `fits`, a nonempty dict of nodes
     each holding cr.per_node tasks or more: the same candidates (the `limit` best partly
     used nodes merged with the idle ones) taken the same way, without the dict.
-    O(k log k) for the k partly used nodes, plus O(1) per idle node taken."""
+    O(k + t log k) for the k partly used nodes of which t are popped (HEAP_TAKE; else
+    O(k log k)), plus O(1) per idle node taken."""
     limit = cr.nodes_needed if cr.mode == "tpn" else cr.tasks
     if not HEAP_TAKE or not fast:
         return _take_sorted(table, cr, w, fast, flat, limit)
