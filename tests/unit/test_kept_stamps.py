@@ -144,3 +144,28 @@ def test_a_window_that_begins_before_the_room_given_back_counts():
     assert table.starts_in(cr, 100, table.given_back(stamp), 0, start, ("priority:x",))
     assert table.earliest_start(cr, 100, policy="FIRSTAVAILABLE",
                                 ignore=("priority:x",)).start == 0
+
+
+def test_hold_checks_answer_as_the_table_asked_per_hold():
+    """kept._hold_checks, the per-reservation hold tests settled() and quiet() use: a hold
+    on a node down is seen through `down`, one on an overcommitted node through `over`
+    (Planner.over_in), the others through neither, and the owner is owners.priority's."""
+    from maui_py.model import NodeState
+    from maui_py.planning import owners
+    from maui_py.planning.table import ReservationTable
+    nodes = [Node(f"n{i}", Resources.of(8, mem=8000)) for i in range(3)]
+    nodes[2] = Node("n2", Resources.of(8, mem=8000), state=NodeState.DOWN)
+    t = ReservationTable(nodes, 0)
+    holds, down, over, pre = kept._hold_checks(t)
+    assert pre + "j" == owners.priority("j") and over is None and holds is t.holds
+    t.reserve(owners.priority("a"), 100, 200, [("n0", Resources.of(4))])
+    t.reserve(owners.priority("b"), 100, 200, [("n2", Resources.of(4))], force=True)
+    t.reserve(owners.priority("c"), 150, 250, [("n0", Resources.of(8))], force=True)
+    holds, down, over, pre = kept._hold_checks(t)
+    assert t.overcommitted == {0} and over is not None
+    got = {o[len(pre):]: (bool(h.mask & down), over(o)) for o, h in holds.items()}
+    assert got == {j: (bool(holds[pre + j].mask & ~t.usable), t.over_in(pre + j))
+                   for j in "abc"}
+    assert got == {"a": (False, True), "b": (True, False), "c": (False, True)}
+    up = ReservationTable(nodes[:2], 0)
+    assert kept._hold_checks(up)[1] == 0      # every node usable: no hold meets one down
