@@ -50,6 +50,7 @@ from .records import KeptReservation
 from ..priority import kinetic
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
+from .keptorder import common_static, ends_only, extended, order_now
 from .passes import Resume, run_passes
 from .result import CycleResult
 
@@ -185,7 +186,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
         for kr in res.values():
             if kr.retry_until is not None and kr.retry_until > c.now:
                 return None
-    static = (static if static is not _MIXED else _common_static(c.engine, left)
+    static = (static if static is not _MIXED else common_static(c.engine, left)
               if c.engine.order_fixed and restarts.none_queued(st.queue_time, left) else None)
     fixed = static is not None and not c.settings.predicting.on
     counts = Ability.COUNTS in table.abilities
@@ -311,10 +312,6 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     return table.free_now + freed < min(q, least) and _ends_only_since(table, now, ended, cache)
 
 
-def _ends_only(table, now: int, ended) -> bool:
-    """No hold ends by `now` but those of the jobs `ended` (a set): a hold that ends
-    without its job's end needs the full sync. O(k log k), k holds ending by now."""
-    return all(owners.job_of(o) in ended for o in table.ending_by(now))
 
 
 END_CURSOR = True
@@ -332,7 +329,7 @@ def _ends_only_since(table, now: int, ended: list[str], cache: ChangeCache) -> b
     are looked up. O(new + pending), O(H) once per cache; off: O(k log k), k holds
     ending by now."""
     if not END_CURSOR:
-        return _ends_only(table, now, set(ended))
+        return ends_only(table, now, set(ended))
     if len(ended) < cache.ended_seen:         # not the list it was: start again
         cache.cursor, cache.ended_set, cache.ended_seen = None, set(), 0
     cur = table.end_cursor(cache.cursor)
@@ -385,22 +382,6 @@ def _drop(items: list, places: list[int]) -> list:
     return out
 
 
-def _common_static(engine, entries, start=_MIXED) -> float | None:
-    """The static priority part all `entries` share (and `start`, when given), else None;
-    inf for no entries. O(len(entries))."""
-    value = float("inf") if start is _MIXED else start
-    if value is None:
-        return None
-    prefix = engine._prefix
-    for e in entries:
-        job = e[0]
-        hit = prefix.get(job.id)
-        v = hit[1] if hit is not None and hit[0] is job else engine.static_sum(job)
-        if v != value:
-            if value != float("inf"):
-                return None
-            value = v
-    return value
 
 
 def _forget(st, engine, ended) -> None:
@@ -426,7 +407,7 @@ def run(c: Cycle) -> CycleResult | None:
         return None
     quiet, new = found
     now, table, d = c.now, cache.table, c.snap.delta
-    kept_order = _order_now(c, cache, new, quiet)
+    kept_order = order_now(c, cache, new, quiet)
     if kept_order is None:
         return None
     fresh, static, reorder, quiet, (until, last) = kept_order
@@ -449,7 +430,8 @@ def run(c: Cycle) -> CycleResult | None:
         _forget(st, c.engine, d.ended)
     deferral.settle_starts(c)
     added = c.select(new)
-    order = fresh + added
+    n_fresh = len(fresh)
+    order = extended(fresh, added, ids=False)       # the dropped cache's own list
     if reorder:                     # ranked by the priorities now, and dated (kinetic.py)
         order.sort(key=lambda e: order_key(e[0], e[2]))
         until = kinetic.until(c.engine, list(map(_JOB, order)), list(map(_PRIO, order)), now,
@@ -461,12 +443,12 @@ def run(c: Cycle) -> CycleResult | None:
     elif quiet and not cache.counts and st.reservations:
         quiet = cache.ends
     if quiet:
-        run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
+        run_passes(c, order, [], resume=Resume(n_fresh, cache.pass_end), reuse=cache.reserves)
     else:
         c.kept_head = not reorder and not c.settings.predicting.on
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
-    ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
+    ids = [e[0].id for e in order] if reorder else extended(cache.ids, added)
     st.caches.changes = remember(c, order, static, ids, until)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))
@@ -485,7 +467,7 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
         return None
     now, table, ended = c.now, cache.table, d.ended
     quiet = not ended and memo.epoch(table) == cache.epoch and table.next_change() > now
-    if not quiet and not _ends_only(table, now, ended):
+    if not quiet and not ends_only(table, now, ended):
         return None
     jobs = d.jobs
     for jid in st.pending:
@@ -507,56 +489,6 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
     return quiet, new
 
 
-def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | None:
-    """(the kept jobs' entries now, the common static part, whether the order changed,
-    quiet, (the date up to which the kept entries stay ranked, -1 unknown; the last one's
-    job and priority now when jobs arrived)) or None (run in full). With one slope that
-    never falls (order_fixed), one static part and queue time from submission, priority
-    falls with the submit time at every instant: the order is (submit, id) and never
-    changes, and each new job must go last. Else, before the cache's date (kinetic.py),
-    the order stands and only the last job's priority is worked out; past it each
-    priority is recomputed in O(1) and the order dated again. When the order changed it
-    is sorted again by the priorities now, as the full cycle sorts it, and the passes run
-    in full. O(new), or O(queued)."""
-    st, now = c.state, c.now
-    eng = c.engine
-    serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
-    static = _common_static(eng, [(j,) for j in new], cache.static) if new else cache.static
-    if (eng.order_fixed and static is not None and restarts.none_queued(qt, cache.order)
-            and restarts.none_arrived(qt, new)):
-        fresh = cache.order
-        last = fresh[-1][0] if fresh else None
-        for job in new:
-            if last is not None and not ((last.submit_time, len(last.id), last.id)
-                                         < (job.submit_time, len(job.id), job.id)):
-                return None
-        return fresh, static, False, quiet, (-1, None)
-    fresh, t = cache.order, cache.until     # ranked up to t (priority/kinetic.py)
-    dated = now <= t and not qt and kinetic.KINETIC
-    reorder = False
-    if not dated:
-        jobs = list(map(_JOB, fresh))
-        ps = eng.serv_priorities(jobs, now, qt, bp)
-        fresh = list(zip(jobs, map(_COMPILED, fresh), ps))
-        reorder = not kinetic.ranked(jobs, ps)
-        t = -1 if reorder else kinetic.until(eng, jobs, ps, now, qt)
-    last = None
-    if fresh and new:
-        j = fresh[-1][0]
-        last = (j, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0)) if dated
-                else fresh[-1][2])
-        for job in new:
-            key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
-            if not order_key(*last) < key:
-                reorder = True
-    if reorder and dated:           # sorted again by the priorities now
-        jobs = list(map(_JOB, fresh))
-        fresh = list(zip(jobs, map(_COMPILED, fresh), eng.serv_priorities(jobs, now, qt, bp)))
-    if reorder and quiet:
-        quiet = False
-        if not _ends_only(cache.table, now, c.snap.delta.ended):
-            return None
-    return fresh, None, reorder, quiet, (-1 if reorder else t, last)
 
 
 def _placed_again(c: Cycle, order: list) -> bool:
