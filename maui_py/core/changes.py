@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ..model import JobState, Reserve
+from ..model import Defer, JobState, Reserve
 from ..planning import memo, owners
 from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 _IDLE = JobState.IDLE
 _MIXED = object()
+_INF = float("inf")
 _UNSET = object()
 _RETRY_UNTIL = attrgetter("retry_until")
 _TASKS = attrgetter("tasks")
@@ -118,6 +119,8 @@ class ChangeCache:
     cycle stands before it in the order): the table then holds what it held when each
     reservation was made, and a cycle with no memory re-makes them in place
     (_placed_again)."""
+    defer_floor: float = 0
+    """At most the earliest positive `until` of the state's defer records (no_defer_out)."""
     until: int = -1
     """`order` is ranked (strictly increasing order_key) at every instant up to this one
     (priority/kinetic.py; -1: not known): the next cycle need not re-rank it before."""
@@ -146,7 +149,7 @@ def _stays(c: Cycle, entries) -> bool:
 
 
 def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
-             until: int = -1) -> ChangeCache | None:
+             until: int = -1, last: ChangeCache | None = None) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     a planner the next cycle may not keep, reservations that are not the first jobs of the
     order, a retry hold, a job deferred or started at its reservation during the passes.
@@ -154,7 +157,8 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
     priority: the last cache's and arrivals checked for it; run() also checked applies()
     for this very cycle, and no retry hold can be active then: the last cache had none, and
     only a failed start makes one, after which run() does not apply). The cache keeps
-    `order` itself when no job started: the caller is done with it. O(queued). On the node
+    `order` itself when no job started: the caller is done with it. `last`: the cache
+    this cycle ran from (run()), for defer_floor. O(queued). On the node
     table only for a snapshot with a SnapshotDelta: an adapter that gives none (mauid's)
     would pay O(queued) a cycle for a cache no cycle reads."""
     st = c.state
@@ -198,7 +202,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and (c.pass_end[4] or not remakes and counts),
                        counts=counts, nap=c.settings.nap, ends=counts or not remakes,
-                       untouched=untouched, until=until)
+                       untouched=untouched, until=until, defer_floor=defer_floor(c, last))
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
@@ -355,11 +359,42 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
             or st.caches.plan.external or st.caches.plan.table is not cache.table
             or memo.epoch(cache.table) != cache.epoch):
         return None
-    if st.deferred:
-        for rec in st.deferred.values():
-            if 0 < rec.until <= now:
-                return None
-    return cache
+    return cache if no_defer_out(st, cache, now) else None
+
+
+DEFER_FLOOR = True
+"""Ask whether a defer runs out by `now` (no_defer_out) against a lower bound of the
+defer records' positive `until`s kept in the cache (defer_floor), walking the records only
+when the bound is reached; False: walk them every time (a cycle from what changed once,
+each idle-time question once more), the definition tests/property/test_defer_floor.py
+compares against."""
+
+
+def defer_floor(c: Cycle, last: ChangeCache | None) -> float:
+    """A lower bound of every positive `until` of the state's defer records after cycle
+    `c`. A cycle from `last` (run()) changed them only by defer() (a new positive `until`,
+    named by the Defer decision it appends), by a batch hold or release (an `until` set to
+    0) and by dropping records: last's bound, or a Defer of this cycle. A full cycle
+    (`last` None) walks the records. Between cycles only the daemon's handlers touch them,
+    by dropping one. O(decisions), or O(defer records)."""
+    if not DEFER_FLOOR:
+        return 0
+    if last is None:
+        return min((r.until for r in c.state.deferred.values() if r.until > 0), default=_INF)
+    out = last.defer_floor
+    for d in c.decisions:
+        if type(d) is Defer and d.until < out:
+            out = d.until
+    return out
+
+
+def no_defer_out(st, cache: ChangeCache, now: int) -> bool:
+    """No defer record of `st` runs out by `now` (0 < until <= now), `cache` being the
+    last cycle's: at once when its defer_floor lies after now. O(1), else O(defer
+    records)."""
+    if cache.defer_floor > now or not st.deferred:
+        return True
+    return not any(0 < r.until <= now for r in st.deferred.values())
 
 
 def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:
@@ -449,7 +484,7 @@ def run(c: Cycle) -> CycleResult | None:
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else extended(cache.ids, added)
-    st.caches.changes = remember(c, order, static, ids, until)
+    st.caches.changes = remember(c, order, static, ids, until, cache)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))
 
@@ -476,9 +511,8 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
             continue                    # started and ended since: settled as gone
         if job is None or not job.state.active:
             return None
-    for rec in st.deferred.values():
-        if 0 < rec.until <= now:
-            return None
+    if not no_defer_out(st, cache, now):
+        return None
     new = []
     for jid in d.arrived:
         job = jobs.get(jid)
