@@ -50,7 +50,7 @@ from .records import KeptReservation
 from ..priority import kinetic
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
-from .keptorder import common_static, ends_only, extended, order_now
+from .keptorder import common_static, ends_only, order_now
 from .passes import Resume, run_passes
 from .result import CycleResult
 
@@ -364,8 +364,8 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
 
 DEFER_FLOOR = True
 """Ask whether a defer runs out by `now` (no_defer_out) against a lower bound of the
-defer records' positive `until`s kept in the cache (defer_floor), walking the records only
-when the bound is reached; False: walk them every time (a cycle from what changed once,
+defer records' positive `until`s kept in the cache (defer_floor, kept either way), walking
+the records only when the bound is reached; False: walk them every time (a cycle from what changed once,
 each idle-time question once more), the definition tests/property/test_defer_floor.py
 compares against."""
 
@@ -377,8 +377,6 @@ def defer_floor(c: Cycle, last: ChangeCache | None) -> float:
     0) and by dropping records: last's bound, or a Defer of this cycle. A full cycle
     (`last` None) walks the records. Between cycles only the daemon's handlers touch them,
     by dropping one. O(decisions), or O(defer records)."""
-    if not DEFER_FLOOR:
-        return 0
     if last is None:
         return min((r.until for r in c.state.deferred.values() if r.until > 0), default=_INF)
     out = last.defer_floor
@@ -392,7 +390,7 @@ def no_defer_out(st, cache: ChangeCache, now: int) -> bool:
     """No defer record of `st` runs out by `now` (0 < until <= now), `cache` being the
     last cycle's: at once when its defer_floor lies after now. O(1), else O(defer
     records)."""
-    if cache.defer_floor > now or not st.deferred:
+    if DEFER_FLOOR and cache.defer_floor > now or not st.deferred:
         return True
     return not any(0 < r.until <= now for r in st.deferred.values())
 
@@ -465,8 +463,7 @@ def run(c: Cycle) -> CycleResult | None:
         _forget(st, c.engine, d.ended)
     deferral.settle_starts(c)
     added = c.select(new)
-    n_fresh = len(fresh)
-    order = extended(fresh, added, ids=False)       # the dropped cache's own list
+    order = fresh + added
     if reorder:                     # ranked by the priorities now, and dated (kinetic.py)
         order.sort(key=lambda e: order_key(e[0], e[2]))
         until = kinetic.until(c.engine, list(map(_JOB, order)), list(map(_PRIO, order)), now,
@@ -478,12 +475,12 @@ def run(c: Cycle) -> CycleResult | None:
     elif quiet and not cache.counts and st.reservations:
         quiet = cache.ends
     if quiet:
-        run_passes(c, order, [], resume=Resume(n_fresh, cache.pass_end), reuse=cache.reserves)
+        run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
     else:
         c.kept_head = not reorder and not c.settings.predicting.on
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
-    ids = [e[0].id for e in order] if reorder else extended(cache.ids, added)
+    ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
     st.caches.changes = remember(c, order, static, ids, until, cache)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))

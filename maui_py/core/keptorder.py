@@ -1,12 +1,7 @@
 """The order a cycle from what changed (core/changes.py) starts from: the last cycle's
-order kept, checked or dated (order_now), and the lists it extends in place.
-
-A cycle from what changed keeps the last cycle's priority order (ChangeCache.order) and
-the ids of it (ChangeCache.ids). Both lists belong to the cache alone: the cache is
-dropped when the cycle starts (st.caches.changes = None), a full cycle never reads it,
-and remember() copies the ids it is given before it keeps them, so no CycleResult holds
-the cache's own ids. The cycle may then extend them in place with its arrivals
-(extended, IN_PLACE) instead of copying the queue into new lists twice a cycle.
+order kept as fixed, or checked and dated (order_now), with what it needs: the static
+priority part the queue shares (common_static) and whether only the ended jobs' holds end
+by now (ends_only). Out of changes.py for its size; no state of its own.
 """
 
 from __future__ import annotations
@@ -22,22 +17,16 @@ _MIXED = object()
 _COMPILED = itemgetter(1)
 _JOB = itemgetter(0)
 
-IN_PLACE = True
-"""Extend the dropped cache's own order and ids with the cycle's arrivals (extended)
-instead of building new lists: O(arrivals) instead of O(queued) per cycle, in C either
-way. False: new lists, the definition tests/property/test_kept_order.py compares against
-(and checks that no earlier cycle's result saw its order change)."""
-
-
-def extended(items: list, added: list, ids: bool = True) -> list:
-    """`items` (a list of the dropped cache's own) followed by the ids of the jobs of
-    `added` entries (job, request, priority), or by the entries themselves (ids False):
-    `items` itself, extended, under IN_PLACE, else a new list. O(added) (else O(items))."""
-    tail = [e[0].id for e in added] if ids else added
-    if not IN_PLACE:
-        return items + tail
-    items.extend(tail)
-    return items
+QT_CARRIED = True
+"""order_now takes "no job of the cache's order has a queue-time restart" as known when
+the cache has a common static part (`static` is then not None only if cache.static is
+not): remember() sets one only after checking it (a full cycle: restarts.none_queued over
+the order it keeps) or for a cycle from what changed that checked it at its start for
+the order and its arrivals; within such a cycle an entry is written (reset_accrual) only
+for a job select() leaves out of the order (a hold, a dependency), release_defers runs
+only in full cycles, and nothing writes one between cycles. False: check the order
+again each cycle, O(queued) in C, the definition tests/property/test_kept_order.py
+compares against (and checks the fact after every cycle)."""
 
 
 def ends_only(table, now: int, ended) -> bool:
@@ -80,7 +69,8 @@ def order_now(c, cache, new: list, quiet: bool) -> tuple | None:
     eng = c.engine
     serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
     static = common_static(eng, [(j,) for j in new], cache.static) if new else cache.static
-    if (eng.order_fixed and static is not None and restarts.none_queued(qt, cache.order)
+    if (eng.order_fixed and static is not None
+            and (QT_CARRIED or restarts.none_queued(qt, cache.order))
             and restarts.none_arrived(qt, new)):
         fresh = cache.order
         last = fresh[-1][0] if fresh else None

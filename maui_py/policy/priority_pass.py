@@ -7,10 +7,6 @@ takes the shortest jobs first (BFPRIORITYPOLICY).
 
 from __future__ import annotations
 
-from collections import Counter
-from itertools import islice, takewhile
-from operator import attrgetter, itemgetter
-
 from ..cfg.choices import BackfillOrder, ReservationPolicy
 from ..core.records import KeptReservation
 from ..model import Job, StartKind
@@ -44,18 +40,6 @@ map, so its id names no other object meanwhile. False: every job asked (the defi
 tests/property/test_pass_skip_blocked.py compares against)."""
 
 
-SKIP_KEPT = True
-"""Take a run of jobs holding a kept reservation in one step (kept_run): the walk's branch
-for such a job only adds one to its group's count and sets `waiting`, reading and changing
-nothing else, so counting the run by group in C leaves the pass's state as the walk one by
-one does. Only without parked jobs (their check reads each job). Under HIGHEST with a deep
-queue nearly every queued job holds one, and each full pass walked them all in Python
-(issue 33). False: one by one, the definition tests/property/test_pass_kept_run.py compares
-against."""
-
-_ID, _JOB, _GROUP = attrgetter("id"), itemgetter(0), attrgetter("group")
-
-
 def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None:
     """`resume`: the state the last cycle's pass ended in, to go on from job `first`
     (core/changes.py); the state this pass ends in is left in c.pass_end."""
@@ -64,22 +48,18 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
     stays = {} if SKIP_BLOCKED and not c.explain and c.limits.any_active else None
     plans = c.limits.plans              # job id -> (job, its limit plan), Limits.active_plan
     park_at = c.parked_at               # entry -> is a parked job before it (core/parked.py)
-    runs = SKIP_KEPT and park_at is None
-    k, end = first, len(order)
-    while k < end and not broke:
+    for k in range(first, len(order)):
+        if broke:
+            break
         if park_at is not None and not waiting and park_at(order[k]):
             waiting = True                  # a job a limit stops waits before this one
         job, cr, _prio = order[k]
         jid = job.id
-        k += 1                              # the job's own place is k - 1 from here on
         if jid in c.started:
             continue
         if jid in st.reservations:
-            if runs:                        # the run of kept ones from here, in one step
-                k = kept_run(st.reservations, c.started, order, k - 1, counts)
-            else:
-                g = st.reservations[jid].group
-                counts[g] = counts.get(g, 0) + 1
+            g = st.reservations[jid].group
+            counts[g] = counts.get(g, 0) + 1
             waiting = True
             continue
         if stays is not None and (hit := plans.get(jid)) is not None and hit[0] is job \
@@ -98,7 +78,7 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
         if not idle_found and not (waiting and "NOBF" in c.flags_of(job)):
             p, plan = fits_now_or_plan(c, job, cr, counts)
             if p:
-                c.start(job, p, StartKind.BACKFILL if waiting else StartKind.IMMEDIATE, k - 1)
+                c.start(job, p, StartKind.BACKFILL if waiting else StartKind.IMMEDIATE, k)
                 continue
         group, always = can_reserve(c, job)
         if group is None and not always:
@@ -110,8 +90,15 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
             continue
         g = group if group is not None else -1
         if not always and counts.get(g, 0) >= c.groups.depth.get(g, 0):
-            broke = _depth_reached(c, jid, g, counts, idle_found)
-            idle_found = waiting = True
+            c.no_reservation[jid] = (f"RESERVATIONDEPTH[{g}] {c.groups.depth.get(g, 0)}"
+                                     f" reached at job {jid}")
+            if not idle_found:
+                c.stop_reason = c.no_reservation[jid]
+            idle_found = True
+            waiting = True
+            if not c.explain and not c.settings.reserve_always and all(
+                    counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0):
+                broke = True
             continue
         p = reserve(c, job, cr, g, plan)
         if p is None:
@@ -120,7 +107,7 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
         waiting = True
         if p.start <= now:
             c.res_started = True
-            c.start(job, p, StartKind.BACKFILL, k - 1)
+            c.start(job, p, StartKind.BACKFILL, k)
         elif c.settings.bf_order in SHORTEST_FIRST and not c.settings.reserve_always and all(
                 counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0):
             # every reservation is made: the jobs after it are backfill's, shortest first
@@ -130,31 +117,6 @@ def priority_pass(c, order, first: int = 0, resume: tuple | None = None) -> None
     if park_at is not None and not waiting and not broke:
         waiting = True                      # the walk went on to the parked jobs after it
     c.pass_end = (counts, idle_found, waiting, c.stop_reason, broke)
-
-
-def _depth_reached(c, jid: str, g: int, counts: dict[int, int], idle_found: bool) -> bool:
-    """The job may not reserve: its group's RESERVATIONDEPTH is reached. Noted (and the
-    pass's stop reason, for the first such job); True when the pass may end here: every
-    group with a depth is full and nothing asks it to go on (explain, RESERVEALWAYS)."""
-    c.no_reservation[jid] = f"RESERVATIONDEPTH[{g}] {c.groups.depth.get(g, 0)} reached at job {jid}"
-    if not idle_found:
-        c.stop_reason = c.no_reservation[jid]
-    return not c.explain and not c.settings.reserve_always and all(
-        counts.get(k, 0) >= d for k, d in c.groups.depth.items() if d > 0)
-
-
-def kept_run(res: dict, started: set[str], order, k: int, counts: dict[int, int]) -> int:
-    """The run of jobs of `order` from place k that hold a kept reservation in `res` (the
-    job at k holds one), each counted in its group's `counts`, as the pass's walk counts
-    them one by one; returns the place after the run (SKIP_KEPT). A job started this cycle
-    holds none (Cycle.start releases it) and so ends a run; should one hold one all the
-    same, only the job at k is counted and the walk goes on one by one. O(run) in C."""
-    run = list(takewhile(res.__contains__, map(_ID, map(_JOB, islice(order, k, None)))))
-    if started and not started.isdisjoint(run):
-        run = run[:1]
-    for g, n in Counter(map(_GROUP, map(res.__getitem__, run))).items():
-        counts[g] = counts.get(g, 0) + n
-    return k + len(run)
 
 
 def _begin(resume: tuple | None) -> tuple:

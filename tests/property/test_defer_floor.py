@@ -17,14 +17,7 @@ from maui_py.core import changes
 from maui_py.sim.engine import SimOptions, Simulation
 
 from .test_idle_arrivals import SETTINGS, configs, site_workloads, workloads
-from .test_kept_order import _same
-
-
-def deferring(text: str, limit: int) -> str:
-    """`text` with DEFERTIME one minute and SYSTEMMAXPROCPERJOB `limit`."""
-    keep = [ln for ln in text.splitlines()
-            if not ln.startswith(("DEFERTIME", "SYSTEMMAXPROCPERJOB"))]
-    return "\n".join(keep + ["DEFERTIME 00:01:00", f"SYSTEMMAXPROCPERJOB {limit}"]) + "\n"
+from .test_kept_order import _same, deferring
 
 
 def _floor_holds(nodes, sims, text) -> int:

@@ -1,21 +1,28 @@
-"""Replays (cycles from what changed, idle times left out) decide the same with each of
-two shortcuts on and off: core/keptorder.IN_PLACE (the dropped cache's order and ids
-extended in place with the arrivals instead of copied) and policy/priority_pass.SKIP_KEPT
-(a run of jobs holding a kept reservation counted in one step). The same start, kind,
-end and nodes job for job, the same actions, order and reservations after every cycle,
-the table checked every cycle; and no cycle's result sees its order change afterwards
-(the in-place lists are the cache's own, never a result's)."""
+"""Replays (cycles from what changed, idle times left out) decide the same with
+core/keptorder.QT_CARRIED on and off: "no queued job has a queue-time restart" taken as
+known from a cache with a common static part instead of checked over the order each
+cycle; the fact itself checked after every cycle. The same start, kind, end and nodes job
+for job, the same actions, order and reservations after every cycle, the table checked
+every cycle, and no cycle's result seeing its order change afterwards. Configs restart
+queue times often (DEFERTIME, a per-job processor limit new arrivals break)."""
 
 from __future__ import annotations
 
 from hypothesis import given
+from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
-from maui_py.core import keptorder
-from maui_py.policy import priority_pass
+from maui_py.core import keptorder, restarts
 from maui_py.sim.engine import SimOptions, Simulation
 
 from .test_idle_arrivals import SETTINGS, configs, site_workloads, workloads
+
+
+def deferring(text: str, limit: int) -> str:
+    """`text` with DEFERTIME one minute and SYSTEMMAXPROCPERJOB `limit`."""
+    keep = [ln for ln in text.splitlines()
+            if not ln.startswith(("DEFERTIME", "SYSTEMMAXPROCPERJOB"))]
+    return "\n".join(keep + ["DEFERTIME 00:01:00", f"SYSTEMMAXPROCPERJOB {limit}"]) + "\n"
 
 
 def _replay(nodes, sims, text, module, switch: str, on: bool):
@@ -48,35 +55,27 @@ def _same(nodes, sims, text, module, switch):
     assert fast[1] == definition[1]
 
 
-@SETTINGS
-@given(workloads(), configs())
-def test_orders_extended_in_place_decide_as_copies(wl, text):
-    _same(*wl, text, keptorder, "IN_PLACE")
+def _restarts_carried(nodes, sims, text) -> None:
+    """Replay with QT_CARRIED on and off (test_restarts' ghosts of jobs not queued in
+    the queue_time map, DEFERTIME restarting queued jobs): the same, and after every
+    cycle a cache with a common static part has no queued job with a restart."""
+    def hook(t, r):
+        cache = r.state.caches.changes
+        if cache is not None and cache.static is not None:
+            assert restarts.none_queued(r.state.queue_time, cache.order), t
+    res = Simulation(nodes, sims, parse_config(text), SimOptions(
+        check_table=True, cycle_reserves=False, on_cycle=hook)).run()
+    assert res.check.ok
+    _same(nodes, sims, text, keptorder, "QT_CARRIED")
 
 
 @SETTINGS
-@given(site_workloads(), configs())
-def test_orders_extended_in_place_on_the_node_table(wl, text):
-    _same(*wl, text, keptorder, "IN_PLACE")
+@given(workloads(), configs(), st.integers(1, 4))
+def test_restarts_known_absent_from_the_cache_decide_as_checked(wl, text, limit):
+    _restarts_carried(*wl, deferring(text, limit))
 
 
 @SETTINGS
-@given(site_workloads(), configs())
-def test_kept_runs_counted_in_one_step_in_replays(wl, text):
-    _same(*wl, text, priority_pass, "SKIP_KEPT")
-
-
-def test_extended_is_the_list_itself_only_in_place():
-    class J:
-        def __init__(self, jid):
-            self.id = jid
-    ids = ["a"]
-    out = keptorder.extended(ids, [(J("b"), None, 0.0)])
-    assert out == ["a", "b"] and out is ids
-    old, keptorder.IN_PLACE = keptorder.IN_PLACE, False
-    try:
-        ids = ["a"]
-        out = keptorder.extended(ids, [(J("b"), None, 0.0)])
-        assert out == ["a", "b"] and ids == ["a"]
-    finally:
-        keptorder.IN_PLACE = old
+@given(site_workloads(), configs(), st.integers(1, 4))
+def test_restarts_known_absent_on_the_node_table(wl, text, limit):
+    _restarts_carried(*wl, deferring(text, limit))
