@@ -316,8 +316,6 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     return table.free_now + freed < min(q, least) and _ends_only_since(table, now, ended, cache)
 
 
-
-
 END_CURSOR = True
 """_ends_only_since reads the holds ending by `now` through one cursor per cache (each end
 looked at once over a run of left-out cycles) instead of asking ending_by each time (every
@@ -364,10 +362,10 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
 
 DEFER_FLOOR = True
 """Ask whether a defer runs out by `now` (no_defer_out) against a lower bound of the
-defer records' positive `until`s kept in the cache (defer_floor, kept either way), walking
-the records only when the bound is reached; False: walk them every time (a cycle from what changed once,
-each idle-time question once more), the definition tests/property/test_defer_floor.py
-compares against."""
+defer records' positive `until`s kept in the cache (defer_floor, kept either way),
+walking the records only when the bound is reached; False: walk them every time (once a
+cycle from what changed, once more each idle-time question), the definition
+tests/property/test_defer_floor.py compares against."""
 
 
 def defer_floor(c: Cycle, last: ChangeCache | None) -> float:

@@ -28,8 +28,9 @@ def deferring(text: str, limit: int) -> str:
 
 def _replay(nodes, sims, text, module, switch: str, on: bool, restarted=()):
     """The replay with module.<switch> set (restored after), from a state whose
-    queue_time restarts the jobs `restarted` at 50 (after they were submitted): (records, [(t, actions, order,
-    reservations)]), each result's order checked unchanged at the end."""
+    queue_time restarts the jobs `restarted` at 50 (after they were submitted):
+    (records, [(t, actions, order, reservations)]), each result's order checked
+    unchanged at the end."""
     old = getattr(module, switch)
     setattr(module, switch, on)
     try:
@@ -62,8 +63,8 @@ def _same(nodes, sims, text, module, switch, restarted=()):
 def _restarts_carried(nodes, sims, text, pick: int = 0) -> None:
     """Replay with QT_CARRIED on and off (DEFERTIME restarting queued jobs; with `pick`,
     every pick-th job of the first cycle's snapshot with a restart after its submission
-    in the queue_time map, as a released hold leaves one): the same, and after every cycle a cache with a common
-    static part has no queued job with a restart."""
+    in the queue_time map, as a released hold leaves one): the same, and after every
+    cycle a cache with a common static part has no queued job with a restart."""
     first = min((sj.job.submit_time for sj in sims), default=0)
     restarted = [sj.job.id for k, sj in enumerate(sims)     # in the first cycle's snapshot
                  if pick and k % pick == 0 and sj.job.submit_time == first]
