@@ -120,7 +120,9 @@ class ChangeCache:
     reservation was made, and a cycle with no memory re-makes them in place
     (_placed_again)."""
     defer_floor: float = 0
-    """At most the earliest positive `until` of the state's defer records (no_defer_out)."""
+    defer_count: int = -1
+    """At most the earliest positive `until` of the state's defer records, and how many
+    records there were, when the cycle ended (no_defer_out)."""
     until: int = -1
     """`order` is ranked (strictly increasing order_key) at every instant up to this one
     (priority/kinetic.py; -1: not known): the next cycle need not re-rank it before."""
@@ -202,7 +204,8 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and (c.pass_end[4] or not remakes and counts),
                        counts=counts, nap=c.settings.nap, ends=counts or not remakes,
-                       untouched=untouched, until=until, defer_floor=defer_floor(c, last))
+                       untouched=untouched, until=until, defer_floor=defer_floor(c, last),
+                       defer_count=len(st.deferred))
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
@@ -386,9 +389,11 @@ def defer_floor(c: Cycle, last: ChangeCache | None) -> float:
 
 def no_defer_out(st, cache: ChangeCache, now: int) -> bool:
     """No defer record of `st` runs out by `now` (0 < until <= now), `cache` being the
-    last cycle's: at once when its defer_floor lies after now. O(1), else O(defer
-    records)."""
-    if DEFER_FLOOR and cache.defer_floor > now or not st.deferred:
+    last cycle's: at once when its defer_floor lies after now and the records are as
+    many as it left (one added since, other than by a cycle, is walked). O(1), else
+    O(defer records)."""
+    if not st.deferred or (DEFER_FLOOR and cache.defer_floor > now
+                           and len(st.deferred) == cache.defer_count):
         return True
     return not any(0 < r.until <= now for r in st.deferred.values())
 
