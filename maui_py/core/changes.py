@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ..model import JobState, Reserve
+from ..model import Defer, JobState, Reserve
 from ..planning import memo, owners
 from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
@@ -50,6 +50,7 @@ from .records import KeptReservation
 from ..priority import kinetic
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
+from .keptorder import common_static, ends_only, order_now
 from .passes import Resume, run_passes
 from .result import CycleResult
 
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
 _IDLE = JobState.IDLE
 _MIXED = object()
+_INF = float("inf")
 _UNSET = object()
 _RETRY_UNTIL = attrgetter("retry_until")
 _TASKS = attrgetter("tasks")
@@ -117,6 +119,10 @@ class ChangeCache:
     cycle stands before it in the order): the table then holds what it held when each
     reservation was made, and a cycle with no memory re-makes them in place
     (_placed_again)."""
+    defer_floor: float = 0
+    defer_count: int = -1
+    """At most the earliest positive `until` of the state's defer records, and how many
+    records there were, when the cycle ended (no_defer_out)."""
     until: int = -1
     """`order` is ranked (strictly increasing order_key) at every instant up to this one
     (priority/kinetic.py; -1: not known): the next cycle need not re-rank it before."""
@@ -145,7 +151,7 @@ def _stays(c: Cycle, entries) -> bool:
 
 
 def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
-             until: int = -1) -> ChangeCache | None:
+             until: int = -1, last: ChangeCache | None = None) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     a planner the next cycle may not keep, reservations that are not the first jobs of the
     order, a retry hold, a job deferred or started at its reservation during the passes.
@@ -153,7 +159,8 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
     priority: the last cache's and arrivals checked for it; run() also checked applies()
     for this very cycle, and no retry hold can be active then: the last cache had none, and
     only a failed start makes one, after which run() does not apply). The cache keeps
-    `order` itself when no job started: the caller is done with it. O(queued). On the node
+    `order` itself when no job started: the caller is done with it. `last`: the cache
+    this cycle ran from (run()), for defer_floor. O(queued). On the node
     table only for a snapshot with a SnapshotDelta: an adapter that gives none (mauid's)
     would pay O(queued) a cycle for a cache no cycle reads."""
     st = c.state
@@ -185,7 +192,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
         for kr in res.values():
             if kr.retry_until is not None and kr.retry_until > c.now:
                 return None
-    static = (static if static is not _MIXED else _common_static(c.engine, left)
+    static = (static if static is not _MIXED else common_static(c.engine, left)
               if c.engine.order_fixed and restarts.none_queued(st.queue_time, left) else None)
     fixed = static is not None and not c.settings.predicting.on
     counts = Ability.COUNTS in table.abilities
@@ -197,7 +204,8 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and (c.pass_end[4] or not remakes and counts),
                        counts=counts, nap=c.settings.nap, ends=counts or not remakes,
-                       untouched=untouched, until=until)
+                       untouched=untouched, until=until, defer_floor=defer_floor(c, last),
+                       defer_count=len(st.deferred))
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
@@ -311,12 +319,6 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     return table.free_now + freed < min(q, least) and _ends_only_since(table, now, ended, cache)
 
 
-def _ends_only(table, now: int, ended) -> bool:
-    """No hold ends by `now` but those of the jobs `ended` (a set): a hold that ends
-    without its job's end needs the full sync. O(k log k), k holds ending by now."""
-    return all(owners.job_of(o) in ended for o in table.ending_by(now))
-
-
 END_CURSOR = True
 """_ends_only_since reads the holds ending by `now` through one cursor per cache (each end
 looked at once over a run of left-out cycles) instead of asking ending_by each time (every
@@ -332,7 +334,7 @@ def _ends_only_since(table, now: int, ended: list[str], cache: ChangeCache) -> b
     are looked up. O(new + pending), O(H) once per cache; off: O(k log k), k holds
     ending by now."""
     if not END_CURSOR:
-        return _ends_only(table, now, set(ended))
+        return ends_only(table, now, set(ended))
     if len(ended) < cache.ended_seen:         # not the list it was: start again
         cache.cursor, cache.ended_set, cache.ended_seen = None, set(), 0
     cur = table.end_cursor(cache.cursor)
@@ -358,11 +360,42 @@ def _left_as_was(st, now: int) -> ChangeCache | None:
             or st.caches.plan.external or st.caches.plan.table is not cache.table
             or memo.epoch(cache.table) != cache.epoch):
         return None
-    if st.deferred:
-        for rec in st.deferred.values():
-            if 0 < rec.until <= now:
-                return None
-    return cache
+    return cache if no_defer_out(st, cache, now) else None
+
+
+DEFER_FLOOR = True
+"""Ask whether a defer runs out by `now` (no_defer_out) against a lower bound of the
+defer records' positive `until`s kept in the cache (defer_floor, kept either way),
+walking the records only when the bound is reached; False: walk them every time (once a
+cycle from what changed, once more each idle-time question), the definition
+tests/property/test_defer_floor.py compares against."""
+
+
+def defer_floor(c: Cycle, last: ChangeCache | None) -> float:
+    """A lower bound of every positive `until` of the state's defer records after cycle
+    `c`. A cycle from `last` (run()) changed them only by defer() (a new positive `until`,
+    named by the Defer decision it appends), by a batch hold or release (an `until` set to
+    0) and by dropping records: last's bound, or a Defer of this cycle. A full cycle
+    (`last` None) walks the records. Between cycles only the daemon's handlers touch them,
+    by dropping one. O(decisions), or O(defer records)."""
+    if last is None:
+        return min((r.until for r in c.state.deferred.values() if r.until > 0), default=_INF)
+    out = last.defer_floor
+    for d in c.decisions:
+        if type(d) is Defer and d.until < out:
+            out = d.until
+    return out
+
+
+def no_defer_out(st, cache: ChangeCache, now: int) -> bool:
+    """No defer record of `st` runs out by `now` (0 < until <= now), `cache` being the
+    last cycle's: at once when its defer_floor lies after now and the records are as
+    many as it left (one added since, other than by a cycle, is walked). O(1), else
+    O(defer records)."""
+    if not st.deferred or (DEFER_FLOOR and cache.defer_floor > now
+                           and len(st.deferred) == cache.defer_count):
+        return True
+    return not any(0 < r.until <= now for r in st.deferred.values())
 
 
 def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:
@@ -385,22 +418,6 @@ def _drop(items: list, places: list[int]) -> list:
     return out
 
 
-def _common_static(engine, entries, start=_MIXED) -> float | None:
-    """The static priority part all `entries` share (and `start`, when given), else None;
-    inf for no entries. O(len(entries))."""
-    value = float("inf") if start is _MIXED else start
-    if value is None:
-        return None
-    prefix = engine._prefix
-    for e in entries:
-        job = e[0]
-        hit = prefix.get(job.id)
-        v = hit[1] if hit is not None and hit[0] is job else engine.static_sum(job)
-        if v != value:
-            if value != float("inf"):
-                return None
-            value = v
-    return value
 
 
 def _forget(st, engine, ended) -> None:
@@ -426,7 +443,7 @@ def run(c: Cycle) -> CycleResult | None:
         return None
     quiet, new = found
     now, table, d = c.now, cache.table, c.snap.delta
-    kept_order = _order_now(c, cache, new, quiet)
+    kept_order = order_now(c, cache, new, quiet)
     if kept_order is None:
         return None
     fresh, static, reorder, quiet, (until, last) = kept_order
@@ -467,7 +484,7 @@ def run(c: Cycle) -> CycleResult | None:
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.caches.changes = remember(c, order, static, ids, until)
+    st.caches.changes = remember(c, order, static, ids, until, cache)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))
 
@@ -485,7 +502,7 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
         return None
     now, table, ended = c.now, cache.table, d.ended
     quiet = not ended and memo.epoch(table) == cache.epoch and table.next_change() > now
-    if not quiet and not _ends_only(table, now, ended):
+    if not quiet and not ends_only(table, now, ended):
         return None
     jobs = d.jobs
     for jid in st.pending:
@@ -494,9 +511,8 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
             continue                    # started and ended since: settled as gone
         if job is None or not job.state.active:
             return None
-    for rec in st.deferred.values():
-        if 0 < rec.until <= now:
-            return None
+    if not no_defer_out(st, cache, now):
+        return None
     new = []
     for jid in d.arrived:
         job = jobs.get(jid)
@@ -507,56 +523,6 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
     return quiet, new
 
 
-def _order_now(c: Cycle, cache: ChangeCache, new: list, quiet: bool) -> tuple | None:
-    """(the kept jobs' entries now, the common static part, whether the order changed,
-    quiet, (the date up to which the kept entries stay ranked, -1 unknown; the last one's
-    job and priority now when jobs arrived)) or None (run in full). With one slope that
-    never falls (order_fixed), one static part and queue time from submission, priority
-    falls with the submit time at every instant: the order is (submit, id) and never
-    changes, and each new job must go last. Else, before the cache's date (kinetic.py),
-    the order stands and only the last job's priority is worked out; past it each
-    priority is recomputed in O(1) and the order dated again. When the order changed it
-    is sorted again by the priorities now, as the full cycle sorts it, and the passes run
-    in full. O(new), or O(queued)."""
-    st, now = c.state, c.now
-    eng = c.engine
-    serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
-    static = _common_static(eng, [(j,) for j in new], cache.static) if new else cache.static
-    if (eng.order_fixed and static is not None and restarts.none_queued(qt, cache.order)
-            and restarts.none_arrived(qt, new)):
-        fresh = cache.order
-        last = fresh[-1][0] if fresh else None
-        for job in new:
-            if last is not None and not ((last.submit_time, len(last.id), last.id)
-                                         < (job.submit_time, len(job.id), job.id)):
-                return None
-        return fresh, static, False, quiet, (-1, None)
-    fresh, t = cache.order, cache.until     # ranked up to t (priority/kinetic.py)
-    dated = now <= t and not qt and kinetic.KINETIC
-    reorder = False
-    if not dated:
-        jobs = list(map(_JOB, fresh))
-        ps = eng.serv_priorities(jobs, now, qt, bp)
-        fresh = list(zip(jobs, map(_COMPILED, fresh), ps))
-        reorder = not kinetic.ranked(jobs, ps)
-        t = -1 if reorder else kinetic.until(eng, jobs, ps, now, qt)
-    last = None
-    if fresh and new:
-        j = fresh[-1][0]
-        last = (j, serv(j, now, qt.get(j.id, j.submit_time), bp.get(j.id, 0)) if dated
-                else fresh[-1][2])
-        for job in new:
-            key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
-            if not order_key(*last) < key:
-                reorder = True
-    if reorder and dated:           # sorted again by the priorities now
-        jobs = list(map(_JOB, fresh))
-        fresh = list(zip(jobs, map(_COMPILED, fresh), eng.serv_priorities(jobs, now, qt, bp)))
-    if reorder and quiet:
-        quiet = False
-        if not _ends_only(cache.table, now, c.snap.delta.ended):
-            return None
-    return fresh, None, reorder, quiet, (-1 if reorder else t, last)
 
 
 def _placed_again(c: Cycle, order: list) -> bool:
