@@ -97,7 +97,10 @@ class ChangeCache:
     the same (arrivals_wait): the priority pass ended for good (it looks at no job after the
     last), or it may still reserve but each cycle places every reservation where a cycle
     with no memory would make it, in order (RESERVATIONPOLICY CURRENTHIGHEST; on the count
-    planner only: on the node table the pass must have ended for good)."""
+    planner only: on the node table the pass must have ended for good, and, under a policy
+    that makes them anew each cycle, no backfill start passed the reservations it made: a
+    re-make after that start may choose other nodes and move one, tests/property/
+    test_idle_arrivals.py's fixed example)."""
     least: int = -1
     """The fewest processors a job in `order` asks (-1: not counted yet; ends_wait)."""
     counts: bool = True
@@ -106,7 +109,8 @@ class ChangeCache:
     """NODEALLOCATIONPOLICY as the cycle passed it (the node table's start-now question)."""
     ends: bool = True
     """ends_wait may apply: on the node table only when every cycle re-makes the priority
-    reservations from scratch (not HIGHEST, which keeps and slides them)."""
+    reservations from scratch (not HIGHEST, which keeps and slides them) and no backfill
+    start passed those this cycle made (see `waits`)."""
     cursor: EndCursor | None = None
     """ends_wait's cursor over the table's ends (planning/endheap.EndCursor)."""
     pending: list[str] = field(default_factory=list)
@@ -199,11 +203,14 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
     remakes = kept.REMAKES[c.settings.res_policy]
     # the jobs before the first kept one all started; none after it did
     untouched = bool(res) and len(started) < len(order) and order[len(started)][0].id == ids[0]
+    # on the node table a reservation made from scratch, then passed by a backfill start, may
+    # be made elsewhere by the next cycle: this cycle is then no fixed point to skip from
+    fresh = counts or remakes or not (c.bf_positions and res)
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, memo.epoch(table), left,
                        ids, c.pass_end, c.reserve_decisions, static,
                        c.engine if fixed else None, c.limits if fixed else None,
-                       fixed and (c.pass_end[4] or not remakes and counts),
-                       counts=counts, nap=c.settings.nap, ends=counts or not remakes,
+                       fixed and fresh and (c.pass_end[4] or not remakes and counts),
+                       counts=counts, nap=c.settings.nap, ends=fresh and (counts or not remakes),
                        untouched=untouched, until=until, defer_floor=defer_floor(c, last),
                        defer_count=len(st.deferred))
 
