@@ -40,7 +40,6 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import repeat
 from operator import add
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +48,7 @@ from ..priority.engine import entry_key
 from ..cfg.choices import ReservationPolicy
 from ..policy.limits import HARD, SOFT
 from .fsrank import merge, row_key
+from .lazyids import LazyIds
 
 if TYPE_CHECKING:
     from .context import CycleContext as Cycle
@@ -399,7 +399,7 @@ def _bump_each(v: View, bypass: dict, members: tuple, s: float, t, ids: tuple,
             bypass[jid] = get(jid, 0) + 1
 
 
-class FullOrder(Sequence):
+class FullOrder(LazyIds):
     """The ids of the whole queue in order: the order the passes got with the parked
     jobs merged back in, worked out when first read (a replay never reads it), which
     must be before the state's next cycle (View.tails)."""
@@ -419,20 +419,3 @@ class FullOrder(Sequence):
             self._ids = [jid for _k, jid in keyed]
             self._order = self._view = None
         return self._ids
-
-    def __getitem__(self, i):
-        return self._all()[i]
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and self._all() == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._all())

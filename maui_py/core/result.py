@@ -9,6 +9,7 @@ from operator import attrgetter, itemgetter
 from ..model import Decision, Reservation, Reserve, Start
 from ..model.report import ReportStatus
 from ..priority.engine import Breakdown
+from .lazyids import LazyIds
 from .state import SchedulerState
 
 
@@ -63,7 +64,7 @@ queued Job object again after the passes (some 2 % of a first cycle on issue 33'
 _ID, _ENTRY_JOB = attrgetter("id"), itemgetter(0)
 
 
-class OrderIds(Sequence):
+class OrderIds(LazyIds):
     """The job ids of (job, compiled, priority) entries in order, written out when first
     read. The entries are copied (a list of references: O(n) in C, no entry visited), so
     the caller may go on changing its list; entries are tuples and Job objects frozen, so
@@ -80,23 +81,6 @@ class OrderIds(Sequence):
             self._ids = list(map(_ID, map(_ENTRY_JOB, self._order)))
             self._order = None
         return self._ids
-
-    def __getitem__(self, i):
-        return self._all()[i]
-
-    def __len__(self) -> int:
-        return len(self._all())
-
-    def __iter__(self):
-        return iter(self._all())
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Sequence) and self._all() == list(other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(self._all())
 
 
 def order_ids(order: list) -> Sequence[str]:

@@ -35,6 +35,15 @@ def spread(draw, req, per_node: int, lo: int, hi: int):
     return replace(req, tasks_per_node=tpn, nodes=0, tasks=tpn * draw(st.integers(lo, hi)))
 
 
+def start_question(draw, nodes) -> tuple:
+    """A start-now question as the node choice meets it: (request, wallclock, class); the
+    request sometimes several nodes with a few tasks on each."""
+    req = draw(requests(nodes, GPUS))
+    if draw(st.booleans()):        # several nodes, a few tasks on each
+        req = spread(draw, req, 3, 1, 6)
+    return req, draw(st.integers(1, 900)), draw(st.sampled_from(["", "", "batch"]))
+
+
 def assert_same(fast, walked) -> None:
     """Both found nothing, or the same start, end, tasks per node and amounts."""
     assert bool(fast) == bool(walked)

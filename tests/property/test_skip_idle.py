@@ -17,8 +17,7 @@ from maui_py.model import JobRequest, Node, Resources
 from maui_py.planning import nodechoice
 from maui_py.planning.table import ReservationTable
 
-from .both_ways import GPUS, assert_same, spread
-from .strategies import requests
+from .both_ways import assert_same, start_question
 from .test_later_instant_properties import later_table
 from .test_table_properties import SETTINGS
 
@@ -40,11 +39,7 @@ def test_taking_partly_used_nodes_first_equals_merging_with_the_idle_ones(data):
     table, _first = later_table(data)
     held = 0
     for k in range(data.draw(st.integers(1, 12))):
-        req = data.draw(requests(table.nodes, GPUS))
-        if data.draw(st.booleans()):        # several nodes, a few tasks on each
-            req = spread(data.draw, req, 3, 1, 6)
-        w = data.draw(st.integers(1, 900))
-        job_class = data.draw(st.sampled_from(["", "", "batch"]))
+        req, w, job_class = start_question(data.draw, table.nodes)
         on = _answer(table, True, req, w, job_class)
         assert_same(on, _answer(table, False, req, w, job_class))
         if on and data.draw(st.booleans()):    # started: the next questions meet it
