@@ -425,8 +425,6 @@ def _drop(items: list, places: list[int]) -> list:
     return out
 
 
-
-
 def _forget(st, engine, ended) -> None:
     """What Cycle._forget_gone does for jobs that ended (none of them is queued, so none
     holds a reservation). O(ended)."""
@@ -528,8 +526,6 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
             return None
         new.append(job)
     return quiet, new
-
-
 
 
 def _placed_again(c: Cycle, order: list) -> bool:

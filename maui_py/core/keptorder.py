@@ -41,11 +41,9 @@ def common_static(engine, entries, start=_MIXED) -> float | None:
     value = float("inf") if start is _MIXED else start
     if value is None:
         return None
-    prefix = engine._prefix
+    static_sum = engine.static_sum
     for e in entries:
-        job = e[0]
-        hit = prefix.get(job.id)
-        v = hit[1] if hit is not None and hit[0] is job else engine.static_sum(job)
+        v = static_sum(e[0])
         if v != value:
             if value != float("inf"):
                 return None
