@@ -336,20 +336,21 @@ class _Replay:
                     self.ends.append((jid, late))
                     if late:
                         continue
-                if quiet:
+                held = self.finish(jid, t)
+                if quiet:       # what it held: all of a node held whole (exclusive)
                     self.left_ended.append(jid)
-                    self.left_freed += self.records[jid].job.procs
+                    self.left_freed += held
                     ended += 1
-                self.finish(jid, t)
             elif kind == WAKE:
                 self.wakes.discard(t)
                 quiet = False
         return quiet, ended
 
-    def finish(self, jid: str, t: int) -> None:
-        self.rm.finish(jid, t)
+    def finish(self, jid: str, t: int) -> int:
+        """End a job; the processors it held."""
         self.active -= 1
         self.progress = t
+        return self.rm.finish(jid, t)
 
     def submit_next(self) -> None:
         sj = self.jobs[self.nxt]

@@ -116,20 +116,26 @@ class SimulatedRM:
         """Every job in the system now, running (with its start and allocation) or queued."""
         return tuple(self._jobs.values())
 
-    def finish(self, job_id: str, now: int) -> None:
+    def finish(self, job_id: str, now: int) -> int:
+        """End a running job; the processors its allocation held (a node held whole for an
+        exclusive job counts all of its processors). O(its nodes)."""
         rec = self.records[job_id]
         job = self._jobs.pop(job_id)
+        held = 0
         if self._procs_only:
             fp = self._free_procs
             for name, res in job.allocation:
                 fp[name] += res.procs
+                held += res.procs
         else:
             for name, res in job.allocation:
                 self._free[name] = self._free[name] + res
+                held += res.procs
         rec.job = _without_allocation(job, ())  # rec.runs names them: keep one compact copy
         rec.end = now
         self._ended.add(job_id)
         self._started.discard(job_id)
+        return held
 
     # ------------------------------------------------------------ protocol
     def snapshot(self) -> ClusterSnapshot:

@@ -282,3 +282,36 @@ def test_no_arrival_cycle_left_out_after_backfill_passed_a_remade_reservation():
         {j: (r.start, r.kind, r.end) for j, r in full.records.items()}
     assert fast_acts == full_acts and fast.holds == full.holds
     assert all(kept == full_states[t] for t, kept in fast_states.items() if t in full_states)
+
+
+_EXCLUSIVE_END = [  # (id, submit, wallclock, runtime, tasks, per task, nodes, tasks per node, exclusive)
+    ("j1", 30, 291, 207, 7, Resources.of(1, mem=512), 0, 0, True),
+    ("j4", 35, 348, 135, 9, Resources.of(1), 0, 0, True),
+    ("j6", 35, 22, 9, 5, Resources.of(1, mem=512), 0, 0, False),
+    ("j7", 40, 271, 255, 10, Resources.of(1, mem=512), 2, 0, False),
+    ("j9", 73, 259, 156, 4, Resources.of(1, mem=3000), 2, 0, False),
+    ("j13", 224, 238, 140, 9, Resources.of(2, mem=1024), 0, 0, True),
+    ("j26", 485, 33, 29, 6, Resources.of(1, gpu=1), 3, 0, False),
+    ("j27", 605, 233, 130, 1, Resources.of(1), 0, 0, True),
+    ("j29", 615, 166, 18, 6, Resources.of(1, mem=3000), 0, 2, False),
+    ("j33", 622, 271, 256, 11, Resources.of(1), 3, 0, False)]
+
+
+def test_an_exclusive_job_ending_frees_its_whole_node_for_ends_wait():
+    """j27 (one task, exclusive) holds all 4 processors of n4 and ends at 735; with them
+    j33 (11 tasks on 3 nodes) starts at 735. ends_wait was told the end freed the task's
+    one processor, too few for any queued job, so the replay that leaves idle cycles out
+    skipped 735 and started j33 at 739."""
+    gpu = Resources.of(4, mem=8192, gres={"gpu": 2})
+    nodes = (Node("n0", gpu), Node("n1", gpu), Node("n2", Resources.of(8, mem=16384)),
+             Node("n3", gpu), Node("n4", Resources.of(4, mem=4096)))
+    sims = [SimJob(Job(jid, "u0", JobRequest(tasks=t, per_task=per, nodes=n, tasks_per_node=tpn,
+                                             exclusive=x), wc, sub), run)
+            for jid, sub, wc, run, t, per, n, tpn, x in _EXCLUSIVE_END]
+    text = "RESERVATIONPOLICY NEVER\nNODEALLOCATIONPOLICY PRIORITY\n"
+    full, full_acts, full_states = replay(nodes, sims, text, False)
+    fast, fast_acts, fast_states = replay(nodes, sims, text, True)
+    assert full.records["j33"].start == 735 and full.check.ok and fast.check.ok
+    assert {j: (r.start, r.kind, r.end) for j, r in fast.records.items()} == \
+        {j: (r.start, r.kind, r.end) for j, r in full.records.items()}
+    assert fast_acts == full_acts and fast.cycles < full.cycles
