@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ..cfg.choices import NodeAllocation
 from ..model import Defer, JobState, Reserve
 from ..planning import memo, owners
 from ..planning.api import Ability, EndCursor, NoPlacement, Planner
@@ -98,9 +99,9 @@ class ChangeCache:
     last), or it may still reserve but each cycle places every reservation where a cycle
     with no memory would make it, in order (RESERVATIONPOLICY CURRENTHIGHEST; on the count
     planner only: on the node table the pass must have ended for good, and, under a policy
-    that makes them anew each cycle, no backfill start passed the reservations it made: a
-    re-make after that start may choose other nodes and move one, tests/property/
-    test_idle_arrivals.py's fixed example)."""
+    that makes them anew each cycle, no backfill start passed the reservations it made
+    unless the node choice is static (static_choice): else a re-make after that start may
+    choose other nodes and move one, tests/property/test_idle_arrivals.py's fixed example)."""
     least: int = -1
     """The fewest processors a job in `order` asks (-1: not counted yet; ends_wait)."""
     counts: bool = True
@@ -110,7 +111,7 @@ class ChangeCache:
     ends: bool = True
     """ends_wait may apply: on the node table only when every cycle re-makes the priority
     reservations from scratch (not HIGHEST, which keeps and slides them) and no backfill
-    start passed those this cycle made (see `waits`)."""
+    start passed those this cycle made, or the node choice is static (see `waits`)."""
     cursor: EndCursor | None = None
     """ends_wait's cursor over the table's ends (planning/endheap.EndCursor)."""
     pending: list[str] = field(default_factory=list)
@@ -204,8 +205,9 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
     # the jobs before the first kept one all started; none after it did
     untouched = bool(res) and len(started) < len(order) and order[len(started)][0].id == ids[0]
     # on the node table a reservation made from scratch, then passed by a backfill start, may
-    # be made elsewhere by the next cycle: this cycle is then no fixed point to skip from
-    fresh = counts or remakes or not (c.bf_positions and res)
+    # be made elsewhere by the next cycle (unless the node choice is static): no fixed point
+    fresh = (counts or remakes or not (c.bf_positions and res)
+             or static_choice(c.settings.nap, left[:len(res)]))
     return ChangeCache(c.snap.seq, c.cfg, c.snap.nodes, table, memo.epoch(table), left,
                        ids, c.pass_end, c.reserve_decisions, static,
                        c.engine if fixed else None, c.limits if fixed else None,
@@ -213,6 +215,28 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
                        counts=counts, nap=c.settings.nap, ends=fresh and (counts or not remakes),
                        untouched=untouched, until=until, defer_floor=defer_floor(c, last),
                        defer_count=len(st.deferred))
+
+
+STATIC_CHOICE = True
+"""Under a node choice whose keys do not move a backfill start passes no fixed point
+(static_choice); False: on the node table any backfill start with reservations does."""
+
+_STATIC_KEYS = frozenset({NodeAllocation.FIRSTAVAILABLE, NodeAllocation.MINRESOURCE,
+                          NodeAllocation.PRIORITY, NodeAllocation.FASTEST})
+
+
+def static_choice(nap, reserved: list) -> bool:
+    """Does a cycle with no memory re-make, after this cycle's backfill starts, each
+    reservation the cycle made anew (`reserved`: their order entries) where it was made?
+    Yes when the node choice orders the feasible nodes by keys that are the node's own
+    (planning/nodechoice.KEYS: index, configured size, priority, speed; not LASTAVAILABLE's
+    times, CPULOAD's load, Maui 3.3's rules) and each request takes tasks node by node in
+    that order (not a node count's swaps by fit). A start only takes room, never the room a
+    reservation holds: re-made in order, each finds no earlier start, and at its start a
+    node holds at least the tasks it took there and at most what it held (a node it filled
+    holds the same, one it passed still none): the same nodes. O(len(reserved))."""
+    return (STATIC_CHOICE and nap in _STATIC_KEYS
+            and all(e[1] is not None and e[1].mode != "nodes" for e in reserved))
 
 
 def arrivals_wait(st, jobs, now: int) -> bool:
