@@ -132,7 +132,9 @@ class Scanning:
         points in (t, t + w), keys[i:j] (SlidingOr); `fits` maps each node of
         `others_prev` to its tasks over the window last evaluated, `tot_o`/`cnt_o` their
         sum and how many hold a task, `changed` the nodes with a change point since; the
-        same for gres with gi/gj. When `sure` (nothing fits before t) a start found is
+        same for gres with gi/gj, caught up only where read (the filter of use_gres_gain
+        and an evaluation: _gres_at and _gres_move apply the same points in the same
+        order whenever they run). When `sure` (nothing fits before t) a start found is
         kept as a floor (_floor). The gain bound: `deficit` is how many nodes the last
         evaluation (at s) lacked, `gained` the eligible nodes whose usage falls at some
         point in (s, t]. A node holds more tasks over [t, t + w) than over [s, s + w) only
@@ -250,9 +252,8 @@ class Scanning:
                     touched, fullin = window.total()
                 else:
                     touched, fullin = window.move(i, j)
-            if gres_bound:
-                gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gfullin,
-                                                         gwindow, evaluate)
+            if gres_bound and evaluate:     # else caught up where next read
+                gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gwindow)
             t = t_new
 
     def _refit(self, cr: Compiled, t: int, w: int, fits: dict[int, int], others: int,
@@ -328,10 +329,11 @@ class Scanning:
             gi += 1
         return gi, gfull
 
-    def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int, gfullin: int,
-                   gwindow: SlidingOr, evaluate: bool) -> tuple[int, int, int, int]:
-        """scan's gres window moved to [t_new, lim): (gi, gj, the nodes with a gres all
-        taken at t_new, those all taken in the window when `evaluate`, else as given)."""
+    def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int,
+                   gwindow: SlidingOr) -> tuple[int, int, int, int]:
+        """scan's gres window moved to [t_new, lim) from wherever it was last (both ends
+        only move forward): (gi, gj, the nodes with a gres all taken at t_new, those all
+        taken in the window)."""
         gi, gfull = self._gres_at(t_new, gi, gfull)
         gtimes = self._gpts.times
         ngp = len(gtimes)
@@ -339,9 +341,7 @@ class Scanning:
             gj = gi
         while gj < ngp and gtimes[gj] < lim:
             gj += 1
-        if evaluate:
-            gfullin = gwindow.move(gi, gj)[1]
-        return gi, gj, gfull, gfullin
+        return gi, gj, gfull, gwindow.move(gi, gj)[1]
 
     def _scan_start(self, cr: Compiled, w: int, after: int | None, until: int | None,
                     ignore: Iterable[str]) -> tuple:
