@@ -157,6 +157,7 @@ class Scanning:
         gres_bound = g is not None
         if gres_bound:      # nodes with a gres all taken at t or in [t, t + w) hold no task
             gi, gfull, gj, gwindow, gfullin = g
+            gtimes = self._gpts.times
         fits: dict[int, int] = {}
         tot_o = cnt_o = 0
         others_prev = 0
@@ -224,7 +225,8 @@ class Scanning:
                 # no eligible node frees anything: it fails as it did (see the module's)
                 fr = frees[i] & E
                 if gres_bound and fr and gres_gain:     # nor one with a gres all taken
-                    gi, gfull = self._gres_at(t_new, gi, gfull)
+                    if gi < len(gtimes) and gtimes[gi] <= t_new:
+                        gi, gfull = self._gres_at(t_new, gi, gfull)
                     fr ^= fr & gfull
                     self.gres_passed += not fr
                 evaluate = bool(fr) or (ei < len(extra) and extra[ei] == t_new)
