@@ -97,6 +97,22 @@ class Scanning:
     (planning/lastnow.py; False: scan then select, the definition the property tests
     compare against)."""
 
+    use_gres_gain = True
+    """For a request that needs every gres (the gres index bounds it), leave out of the
+    nodes that free something at a candidate t those with a gres all taken at t: such a
+    node holds no task over [t, t + w), no more than at the last candidate, so the
+    candidate is passed over (fails as it did) unless another eligible node frees
+    something, and the gain bound counts only the nodes that may hold more. A node that
+    frees while a gres of it is all taken and holds a task later must see that gres's
+    usage fall first: it frees again then, with the gres not all taken. A deep priority
+    pass reserves GPU jobs behind one another, and the GPU nodes free processors (the
+    jobs without GPUs on them end) far more often than GPUs: most of those candidates were
+    evaluated to fail. No owner ignored. False: the definition
+    tests/property/test_gres_gain_properties.py compares against."""
+    gres_passed = 0
+    """Candidates passed over because every node freeing there has a gres all taken
+    (operation count: `fr` empty only by use_gres_gain)."""
+
     found_streak = 0
     """Start-now walks in a row that found room (planning/lastnow.py's STREAK); a table's
     own count from its first walk on."""
@@ -116,7 +132,9 @@ class Scanning:
         points in (t, t + w), keys[i:j] (SlidingOr); `fits` maps each node of
         `others_prev` to its tasks over the window last evaluated, `tot_o`/`cnt_o` their
         sum and how many hold a task, `changed` the nodes with a change point since; the
-        same for gres with gi/gj. When `sure` (nothing fits before t) a start found is
+        same for gres with gi/gj, caught up only where read (the filter of use_gres_gain
+        and an evaluation: _gres_at and _gres_move apply the same points in the same
+        order whenever they run). When `sure` (nothing fits before t) a start found is
         kept as a floor (_floor). The gain bound: `deficit` is how many nodes the last
         evaluation (at s) lacked, `gained` the eligible nodes whose usage falls at some
         point in (s, t]. A node holds more tasks over [t, t + w) than over [s, s + w) only
@@ -139,6 +157,7 @@ class Scanning:
         gres_bound = g is not None
         if gres_bound:      # nodes with a gres all taken at t or in [t, t + w) hold no task
             gi, gfull, gj, gwindow, gfullin = g
+            gtimes = self._gpts.times
         fits: dict[int, int] = {}
         tot_o = cnt_o = 0
         others_prev = 0
@@ -148,6 +167,7 @@ class Scanning:
         short = (self.use_short and procs_bound and not exclusive and not ign_mask
                  and mode != "any")
         gain = self.use_gain and not ign_mask and (mode != "any" or self.use_gain_any)
+        gres_gain = self.use_gres_gain and not ign_mask
         kmax = max([kc for _cm, kc in classes]) if gain and mode == "any" else 1
         deficit = gained = 0        # nodes short at the last evaluation; who freed since
         evaluate = True
@@ -204,6 +224,11 @@ class Scanning:
                 full = (full ^ (full & chg)) | fulls[i]
                 # no eligible node frees anything: it fails as it did (see the module's)
                 fr = frees[i] & E
+                if gres_bound and fr and gres_gain:     # nor one with a gres all taken
+                    if gi < len(gtimes) and gtimes[gi] <= t_new:
+                        gi, gfull = self._gres_at(t_new, gi, gfull)
+                    fr ^= fr & gfull
+                    self.gres_passed += not fr
                 evaluate = bool(fr) or (ei < len(extra) and extra[ei] == t_new)
                 i += 1
                 changed |= chg
@@ -229,9 +254,8 @@ class Scanning:
                     touched, fullin = window.total()
                 else:
                     touched, fullin = window.move(i, j)
-            if gres_bound:
-                gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gfullin,
-                                                         gwindow, evaluate)
+            if gres_bound and evaluate:     # else caught up where next read
+                gi, gj, gfull, gfullin = self._gres_move(t_new, lim, gi, gj, gfull, gwindow)
             t = t_new
 
     def _refit(self, cr: Compiled, t: int, w: int, fits: dict[int, int], others: int,
@@ -295,10 +319,9 @@ class Scanning:
         return self.shapes.cannot_start(cr.eligible, cr.d, cr.mode, cr.per_node,
                                         cr.nodes_needed, cr.tasks)
 
-    def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int, gfullin: int,
-                   gwindow: SlidingOr, evaluate: bool) -> tuple[int, int, int, int]:
-        """scan's gres window moved to [t_new, lim): (gi, gj, the nodes with a gres all
-        taken at t_new, those all taken in the window when `evaluate`, else as given)."""
+    def _gres_at(self, t_new: int, gi: int, gfull: int) -> tuple[int, int]:
+        """scan's gres pointer moved to t_new: (gi, the nodes with a gres all taken at
+        t_new), the first half of _gres_move, whose own loop then has nothing to do."""
         gpts = self._gpts
         gtimes, gchgs, gfulls = gpts.times, gpts.chg, gpts.full
         ngp = len(gtimes)
@@ -306,13 +329,21 @@ class Scanning:
             c = gchgs[gi]
             gfull = (gfull ^ (gfull & c)) | gfulls[gi]
             gi += 1
+        return gi, gfull
+
+    def _gres_move(self, t_new: int, lim: int, gi: int, gj: int, gfull: int,
+                   gwindow: SlidingOr) -> tuple[int, int, int, int]:
+        """scan's gres window moved to [t_new, lim) from wherever it was last (both ends
+        only move forward): (gi, gj, the nodes with a gres all taken at t_new, those all
+        taken in the window)."""
+        gi, gfull = self._gres_at(t_new, gi, gfull)
+        gtimes = self._gpts.times
+        ngp = len(gtimes)
         if gj < gi:
             gj = gi
         while gj < ngp and gtimes[gj] < lim:
             gj += 1
-        if evaluate:
-            gfullin = gwindow.move(gi, gj)[1]
-        return gi, gj, gfull, gfullin
+        return gi, gj, gfull, gwindow.move(gi, gj)[1]
 
     def _scan_start(self, cr: Compiled, w: int, after: int | None, until: int | None,
                     ignore: Iterable[str]) -> tuple:
