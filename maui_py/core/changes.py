@@ -48,7 +48,7 @@ from ..planning.sync import sync_table
 from ..policy import backfill, deferral, inplace, kept, prediction
 from . import restarts
 from .records import KeptReservation
-from ..priority import kinetic
+from ..priority import kinlist
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
 from .keptorder import common_static, ends_only, order_now
@@ -496,12 +496,12 @@ def run(c: Cycle) -> CycleResult | None:
     deferral.settle_starts(c)
     added = c.select(new)
     order = fresh + added
-    if reorder:                     # ranked by the priorities now, and dated (kinetic.py)
+    if reorder is True:             # ranked by the priorities now, and dated (kinetic.py)
         order.sort(key=lambda e: order_key(e[0], e[2]))
-        until = kinetic.until(c.engine, list(map(_JOB, order)), list(map(_PRIO, order)), now,
-                              st.queue_time)
-    else:
-        until = kinetic.extend(c.engine, until, last, added, now, st.queue_time)
+        until = kinlist.date_all(c.engine, list(map(_JOB, order)), list(map(_PRIO, order)),
+                                 now, st.queue_time)
+    else:                           # kept, or sorted by the kinetic list (kinlist.SWAPPED)
+        until = kinlist.extend(c.engine, until, last, added, now, st.queue_time)
     if quiet and not cache.counts and st.reservations and not cache.untouched:
         quiet = cache.ends and _placed_again(c, order)     # HIGHEST slides them: in full
     elif quiet and not cache.counts and st.reservations:

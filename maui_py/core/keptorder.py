@@ -9,7 +9,7 @@ from __future__ import annotations
 from operator import itemgetter
 
 from ..planning import owners
-from ..priority import kinetic
+from ..priority import kinetic, kinlist
 from ..priority.engine import order_key
 from . import restarts
 
@@ -80,12 +80,16 @@ def order_now(c, cache, new: list, quiet: bool) -> tuple | None:
     fresh, t = cache.order, cache.until     # ranked up to t (priority/kinetic.py)
     dated = now <= t and not qt and kinetic.KINETIC
     reorder = False
-    if not dated:
+    kin = None if dated or qt else kinlist.settle(eng, fresh, cache.ids, now, t)
+    if kin is not None:             # only the crossed pairs swapped (priority/kinlist.py)
+        fresh, t, reorder = kin
+        dated = True
+    elif not dated:
         jobs = list(map(_JOB, fresh))
         ps = eng.serv_priorities(jobs, now, qt, bp)
         fresh = list(zip(jobs, map(_COMPILED, fresh), ps))
         reorder = not kinetic.ranked(jobs, ps)
-        t = -1 if reorder else kinetic.until(eng, jobs, ps, now, qt)
+        t = -1 if reorder else kinlist.date_all(eng, jobs, ps, now, qt)
     last = None
     if fresh and new:
         j = fresh[-1][0]
@@ -95,11 +99,11 @@ def order_now(c, cache, new: list, quiet: bool) -> tuple | None:
             key = order_key(job, serv(job, now, qt.get(job.id, job.submit_time), bp.get(job.id, 0)))
             if not order_key(*last) < key:
                 reorder = True
-    if reorder and dated:           # sorted again by the priorities now
+    if reorder is True and dated:   # sorted again by the priorities now
         jobs = list(map(_JOB, fresh))
         fresh = list(zip(jobs, map(_COMPILED, fresh), eng.serv_priorities(jobs, now, qt, bp)))
     if reorder and quiet:
         quiet = False
         if not ends_only(cache.table, now, c.snap.delta.ended):
             return None
-    return fresh, None, reorder, quiet, (-1 if reorder else t, last)
+    return fresh, None, reorder, quiet, (-1 if reorder is True else t, last)

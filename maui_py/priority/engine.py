@@ -187,9 +187,12 @@ class PriorityEngine:
         subfactors are QUEUETIME and XFACTOR, uncapped (serv_priorities); else None."""
         self._xf_const: dict[str, tuple[Job, float, int, int]] = {}
         """job id -> (job, static_sum, max(wallclock, 1), max(XFMINWCLIMIT, that))."""
-        self.pair_dates: dict[str, tuple[Job, Job, int]] = {}
-        """job id -> (job, the job after it, the date up to which it stays before that one):
-        priority/kinetic.until's memo of neighbours' dates, valid for this engine's terms."""
+        self.pair_dates: dict[str, tuple] = {}
+        """job id -> (job, the job after it, the date up to which it stays before that one
+        [, the kinetic list's generation]): priority/kinetic.until's memo of neighbours'
+        dates, valid for this engine's terms."""
+        self.kin = None
+        """priority/kinlist.py's state (the pair dates' heap) for this engine's terms."""
         if ([s for s, _w, _c in self._serv_terms] == ["QUEUETIME", "XFACTOR"]
                 and self.ccap["SERV"] <= 0 and all(c <= 0 for _s, _w, c in self._serv_terms)):
             self.xf_terms = (self.sw["QUEUETIME"], self.sw["XFACTOR"], self.cw["SERV"],

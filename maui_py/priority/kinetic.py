@@ -81,8 +81,8 @@ def until(engine, jobs: list, ps: list[float], now: int, queue_time) -> int:
             if h is not None and h[1] is j and h[0] is prev and h[2] >= now:
                 d, cur = h[2], None
             else:
-                cur = _moving(engine, j, p)
-                d = _pair(pm or _moving(engine, prev, pp), cur, now)
+                cur = moving(engine, j, p)
+                d = pair_date(pm or moving(engine, prev, pp), cur, now)
                 if memo is not None and d > now:
                     memo[prev.id] = (prev, j, d)
             if d < t:
@@ -98,7 +98,8 @@ def check_pairs(engine, now: int) -> None:
     """_check() of `engine.pair_dates`: each entry is keyed by its first job's id, and
     each date not yet past keeps its pair in order (the engine's floats, order_key) at
     now and at the date. O(len(pair_dates)) priorities."""
-    for jid, (a, b, d) in engine.pair_dates.items():
+    for jid, h in engine.pair_dates.items():
+        a, b, d = h[:3]
         assert a.id == jid and a is not b, jid
         for at in {now, d} if d >= now else ():
             pa, pb = engine.serv_priorities([a, b], at, {}, {})
@@ -116,7 +117,7 @@ def extend(engine, t: int, last: tuple | None, added: list, now: int, queue_time
     return min(t, until(engine, jobs, ps, now, queue_time))
 
 
-def _moving(engine, job, p: float) -> tuple:
+def moving(engine, job, p: float) -> tuple:
     """(job, p, S, wc, d, q0, |slope| bound, slope) of a job. O(1)."""
     wq, wx, cw, _xm = engine.xf_terms
     _j, s, wc, d = engine.xf_const(job)
@@ -124,7 +125,7 @@ def _moving(engine, job, p: float) -> tuple:
             cw * (wq / 60.0 + wx / d))
 
 
-def _pair(a: tuple, b: tuple, now: int) -> int:
+def pair_date(a: tuple, b: tuple, now: int) -> int:
     """The last instant up to which a stays before b (a before b at now). O(1)."""
     if a[2:6] == b[2:6]:
         return now + HORIZON        # the same floats at every instant: the tie stays
