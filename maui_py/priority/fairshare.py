@@ -33,6 +33,7 @@ from typing import Iterable, Sequence
 from ..cfg.choices import FairSharePolicy as FSP
 from ..cfg.values import FsTarget
 from ..model import Job
+from . import fsuntil
 
 KINDS: tuple[tuple[str, str, str, str], ...] = (
     # (usage key prefix, *CFG parameter, Job attribute, FS subfactor)
@@ -119,6 +120,10 @@ class FairShare:
         """_targets_of per credential tuple: fixed for the configuration."""
         self._capped: dict[tuple[str, ...], bool] = {}
         """capped() per credential tuple: fixed for the configuration."""
+        self._rolls = 0
+        """How many times the decayed older windows were worked out (_roll): within one
+        count the current window only grows and the older ones stay (priority/fsuntil)."""
+        self._until = fsuntil.Bounds(-1, fs_subfactor)
         self._reset_rates()
 
     # ------------------------------------------------------------------ charging
@@ -326,6 +331,7 @@ class FairShare:
                     factor[key] = factor.get(key, 0.0) + scale * v
         self._factor = factor
         self._cur = cur
+        self._rolls += 1
 
     # ------------------------------------------------------------------ reading
     def usage(self, key: str) -> float:
@@ -403,6 +409,12 @@ class FairShare:
             return [True] * len(sets)
         by_key, targets_of, percent = self._by_key, self._targets_of, self.percent
         now_w, older = self.windows.get(self._cur, _NO_USAGE), self._factor
+        if fsuntil.BOUNDED and not self.pes:
+            if self._until.rolls != self._rolls:
+                self._until = fsuntil.Bounds(self._rolls, fs_subfactor, now_w)
+            got = self._until.empties(sets, total, now_w, older, targets_of, by_key, percent)
+            if got is not None:
+                return got
         out = []
         for creds in sets:
             none = True
@@ -416,6 +428,13 @@ class FairShare:
                     break
             out.append(none)
         return out
+
+    def check_until(self) -> None:
+        """Raise AssertionError unless the kept empties bounds of this roll hold now
+        (fsuntil.Bounds.check, empty() asked from scratch)."""
+        if self._until.rolls == self._rolls and self.last is not None:
+            self._until.check(self.usage(SYSTEM), self.windows.get(self._cur, _NO_USAGE),
+                              self._factor, self.percent, self.empty)
 
     def _subfactors(self, creds: tuple[str, ...]) -> dict[str, float]:
         """subfactors() of a credential set, each credential's value worked out once per
@@ -519,6 +538,7 @@ class FairShare:
                      for jid, (s, r, wc, keys) in (data.get("seen") or {}).items()}
         self._reset_rates()
         self._cur = None
+        self._until = fsuntil.Bounds(-1, fs_subfactor)
         self._memo.clear()
         self._by_key.clear()
         self._caps.clear()
