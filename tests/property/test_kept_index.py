@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 
 from maui_py.model import Job, JobRequest, Node, Resources
-from maui_py.policy import kept, keptindex
+from maui_py.policy import kept, keptindex, priority_pass
 from maui_py.sim.swf import SimJob
 
 from .test_kept_settled import SETTINGS, replay, workloads
@@ -58,4 +58,18 @@ def test_arrivals_that_cannot_start_are_answered_from_the_index(monkeypatch):
     definition, _n, quiets_def = _replay(monkeypatch, nodes, sims, text, False, False)
     assert hits >= 1
     assert quiets == quiets_def
+    assert fast == definition
+
+
+@SETTINGS
+@given(workloads())
+def test_the_reserved_head_counted_in_c_decides_as_the_pass_loop(monkeypatch, w):
+    """priority_pass.REMADE_HEAD (the leading run of jobs holding a kept reservation
+    counted per group in C) against the pass's loop over each: every cycle's starts and
+    reservations and every job's start the same, the table checked every cycle."""
+    nodes, sims, text, per_event = w
+    monkeypatch.setattr(priority_pass, "REMADE_HEAD", True)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    monkeypatch.setattr(priority_pass, "REMADE_HEAD", False)
+    definition = replay(nodes, sims, text, per_event, True, monkeypatch)
     assert fast == definition
