@@ -26,6 +26,9 @@ reservations, S one earliest-start scan; a second walk only when something moved
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import not_
+
 from ..model import StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability
@@ -102,8 +105,8 @@ def slide_forward(c, order, index: dict[str, int], retry, settled=None, want=Non
     round (no retry hold) and nothing given back meanwhile."""
     st = c.state
     jobs = sorted(st.reservations, key=index.__getitem__)
-    holds = c.table.holds
-    for jid in [j for j in jobs if owners.priority(j) not in holds]:
+    unheld = map(not_, map(c.table.holds.__contains__, map(owners.priority("").__add__, jobs)))
+    for jid in list(compress(jobs, unheld)):    # those whose owner holds nothing (in C)
         job, cr, _prio = order[index[jid]]  # a table built afresh holds them first, as kept
         _hold_kept(c, jid, st.reservations[jid], cr, c.ignore(job))
     visit = None if want is None else want.first(order, index)

@@ -26,7 +26,7 @@ from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, Placement
-from . import highest, inplace, sparse
+from . import highest, inplace, keptindex, sparse
 from .limits import SOFT
 
 REMAKES: dict[ReservationPolicy, bool] = {
@@ -67,10 +67,12 @@ class Stamps:
     last known at its earliest start with the others held, and the request and span it
     was placed for. A cache (never stored): a reservation without a stamp is re-made."""
 
-    __slots__ = ("table", "at", "left", "remade", "quiets", "floor", "passed")
+    __slots__ = ("table", "at", "left", "remade", "quiets", "floor", "passed", "index")
 
     def __init__(self, table):
         self.table = table
+        self.index = keptindex.Quiet()
+        """quiet()'s last yes, kept while nothing it read changed (policy/keptindex.py)."""
         self.at: dict[str, tuple[int, Compiled, int]] = {}
         self.floor: int | None = None
         """An epoch at which every kept reservation was at its earliest start with the
@@ -113,6 +115,8 @@ class Stamps:
             e = memo.epoch(table)
             got = at.get(job.id)
             at[job.id] = (e, cr, w)
+            if got is None or got[2] != w or (got[1] is not cr and got[1] != cr):
+                self.index.lost()           # a stamp the index's last yes read changed
             floor = self.floor
             own = pre + job.id
             if (got is None or kr.start <= now or got[2] != w
@@ -142,16 +146,31 @@ class Stamps:
         is active: then settled() answers True for each in turn, in the walk's order, and
         nothing moves, so the epoch stays and the walk ends after one round having changed
         nothing (its stamps are rewritten with the same epoch, request and span; _hold_kept
-        finds every hold held). Counted as left. O(reservations), a few operations each,
-        in place of the walk's scan set-up per reservation."""
+        finds every hold held). Counted as left. The index (policy/keptindex.Quiet) answers
+        first from the last yes when nothing it read changed; else O(reservations), a few
+        operations each, in place of the walk's scan set-up per reservation."""
         if not QUIET:
             return False
-        table, now, at, span = c.table, c.now, self.at, c.span
-        e = memo.epoch(table)
-        holds, down, over, pre = _hold_checks(table)
+        e = memo.epoch(c.table)
         res = c.state.reservations
+        if self.index.answer(c, order, index, e, self.floor):
+            if keptindex.CHECK:
+                assert self._all_quiet(c, order, index, e), "quiet index: a stale yes"
+        elif self._all_quiet(c, order, index, e):
+            self.index.verified(e, c.table, res, order, index)
+        else:
+            return False
+        self.left += len(res)
+        self.quiets += 1
+        self.floor = e
+        return True
+
+    def _all_quiet(self, c, order, index: dict[str, int], e: int) -> bool:
+        """quiet()'s question asked of every kept reservation (reads only). O(R)."""
+        table, now, at, span = c.table, c.now, self.at, c.span
+        holds, down, over, pre = _hold_checks(table)
         whole = self.floor == e             # every one known at its earliest now
-        for jid, kr in res.items():
+        for jid, kr in c.state.reservations.items():
             got = at.get(jid)
             if (got is None or (got[0] != e and not whole) or kr.start <= now
                     or (kr.retry_until is not None and kr.retry_until > now)):
@@ -161,9 +180,6 @@ class Stamps:
             if (got[2] != max(int(span(job)), 1) or (got[1] is not cr and got[1] != cr)
                     or h is None or h.mask & down or (over is not None and over(pre + jid))):
                 return False
-        self.left += len(res)
-        self.quiets += 1
-        self.floor = e
         return True
 
     def prune(self, res) -> None:
@@ -219,7 +235,9 @@ def placed(c, job, cr: Compiled) -> None:
     reservations made after it in the pass, and the backfill starts, only take room.
     O(1)."""
     if c.settings.res_policy is ReservationPolicy.HIGHEST and _applies(c):
-        stamps_of(c).at[job.id] = (memo.epoch(c.table), cr, max(int(c.span(job)), 1))
+        e, stamps = memo.epoch(c.table), stamps_of(c)
+        stamps.at[job.id] = (e, cr, max(int(c.span(job)), 1))
+        stamps.index.placed(e, job.id, job, cr, c.state.reservations[job.id].start)
 
 
 def _reaches(table, regions, cr: Compiled, own: str, now: int, start: int, w: int
@@ -355,6 +373,8 @@ def reserved_jobs(c, order) -> None:
                                           settled, want)
             if settled is not None:
                 stamps.floor = memo.epoch(c.table) if fixed else None
+                if fixed:
+                    stamps.index.walked(c, order, index, stamps.floor)
         stamps.prune(st.reservations)
         return
     keep = _unmoved(c, order)

@@ -28,7 +28,8 @@ for the new room, plus reach_runs once per bucket and room.
 from __future__ import annotations
 
 from bisect import bisect_left
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import and_, attrgetter, le
 
 from ..planning import memo, owners
 
@@ -46,9 +47,10 @@ class Want:
 
     def __init__(self, c, stamps):
         self.c, self.stamps = c, stamps
-        self.rows: list[tuple[str, int, object, int, int]] = []
-        """(job id, its hold's node mask, its compiled request, its span, its start) of each
-        reservation not visited for its stamp alone: asked again when room comes free."""
+        self.rows: dict[tuple | None, list[tuple[str, int, int, int]]] = {}
+        """Per bucket (_bucket of its compiled request), (job id, its hold's node mask, its
+        span, its start) of each reservation not visited for its stamp alone: asked again
+        when room comes free."""
         self.seen = 0
         """The epoch up to which the rows were asked about the room given back."""
 
@@ -73,7 +75,8 @@ class Want:
             down = 0                    # every node usable: no hold meets an unusable one
         over = table.over_in if table.overcommitted else None
         want: set[str] = set()
-        rows, stale = self.rows, []
+        rows: dict = self.rows
+        stale: dict = {}
         old = floor < e                 # a stamp older than e may be stale
         pre = owners.priority("")
         for jid, kr in res.items():
@@ -89,10 +92,21 @@ class Want:
                     or (over is not None and over(own))):
                 want.add(jid)
                 continue
-            row = (jid, h.mask, cr, got[2], kr.start)
-            rows.append(row)
+            d0 = cr.d[0]
+            key = None if d0 <= 0 else (cr.eligible, cr.exclusive,
+                                        cr.per_node * d0 if cr.mode == "tpn" else d0)
+            row = (jid, h.mask, got[2], kr.start)
+            b = rows.get(key)
+            if b is None:
+                rows[key] = [row]
+            else:
+                b.append(row)
             if old and got[0] < e:
-                stale.append(row)
+                b = stale.get(key)
+                if b is None:
+                    stale[key] = [row]
+                else:
+                    b.append(row)
         want.update(self._gain(stale, regions))
         stamps.passed += len(c.state.reservations) - len(want)
         self.seen = e
@@ -109,32 +123,34 @@ class Want:
         self.seen = e
         return self._gain(self.rows, regions)
 
-    def _gain(self, rows, regions) -> set[str]:
-        """The rows some region could move: one holding a node of theirs, or one with a
-        run as long as its span, starting before it, over which a node of theirs it may
-        use keeps its processors free (Planner.reach_runs, once per bucket: a bisection
-        per row). O(rows log runs + buckets x the regions' nodes)."""
+    def _gain(self, rows: dict, regions) -> set[str]:
+        """The rows some region could move: one holding a node of theirs, or (bucket
+        (eligible nodes, exclusive, processors per node); None: no processors asked, every
+        one) one with a run as long as its span, starting before it, over which a node of
+        theirs it may use keeps its processors free (Planner.reach_runs, once per bucket:
+        a bisection per row, column by column in C). O(rows log runs + buckets x the
+        regions' nodes)."""
         if not regions or not rows:
             return set()
         table, now = self.c.table, self.c.now
         nodes = 0
         for mask, _x, _y in regions:
             nodes |= mask
-        runs: dict[tuple[int, bool, int], tuple[list[int], list[int]]] = {}
-        out = set()
-        for jid, hmask, cr, w, start in rows:
-            if hmask & nodes:
-                out.add(jid)
+        out: set[str] = set()
+        for key, b in rows.items():
+            jids, masks, ws, starts = zip(*b)
+            if key is None:
+                out.update(jids)
                 continue
-            d0 = cr.d[0]
-            if d0 <= 0:
-                out.add(jid)
+            hit = list(compress(jids, map(and_, masks, repeat(nodes))))
+            if len(hit) == len(jids):
+                out.update(hit)
                 continue
-            key = (cr.eligible, cr.exclusive, (cr.per_node if cr.mode == "tpn" else 1) * d0)
-            got = runs.get(key)
-            if got is None:
-                got = runs[key] = table.reach_runs(regions, now, *key)
-            k = bisect_left(got[0], start)
-            if k and got[1][k - 1] >= w:
-                out.add(jid)
+            out.update(hit)
+            first, most = table.reach_runs(regions, now, *key)
+            if not first:
+                continue
+            most = [0, *most]           # most[k]: the longest of the first k runs
+            out.update(compress(jids, map(le, ws, map(most.__getitem__,
+                                                       map(bisect_left, repeat(first), starts)))))
         return out
