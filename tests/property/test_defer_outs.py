@@ -19,6 +19,7 @@ from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
 from .test_idle_arrivals import SETTINGS, configs, site_workloads, workloads
+from .test_incremental_cycle import check_incremental
 from .test_kept_order import deferring
 
 
@@ -108,3 +109,24 @@ def test_defer_outs_from_what_changed_decide_as_full_cycles(wl, text, limit, cou
 @given(site_workloads(), configs(), st.integers(1, 8), st.sampled_from(["", "DEFERCOUNT 2\n"]))
 def test_defer_outs_on_the_node_table(wl, text, limit, count):
     _same(*wl, deferring(text, limit) + count)
+
+
+_BACK_UP = (  # j02a deferred while n3 is down, released once it is back: it joins the order
+    # first (PROCWEIGHT), so the cycle runs in full (deferouts.left_out is False for it);
+    # taken like an arrival (last) it would reserve after j05a and j06a, not before
+    tuple(Node(f"n{i}", Resources.of(2)) for i in range(4)),
+    "RESERVATIONDEPTH 100\nRESERVATIONPOLICY CURRENTHIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
+    "NODEALLOCATIONPOLICY FIRSTAVAILABLE\nQUEUETIMEWEIGHT 1\nPROCWEIGHT 100\n"
+    "DEFERTIME 60\nDEFERCOUNT 3\n",
+    [("node", 1, 10, 0, False, 3), ("arrive", 2, 300, 5, False, 0),
+     ("arrive", 8, 100, 5, False, 0), ("node", 1, 10, 5, False, 3),
+     ("arrive", 6, 300, 5, False, 1), ("arrive", 4, 200, 5, False, 2),
+     ("arrive", 1, 50, 5, False, 0), ("tick", 1, 10, 40, False, 0),
+     ("arrive", 1, 50, 5, False, 1), ("tick", 1, 10, 30, False, 0)])
+
+
+def test_a_released_job_that_joins_the_order_is_decided_as_from_scratch():
+    """The full cycle's order puts the released job first; a cycle from what changed that
+    took it like an arrival (last) would reserve in another order (mutant: left_out
+    always True fails here at step 7)."""
+    check_incremental(_BACK_UP)
