@@ -46,7 +46,7 @@ from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, inplace, kept, prediction
-from . import restarts
+from . import deferouts, restarts
 from .records import KeptReservation
 from ..priority import kinlist
 from ..priority.engine import order_key
@@ -131,6 +131,8 @@ class ChangeCache:
     until: int = -1
     """`order` is ranked (strictly increasing order_key) at every instant up to this one
     (priority/kinetic.py; -1: not known): the next cycle need not re-rank it before."""
+    held: dict | None = None
+    """The object of every job whose defer record still runs (core/deferouts.held)."""
 
 
 def applies(c: Cycle) -> bool:
@@ -156,7 +158,8 @@ def _stays(c: Cycle, entries) -> bool:
 
 
 def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
-             until: int = -1, last: ChangeCache | None = None) -> ChangeCache | None:
+             until: int = -1, last: ChangeCache | None = None,
+             released: bool = False) -> ChangeCache | None:
     """The cache a finished cycle leaves, or None when the next cycle must run in full:
     a planner the next cycle may not keep, reservations that are not the first jobs of the
     order, a retry hold, a job deferred or started at its reservation during the passes.
@@ -165,7 +168,8 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
     for this very cycle, and no retry hold can be active then: the last cache had none, and
     only a failed start makes one, after which run() does not apply). The cache keeps
     `order` itself when no job started: the caller is done with it. `last`: the cache
-    this cycle ran from (run()), for defer_floor. O(queued). On the node
+    this cycle ran from (run()), for defer_floor; `released`: it released defers (the
+    floor is walked again). O(queued). On the node
     table only for a snapshot with a SnapshotDelta: an adapter that gives none (mauid's)
     would pay O(queued) a cycle for a cache no cycle reads."""
     st = c.state
@@ -213,8 +217,9 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and fresh and (c.pass_end[4] or not remakes and counts),
                        counts=counts, nap=c.settings.nap, ends=fresh and (counts or not remakes),
-                       untouched=untouched, until=until, defer_floor=defer_floor(c, last),
-                       defer_count=len(st.deferred))
+                       untouched=untouched, until=until,
+                       defer_floor=defer_floor(c, None if released else last),
+                       defer_count=len(st.deferred), held=deferouts.held(c, last))
 
 
 STATIC_CHOICE = True
@@ -470,7 +475,7 @@ def run(c: Cycle) -> CycleResult | None:
     found = _usable(c, cache)
     if found is None:
         return None
-    quiet, new = found
+    quiet, new, releasing = found
     now, table, d = c.now, cache.table, c.snap.delta
     kept_order = order_now(c, cache, new, quiet)
     if kept_order is None:
@@ -484,6 +489,9 @@ def run(c: Cycle) -> CycleResult | None:
                             if c.settings.predicting.on else {}))
     if c.table is not table or (quiet and memo.epoch(table) != cache.epoch):
         return None
+    out = deferouts.released(c, cache, new) if releasing else []
+    if out is None:
+        return None
     st.iteration += 1
     c.held, c.access, c._ign_cache = {}, {}, {}
     c.policy = st.queue_policy
@@ -494,7 +502,9 @@ def run(c: Cycle) -> CycleResult | None:
     if d.ended:
         _forget(st, c.engine, d.ended)
     deferral.settle_starts(c)
-    added = c.select(new)
+    if releasing:
+        deferral.release_defers(c)      # each queued one left out again (deferouts.py)
+    added = c.select(out + new if out else new)
     order = fresh + added
     if reorder is True:             # ranked by the priorities now, and dated (kinetic.py)
         order.sort(key=lambda e: order_key(e[0], e[2]))
@@ -513,15 +523,16 @@ def run(c: Cycle) -> CycleResult | None:
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
     ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
-    st.caches.changes = remember(c, order, static, ids, until, cache)
+    st.caches.changes = remember(c, order, static, ids, until, cache, releasing)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))
 
 
-def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
-    """(quiet, the arrived jobs) when `cache` is the last cycle's and the snapshot only adds
-    jobs, ends some and confirms the last starts; else None. Quiet: nothing ended or came
-    free and no change point passed. Reads, changes nothing. O(arrived + pending + defers)."""
+def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list, bool] | None:
+    """(quiet, the arrived jobs, a defer runs out) when `cache` is the last cycle's and the
+    snapshot only adds jobs, ends some and confirms the last starts; else None. Quiet:
+    nothing ended or came free and no change point passed; a defer that runs out is left
+    to deferouts.released. Reads, changes nothing. O(arrived + pending + defers)."""
     st, snap = c.state, c.snap
     d = snap.delta
     if (cache is None or d is None or d.prev_seq != cache.seq or d.changed
@@ -540,7 +551,8 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
             continue                    # started and ended since: settled as gone
         if job is None or not job.state.active:
             return None
-    if not no_defer_out(st, cache, now):
+    releasing = not no_defer_out(st, cache, now)
+    if releasing and not deferouts.RELEASES:
         return None
     new = []
     for jid in d.arrived:
@@ -549,7 +561,7 @@ def _usable(c: Cycle, cache: ChangeCache | None) -> tuple[bool, list] | None:
                 or cache.counts and not counts_request(job.request):
             return None
         new.append(job)
-    return quiet, new
+    return quiet, new, releasing
 
 
 def _placed_again(c: Cycle, order: list) -> bool:

@@ -24,9 +24,11 @@ not): remember() sets one only after checking it (a full cycle: restarts.none_qu
 the order it keeps) or for a cycle from what changed that checked it at its start for
 the order and its arrivals; within such a cycle an entry is written (reset_accrual) only
 for a job select() leaves out of the order (a hold, a dependency), release_defers runs
-only in full cycles, and nothing writes one between cycles. False: check the order
-again each cycle, O(queued) in C, the definition tests/property/test_kept_order.py
-compares against (and checks the fact after every cycle)."""
+in full cycles, or in one from what changed only when each queued job it releases is left
+out of the order again (core/deferouts.py), and nothing writes one between cycles.
+False: check the order again each cycle, O(queued) in C, the definition
+tests/property/test_kept_order.py compares against (and checks the fact after every
+cycle)."""
 
 
 def ends_only(table, now: int, ended) -> bool:
