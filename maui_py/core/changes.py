@@ -109,9 +109,10 @@ class ChangeCache:
     nap: Any = None
     """NODEALLOCATIONPOLICY as the cycle passed it (the node table's start-now question)."""
     ends: bool = True
-    """ends_wait may apply: on the node table only when every cycle re-makes the priority
-    reservations from scratch (not HIGHEST, which keeps and slides them) and no backfill
-    start passed those this cycle made, or the node choice is static (see `waits`)."""
+    """ends_wait may apply: when every cycle re-makes the priority reservations anew (not
+    HIGHEST: an early end gives room back the left-out cycle would slide kept ones into,
+    and a later slide may order them otherwise) and, on the node table, no backfill start
+    passed those this cycle made, or the node choice is static (see `waits`)."""
     cursor: EndCursor | None = None
     """ends_wait's cursor over the table's ends (planning/endheap.EndCursor)."""
     pending: list[str] = field(default_factory=list)
@@ -216,7 +217,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
                        ids, c.pass_end, c.reserve_decisions, static,
                        c.engine if fixed else None, c.limits if fixed else None,
                        fixed and fresh and (c.pass_end[4] or not remakes and counts),
-                       counts=counts, nap=c.settings.nap, ends=fresh and (counts or not remakes),
+                       counts=counts, nap=c.settings.nap, ends=fresh and not remakes,
                        untouched=untouched, until=until,
                        defer_floor=defer_floor(c, None if released else last),
                        defer_count=len(st.deferred), held=deferouts.held(c, last))
@@ -339,8 +340,8 @@ def ends_wait(st, ended: list[str], freed: int, least: float, now: int) -> bool:
     no defer runs out, no hold but the ended jobs' ends by now, and fewer processors are
     free than any queued job asks: nothing starts, and the reservations, placed as a cycle
     with no memory places them, are where the next cycle puts them (whatever is planned
-    before that cycle is planned where only an end at it, or a start, could change it; on
-    the node table every cycle re-makes them from scratch, so not under HIGHEST).
+    before that cycle is planned where only an end at it, or a start, could change it;
+    every cycle re-makes them from scratch: not under HIGHEST, `ChangeCache.ends`).
     A replay may leave the cycle out (tests/property/test_idle_arrivals.py). O(queued) in
     C the first time for one cache, then O(ended + ending by now)."""
     cache = _left_as_was(st, now)
