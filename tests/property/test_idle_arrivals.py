@@ -49,20 +49,23 @@ def workloads(draw):
     return nodes, sims
 
 
+SITE_KINDS = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
+              Resources.of(4, mem=8192, gres={"gpu": 2}))
+SITE_PER = (Resources.of(1, mem=512), Resources.of(1, mem=3000), Resources.of(2, mem=1024),
+            Resources.of(1, gpu=1), Resources.of(1))
+"""The node kinds and per-task requests of the node-table workloads."""
+
+
 @st.composite
 def site_workloads(draw):
     """Several node kinds with memory and GPUs (the node table), jobs asking memory per
     task, GPUs or several processors per task, runtimes often short of their limits."""
-    kinds = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
-             Resources.of(4, mem=8192, gres={"gpu": 2}))
-    nodes = tuple(Node(f"n{i}", kinds[draw(st.integers(0, 2))])
+    nodes = tuple(Node(f"n{i}", SITE_KINDS[draw(st.integers(0, 2))])
                   for i in range(draw(st.integers(2, 6))))
     sims, t = [], 0
     for k in range(draw(st.integers(3, 40))):
         t += draw(st.sampled_from([0, 1, 3, 5, 10, 30, 120]))
-        per = draw(st.sampled_from([Resources.of(1, mem=512), Resources.of(1, mem=3000),
-                                    Resources.of(2, mem=1024), Resources.of(1, gpu=1),
-                                    Resources.of(1)]))
+        per = draw(st.sampled_from(SITE_PER))
         wc = draw(st.integers(1, 400))
         run = draw(st.integers(0, wc + (50 if draw(st.integers(0, 9)) == 0 else 0)))
         job = Job(f"j{k}", f"u{draw(st.integers(0, 2))}",
@@ -252,7 +255,7 @@ def test_an_order_that_moves_with_time_runs_every_cycle():
 # j21 (on n0 to 882); a re-make after that puts j19 at 799, not 611, and j23 fits before it.
 # The every-event replay's cycle at 496 (j26 arrives) makes it and starts j23; the idle
 # check once left that cycle out (j23 at 499): that cycle was no fixed point to skip from.
-_PASSED_BY_BACKFILL = [
+PASSED_BY_BACKFILL = [
     (0, 12, 1, 512, 0, 297, 0, 176), (1, 4, 1, 512, 0, 45, 0, 0), (2, 11, 1, 512, 0, 327, 0, 146),
     (3, 7, 1, 512, 0, 55, 0, 49), (4, 9, 1, 512, 0, 210, 30, 111), (5, 10, 1, 512, 0, 232, 30, 129),
     (6, 6, 1, 512, 0, 1, 60, 0), (7, 8, 1, 0, 1, 130, 90, 105), (8, 6, 1, 512, 0, 91, 90, 69),
@@ -272,7 +275,7 @@ def test_no_arrival_cycle_left_out_after_backfill_passed_a_remade_reservation():
     nodes = tuple(Node(f"n{i}", Resources.of(8, mem=16384)) for i in range(3))
     sims = [SimJob(Job(f"j{k}", "u0", JobRequest(
         tasks=t, per_task=Resources.of(p, gpu=1) if g else Resources.of(p, mem=m)), wc, sub), run)
-        for k, t, p, m, g, wc, sub, run in _PASSED_BY_BACKFILL]
+        for k, t, p, m, g, wc, sub, run in PASSED_BY_BACKFILL]
     text = ("RESERVATIONDEPTH 3\nRESERVATIONPOLICY CURRENTHIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
             "QUEUETIMEWEIGHT 1\n")
     full, full_acts, full_states = replay(nodes, sims, text, False)

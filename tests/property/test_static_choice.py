@@ -12,29 +12,24 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from maui_py.core import changes
-from maui_py.model import JobRequest, Node, Resources
+from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.sim.swf import SimJob
-from maui_py.model import Job
 
-from .test_idle_arrivals import SETTINGS, _PASSED_BY_BACKFILL, configs, replay
+from .test_idle_arrivals import PASSED_BY_BACKFILL, SETTINGS, SITE_KINDS, SITE_PER, configs, replay
 
 CHOICES = ["FIRSTAVAILABLE", "MINRESOURCE", "PRIORITY", "FASTEST", "LASTAVAILABLE"]
-KINDS = (Resources.of(4, mem=4096), Resources.of(8, mem=16384),
-         Resources.of(4, mem=8192, gres={"gpu": 2}))
 
 
 @st.composite
 def mixed_workloads(draw):
     """Node kinds with memory and GPUs; requests split any way, by tasks per node, over a
     node count or exclusive; runtimes often short of their limits."""
-    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 2))])
+    nodes = tuple(Node(f"n{i}", SITE_KINDS[draw(st.integers(0, 2))])
                   for i in range(draw(st.integers(2, 6))))
     sims, t = [], 0
     for k in range(draw(st.integers(3, 40))):
         t += draw(st.sampled_from([0, 1, 3, 5, 10, 30, 120]))
-        per = draw(st.sampled_from([Resources.of(1, mem=512), Resources.of(1, mem=3000),
-                                    Resources.of(2, mem=1024), Resources.of(1, gpu=1),
-                                    Resources.of(1)]))
+        per = draw(st.sampled_from(SITE_PER))
         tasks = draw(st.integers(1, 12))
         shape = draw(st.sampled_from(["any", "any", "tpn", "nodes", "exclusive"]))
         if shape == "tpn":
@@ -75,7 +70,7 @@ def _example(nap):
     nodes = tuple(Node(f"n{i}", Resources.of(8, mem=16384)) for i in range(3))
     sims = [SimJob(Job(f"j{k}", "u0", JobRequest(
         tasks=t, per_task=Resources.of(p, gpu=1) if g else Resources.of(p, mem=m)), wc, sub), run)
-        for k, t, p, m, g, wc, sub, run in _PASSED_BY_BACKFILL]
+        for k, t, p, m, g, wc, sub, run in PASSED_BY_BACKFILL]
     text = ("RESERVATIONDEPTH 3\nRESERVATIONPOLICY CURRENTHIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
             f"QUEUETIMEWEIGHT 1\nNODEALLOCATIONPOLICY {nap}\n")
     return nodes, sims, text
