@@ -185,7 +185,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
             ok = seen.get(key)
             if ok is None:
                 room = self._room(i, s, end, exclude)
-                ok = seen[key] = all(a <= b for a, b in zip(v, room))
+                ok = seen[key] = all(a <= b for a, b in zip(v, room) if a)
                 if not ok and not force:
                     raise OverAllocation(
                         f"{owner}: node {self.nodes[i].name} lacks room for "

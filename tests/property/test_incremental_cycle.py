@@ -179,8 +179,32 @@ def node_table_scenarios(draw):
     return tuple(nodes), text, steps
 
 
+_R1, _M512, _M3000, _GPU, _P2 = (Resources.of(1), Resources.of(1, mem=512),
+                                  Resources.of(1, mem=3000), Resources.of(1, gpu=1),
+                                  Resources.of(2, mem=1024))
+_ZERO_ASK_ON_OVERCOMMITTED = (  # j03b (no memory) slid to now on n2, whose memory is
+    # overcommitted: the start's room check asked for memory it does not take (OverAllocation)
+    (Node("n0", Resources.of(4, mem=4096)), Node("n1", Resources.of(8, mem=16384)),
+     Node("n2", Resources.of(8, mem=16384)), Node("n3", Resources.of(4, mem=8192, gpu=2)),
+     Node("n4", Resources.of(4, mem=8192, gpu=2))),
+    "RESERVATIONDEPTH 100\nRESERVATIONPOLICY HIGHEST\nBACKFILLPOLICY FIRSTFIT\n"
+    "NODEALLOCATIONPOLICY LASTAVAILABLE\nQUEUETIMEWEIGHT 1\nDEFERTIME 60\nDEFERCOUNT 3\n"
+    "DEFERSTARTCOUNT 2\n",
+    [("arrive", (2, _M512), 129, 79, False, 28), ("arrive", (9, _R1), 56, 64, False, 0),
+     ("arrive", (6, _GPU), 29, 3, False, 458), ("burst", (10, _R1), 359, 45, False, 9023),
+     ("burst", (7, _M3000), 182, 74, False, 877), ("end", (1, _P2), 70, 80, False, 463),
+     ("arrive", (7, _GPU), 358, 81, False, 44), ("burst", (10, _M3000), 275, 67, False, 1073),
+     ("end", (6, _R1), 170, 58, False, 1893), ("arrive", (1, _M3000), 65, 25, False, 7220),
+     ("end", (9, _M512), 114, 70, False, 1), ("tick", (1, _R1), 20, 37, False, 855),
+     ("burst", (10, _M3000), 188, 12, False, 891), ("refuse", (4, _M512), 131, 75, True, 3661),
+     ("tick", (2, _M512), 39, 30, False, 3022), ("tick", (4, _P2), 236, 88, False, 200),
+     ("refuse", (9, _R1), 365, 69, True, 1853), ("end", (9, _M512), 112, 35, False, 1273),
+     ("burst", (3, _M512), 282, 89, False, 8757), ("arrive", (9, _P2), 281, 45, False, 1993)])
+
+
 @SETTINGS
 @given(node_table_scenarios())
+@example(_ZERO_ASK_ON_OVERCOMMITTED)
 def test_incremental_cycles_on_the_node_table_decide_as_cycles_built_from_scratch(sc):
     check_incremental(sc)
 
