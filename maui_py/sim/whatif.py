@@ -343,6 +343,13 @@ def fs_targets(text: str, name: str) -> dict[str, dict[str, str]]:
     return out
 
 
+def unfinished_mean(ms: Sequence[dict[str, Any]]) -> float:
+    """Jobs a config's replays never finished (held, or still queued when the replay ended),
+    the mean over its shakes: every other figure covers finished jobs only, so a config that
+    leaves jobs unrun compares other jobs than the current one (and must say so)."""
+    return round(mean(sum(m["unfinished"].values()) for m in ms), 1) if ms else 0.0
+
+
 def analyse(plan: dict[str, Any], runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The whole what-if as JSON-able data: each config against config 0 (the current one)."""
     runs = sorted(runs, key=lambda r: r["index"])
@@ -375,7 +382,8 @@ def analyse(plan: dict[str, Any], runs: Sequence[dict[str, Any]]) -> dict[str, A
                          "fs_targets": fs_targets(v["text"], v["name"]),
                          "total": {k: mean(m["total"][k] for m in _by_shake(runs, i))
                                    for k in ("wait", "bsld", "xf", "utilization", "backfill_share")},
-                         "violations": sum(m["violations"] for m in _by_shake(runs, i))}
+                         "violations": sum(m["violations"] for m in _by_shake(runs, i)),
+                         "unfinished": unfinished_mean(_by_shake(runs, i))}
                         for i, v in enumerate(configs)],
             "comparisons": comparisons, "timelines": timelines,
             "run_seconds": [r["wall_seconds"] for r in runs],

@@ -218,7 +218,15 @@ def _comparison_html(data: dict[str, Any], comp: dict[str, Any]) -> str:
         d = tot[m]
         out.append(f"<tr><td>{LABELS[m]}</td><td>{FORMATS[m](d['current'])}</td>"
                    f"<td>{FORMATS[m](d['proposed'])}</td>{_diff_cell(d, m)}</tr>")
+    cur, new = _unfinished(data, comp)
+    if cur or new:
+        out.append(f"<tr><td>never finished (jobs)</td><td>{cur:g}</td><td>{new:g}</td>"
+                   f"<td>{new - cur:+g}</td></tr>")
     out.append("</table>")
+    if cur or new:
+        out.append("<p class='why'>Some jobs never finished (held, or never started before the "
+                   "replay ended): every figure covers finished jobs only, so the two configs are "
+                   "measured on different jobs.</p>")
     if unchanged(comp):
         out.append("<p class='why'>Nothing changes: every figure of every user, account, QOS and "
                    "job size is the same as under the current config (no table below).</p></section>")
@@ -332,10 +340,12 @@ def render_html(data: dict[str, Any]) -> str:
         time_axis(data.get("dates", ""), min(xs), max(xs)), y_max=1.0,
         y_format=lambda v: f"{v * 100:.0f} %") + "</section>")
     out.append("<section><h2>Configs</h2><table><tr><th>config</th><th>mean wait</th><th>bounded slowdown</th>"
-               "<th>utilisation</th><th>backfill share</th><th>schedule violations</th></tr>" + "".join(
+               "<th>utilisation</th><th>backfill share</th><th>schedule violations</th>"
+               "<th>never finished</th></tr>" + "".join(
                    f"<tr><td>{escape(c['name'])}</td><td>{_dur(c['total']['wait'])}</td>"
                    f"<td>{c['total']['bsld']:.2f}</td><td>{c['total']['utilization'] * 100:.1f} %</td>"
-                   f"<td>{c['total']['backfill_share'] * 100:.1f} %</td><td>{c['violations']}</td></tr>"
+                   f"<td>{c['total']['backfill_share'] * 100:.1f} %</td><td>{c['violations']}</td>"
+                   f"<td>{c.get('unfinished', 0.0):g}</td></tr>"
                    for c in cfgs) + "</table></section>")
     out.append("</main></body></html>")
     return "\n".join(out)
@@ -349,6 +359,21 @@ def write(data: dict[str, Any], out: Path) -> list[Path]:
         json.dump(data, fh, indent=1, sort_keys=True)
     write_text(h, render_html(data))
     return [j, h]
+
+
+def _unfinished(data: dict[str, Any], comp: dict[str, Any]) -> tuple[float, float]:
+    cfgs = data["configs"]
+    return cfgs[0].get("unfinished", 0.0), cfgs[comp["config"]].get("unfinished", 0.0)
+
+
+def unfinished_lines(data: dict[str, Any], comp: dict[str, Any]) -> list[str]:
+    """The jobs either config never finished (mean over shakes), when there are any: the
+    figures cover finished jobs only, so the two sides then measure different jobs."""
+    cur, new = _unfinished(data, comp)
+    if not cur and not new:
+        return []
+    return [f"  {'never finished':<18} {cur:>10g} -> {new:>10g}  jobs (held or never started, mean "
+            f"of {data['shakes']} shakes): the figures above cover finished jobs only"]
 
 
 def summary_text(data: dict[str, Any], top: int = 10) -> str:
@@ -368,6 +393,7 @@ def summary_text(data: dict[str, Any], top: int = 10) -> str:
             lines.append(f"  {LABELS[m]:<18} {FORMATS[m](d['current']):>10} -> "
                          f"{FORMATS[m](d['proposed']):>10}  change {FORMATS[m](d['diff'])}{ci}"
                          f"{'  (within noise)' if d['within_noise'] else ''}")
+        lines += unfinished_lines(data, comp)
         rows = sorted(comp["groups"]["user"].items(), key=lambda kv: -kv[1]["wait"]["diff"])[:top]
         lines.append(f"  {'user':<14}{'jobs':>6}  {'wait change [95 % CI]':<40}")
         for u, row in rows:

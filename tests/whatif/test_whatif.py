@@ -13,7 +13,7 @@ from maui_py.sim.shake import ShakeSpec, shake
 from maui_py.sim.importers.workload import replayable, to_sim_jobs
 from maui_py.sim.whatif import (ConfigVariant, analyse, make_plan, paired, parse_sets,
                                 run_count, size_class, sweep_variants)
-from maui_py.sim.whatif_report import render_html, write
+from maui_py.sim.whatif_report import render_html, summary_text, write
 from maui_py.sim.whatif_runner import run_local
 
 from .workloads import busy_workload
@@ -155,3 +155,24 @@ def test_command_module_names_the_importer_formats_and_loads_no_simulator():
             "w.add_arguments(p); print(sorted(m for m in sys.modules if m.startswith('maui_py.sim')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_jobs_a_config_never_runs_are_counted_and_said(tmp_path):
+    # SYSTEMMAXPROCPERJOB 8 defers, then holds, every 16-processor job of the workload: the
+    # proposed config never finishes them, whatever the shaking (it moves times, not sizes)
+    w = busy_workload(90)
+    wide = sum(1 for j in w.jobs if j.procs > 8)
+    assert wide > 0
+    plan = make_plan(w, [ConfigVariant("cur", EASY),
+                         ConfigVariant("capped", EASY + "\nSYSTEMMAXPROCPERJOB 8\n")], shakes=2)
+    data = analyse(plan, run_local(plan, 1))
+    assert [c["unfinished"] for c in data["configs"]] == [0.0, float(wide)]
+    text = summary_text(data)
+    line = next(x for x in text.splitlines() if "never finished" in x)
+    assert line.split()[2:5] == ["0", "->", str(wide)] and "finished jobs only" in line
+    html = render_html(data)
+    assert f"<td>never finished (jobs)</td><td>0</td><td>{wide}</td><td>+{wide}</td>" in html
+    twins = make_plan(w, [ConfigVariant("a", EASY), ConfigVariant("b", EASY)], shakes=2)
+    same = analyse(twins, run_local(twins, 1))
+    assert "never finished" not in summary_text(same)
+    assert "never finished (jobs)" not in render_html(same)
