@@ -73,12 +73,24 @@ def _interval(d: dict[str, Any], metric: str) -> str:
 
 def _diff_cell(d: dict[str, Any], metric: str) -> str:
     """The change, its 95 % interval on a line of its own (so a wide table still fits)."""
-    if d["within_noise"]:
+    if d["lo"] is None:
+        cls = "nointerval"          # one shake: no interval, so neither grey nor a colour
+    elif d["within_noise"]:
         cls = "noise"
     else:
         up = d["diff"] > 0
         cls = "better" if up == (metric in HIGHER_IS_BETTER) else "worse"
     return f'<td class="{cls} ci">{_interval(d, metric)}</td>'
+
+
+def _noise(d: dict[str, Any], text: str = "  (within noise)") -> str:
+    """`text` when the change's interval contains 0; nothing with one shake (no interval:
+    the replay's noise is unknown, not small)."""
+    return text if d["lo"] is not None and d["within_noise"] else ""
+
+
+ONE_SHAKE = ("one shake: no intervals and no noise estimate; --shakes 2 or more gives them "
+             "(the default is 10)")
 
 
 def _name(g: str) -> str:
@@ -137,7 +149,7 @@ def interval_chart(title: str, items: Sequence[tuple[str, dict[str, Any]]]) -> s
            'stroke="#6b7280"/>']
     for k, (name, d) in enumerate(rows):
         y = top + k * rh + rh / 2
-        col = "#9ca3af" if d["within_noise"] else ("#b91c1c" if d["diff"] > 0 else "#047857")
+        col = "#9ca3af" if _noise(d, "grey") else ("#b91c1c" if d["diff"] > 0 else "#047857")
         label = name if len(name) <= NAME_CHARS else name[:NAME_CHARS - 1] + "…"
         out.append(f'<text class="tick" x="{left - 8}" y="{y + 4:.0f}" text-anchor="end">{escape(label)}</text>')
         if d["lo"] is not None:
@@ -187,7 +199,7 @@ def sweep_heatmap(data: dict[str, Any]) -> str:
                 continue
             d = c["total"]["wait"]
             f = min(1.0, abs(d["diff"]) / worst)
-            fill = "#e5e7eb" if d["within_noise"] else (
+            fill = "#e5e7eb" if _noise(d, "grey") else (
                 f"rgb({255},{round(255 - 150 * f)},{round(255 - 150 * f)})" if d["diff"] > 0
                 else f"rgb({round(255 - 150 * f)},{255},{round(255 - 120 * f)})")
             out.append(f'<rect x="{x}" y="{y}" width="{cw - 2}" height="{ch - 2}" fill="{fill}">'
@@ -233,7 +245,7 @@ def _comparison_html(data: dict[str, Any], comp: dict[str, Any]) -> str:
         return "\n".join(out)
     if comp["losers"]:
         names = ", ".join(f"<b>{escape(x['user'])}</b> ({escape(_dur(x['diff']))}"
-                          f"{'' if not x['within_noise'] else ', within noise'})" for x in comp["losers"])
+                          f"{_noise(x, ', within noise')})" for x in comp["losers"])
         out.append(f"<p class='why'>Users who lose most (mean wait): {names}.</p>")
     else:
         out.append("<p class='why'>No user waits longer on average.</p>")
@@ -323,6 +335,9 @@ def render_html(data: dict[str, Any]) -> str:
            "Grey: the interval contains 0, so the change is within the noise of the replay. "
            "Green: better for the group, red: worse. Delivered share counts processor-seconds "
            "between the first and last arrival of the log.</p>"]
+    if data["shakes"] < 2:
+        out.append(f"<p class='why'>{escape(ONE_SHAKE[0].upper() + ONE_SHAKE[1:])}: no change is "
+                   "marked as within the noise or beyond it.</p>")
     if skipped:
         out.append("<details><summary>records not replayed</summary><ul>" + "".join(
             f"<li>{escape(k)}: {v}</li>" for k, v in sorted(skipped.items())) + "</ul></details>")
@@ -385,6 +400,8 @@ def summary_text(data: dict[str, Any], top: int = 10) -> str:
         n = sum(left.values())
         lines.append(f"  {n} record{'s' if n != 1 else ''} not replayed: "
                      + "; ".join(f"{reason}: {count}" for reason, count in sorted(left.items())))
+    if data["shakes"] < 2:
+        lines.append(f"  {ONE_SHAKE}")
     for comp in data["comparisons"]:
         lines += ["", f"{comp['name']} vs {data['configs'][0]['name']}"]
         for m in ("wait", "bsld", "xf", "utilization", "backfill_share"):
@@ -392,7 +409,7 @@ def summary_text(data: dict[str, Any], top: int = 10) -> str:
             ci = "" if d["lo"] is None else f"  [{FORMATS[m](d['lo'])}, {FORMATS[m](d['hi'])}]"
             lines.append(f"  {LABELS[m]:<18} {FORMATS[m](d['current']):>10} -> "
                          f"{FORMATS[m](d['proposed']):>10}  change {FORMATS[m](d['diff'])}{ci}"
-                         f"{'  (within noise)' if d['within_noise'] else ''}")
+                         f"{_noise(d)}")
         lines += unfinished_lines(data, comp)
         rows = sorted(comp["groups"]["user"].items(), key=lambda kv: -kv[1]["wait"]["diff"])[:top]
         lines.append(f"  {'user':<14}{'jobs':>6}  {'wait change [95 % CI]':<40}")
@@ -400,7 +417,7 @@ def summary_text(data: dict[str, Any], top: int = 10) -> str:
             d = row["wait"]
             ci = "" if d["lo"] is None else f" [{_dur(d['lo'])}, {_dur(d['hi'])}]"
             lines.append(f"  {u[:14]:<14}{row['n']:>6}  {_dur(d['diff'])}{ci}"
-                         f"{'  (within noise)' if d['within_noise'] else ''}")
+                         f"{_noise(d)}")
         if comp["losers"]:
             lines.append("  lose most: " + ", ".join(x["user"] for x in comp["losers"]))
     return "\n".join(lines)

@@ -176,3 +176,20 @@ def test_jobs_a_config_never_runs_are_counted_and_said(tmp_path):
     same = analyse(twins, run_local(twins, 1))
     assert "never finished" not in summary_text(same)
     assert "never finished (jobs)" not in render_html(same)
+
+
+def test_one_shake_marks_no_change_as_within_the_noise():
+    # one run per config has no interval: its noise is unknown, so no "(within noise)" label
+    # (utilisation 64.6 % -> 26.1 % was printed "within noise"); the text says why
+    plan = make_plan(busy_workload(90), [ConfigVariant("cur", EASY), ConfigVariant("gold", GOLD)],
+                     shakes=1)
+    data = analyse(plan, run_local(plan, 1))
+    comp = data["comparisons"][0]
+    assert any(d["diff"] for d in comp["total"].values())
+    text = summary_text(data)
+    assert "within noise" not in text and "one shake: no intervals" in text
+    html = render_html(data)
+    assert 'class="noise' not in html and 'class="nointerval ci"' in html and "One shake" in html
+    plan2 = make_plan(busy_workload(90), [ConfigVariant("a", EASY), ConfigVariant("b", EASY)], shakes=2)
+    twice = analyse(plan2, run_local(plan2, 1))
+    assert "within noise" in summary_text(twice) and "one shake" not in summary_text(twice)
