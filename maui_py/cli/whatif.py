@@ -151,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
     data = analyse(plan, runs)
     data["wall_seconds"] = round(time.perf_counter() - t0, 2)
     print(summary_text(data))
-    print(f"\n{n} runs in {data['wall_seconds']} s "
+    from ..sim.timefmt import human_duration
+    print(f"\n{n} runs in {human_duration(data['wall_seconds'])} "
           f"({'Slurm array' if args.slurm else f'{args.workers} local process(es)'})")
     if args.out:
         print("wrote " + ", ".join(str(p) for p in write(data, args.out)))

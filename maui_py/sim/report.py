@@ -117,7 +117,7 @@ def summary_text(result: SimResult, summary: Summary | None = None, title: str =
         lines += [period, ""]
     rows = [[label, cell(key, getattr(s.total, key))] for key, label, _f in shown_rows([s.total])]
     rows += [["cycles", str(result.cycles)],
-             ["wall time (s)", f"{result.wall_seconds:.2f}"],
+             ["wall time", human_duration(result.wall_seconds)],
              ["schedule check", "passed" if result.check.ok else "FAILED"]]
     lines.append(table(["metric", "value"], rows))
     if not result.check.ok:
@@ -144,7 +144,7 @@ def compare_text(results: Sequence[tuple[str, SimResult]], clock: TraceClock | N
     sums = sums or [summarize(r.records, machine_procs(r)) for _n, r in results]
     rows = [[label] + [cell(key, getattr(s.total, key)) for s in sums]
             for key, label, _f in shown_rows([s.total for s in sums])]
-    rows.append(["wall time (s)"] + [f"{r.wall_seconds:.2f}" for _n, r in results])
+    rows.append(["wall time"] + [human_duration(r.wall_seconds) for _n, r in results])
     rows.append(["schedule check"] + ["passed" if r.check.ok else "FAILED" for _n, r in results])
     text = table(["metric"] + [n for n, _r in results], rows)
     period = period_line(results[0][1], clock or TraceClock()) if results else ""
@@ -512,7 +512,7 @@ def render_html(data: dict[str, Any], clock: TraceClock, clock_note: str = "") -
     rows = [(k, label, [r["total"][k] for r in runs], _fmt(k)) for k, label, _f in ROWS
             if predicted or k not in PREDICTION_KEYS]
     rows += [("cycles", "cycles", [r["cycles"] for r in runs], str),
-             ("wall_seconds", "wall time (s)", [r["wall_seconds"] for r in runs], lambda v: f"{v:.2f}")]
+             ("wall_seconds", "wall time", [r["wall_seconds"] for r in runs], human_duration)]
     legend = (' <span class="note">Cells that differ from the first configuration are marked: '
               'green better, red worse, yellow changed.</span>') if comparing else ""
     parts.append(f"<section><h2>Summary</h2>{legend}{_metric_table(rows, names)}")

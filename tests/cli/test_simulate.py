@@ -48,6 +48,7 @@ def test_compare_prints_one_column_per_config(capsys):
     assert rc == 0
     header = next(line for line in out.splitlines() if line.startswith("metric"))
     assert "config/easy.cfg" in header and "config/conservative.cfg" in header
+    assert re.search(r"^wall time\s+\d\d:\d\d:\d\d\s+\d\d:\d\d:\d\d$", out, re.M)
 
 
 def test_a_real_trace_with_fixed_poll_interval(capsys):
@@ -85,6 +86,7 @@ def test_a_trace_replay_prints_human_durations_the_sites_dates_and_a_per_class_t
     assert "period: 1996-09-23 14:" in out and " CEST to 1996-" in out
     assert re.search(r"^makespan\s+\d+d \d\d:\d\d:\d\d$", out, re.M)
     assert re.search(r"^wait mean\s+(\d+d )?\d\d:\d\d:\d\d$", out, re.M)
+    assert re.search(r"^wall time\s+\d\d:\d\d:\d\d$", out, re.M) and "(s)" not in out
     by_class = out.split("by class:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert by_class[0].split()[:3] == ["class", "jobs", "wait"]
     assert [row.split()[0] for row in by_class[2:]] == ["queue1", "queue2", "queue3", "queue4"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -128,6 +129,7 @@ def test_cli_whatif_on_a_sacct_log(tmp_path, capsys):
     out = capsys.readouterr()
     assert status == 0, out.err
     assert "RESERVATIONDEPTH=2 vs" in out.out and "sacct-P.txt:16" in out.err
+    assert re.search(r"^4 runs in \d\d:\d\d:\d\d \(1 local process", out.out, re.M)
     assert "sinfo-N.txt:8" in out.err
     data = json.loads((tmp_path / "out" / "whatif.json").read_text())
     assert set(data["comparisons"][0]["groups"]["user"]) == {"alice", "bob", "carol", "dave"}
