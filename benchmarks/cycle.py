@@ -49,8 +49,11 @@ from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node,  # 
                            Resources, StartKind)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None = None, ap: argparse.ArgumentParser | None = None
+               ) -> argparse.Namespace:
+    """This benchmark's arguments (on `ap` when given: another tool's parser adds them),
+    the defaults of the case asked (the usual one or --large) filled in."""
+    ap = ap or argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", type=Path, default=TRACES / "SDSC-SP2-1998-4.2-cln.swf.gz")
     ap.add_argument("--nodes", type=int, default=None, help="default 10,000")
     ap.add_argument("--running", type=int, default=None, help="default 5,000")
@@ -65,16 +68,21 @@ def main() -> int:
                     help="processors only: the count planner's case")
     ap.add_argument("--hash", action="store_true",
                     help="print a digest of each first cycle's decisions")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     sizes = ((20_000, 10_000, 200_000, [1], ["FIRSTFIT"]) if args.large else
              (10_000, 5_000, 50_000, [1, 100, 1000], ["FIRSTFIT", "BESTFIT"]))
     for name, value in zip(("nodes", "running", "idle", "depth", "policy"), sizes):
         if getattr(args, name) is None:
             setattr(args, name, value)
+    return args
+
+
+def snapshot(args: argparse.Namespace) -> tuple[ClusterSnapshot, list[Job]]:
+    """The snapshot the cycles are run on (seeded: the same for the same arguments), and
+    its jobs."""
     rng = random.Random(args.seed)
     pool = shapes(args.trace, 128)
     nodes = tuple(cluster(args.nodes))
-    cores = sum(n.resources.procs for n in nodes)
     now = 1_000_000
     jobs, scale = running_jobs(nodes, args.running, pool, rng, now)
     for k in range(args.idle):
@@ -83,7 +91,20 @@ def main() -> int:
                         now - rng.randrange(0, 86400), qos=rng.choice(["", "", "hi"])))
     if args.procs_only:
         nodes, jobs = procs_only(nodes, jobs)
-    snap = ClusterSnapshot(now, nodes, tuple(jobs))
+    return ClusterSnapshot(now, nodes, tuple(jobs)), jobs
+
+
+def config(policy: str, depth: int):
+    """The configuration of one row: RESERVATIONDEPTH, BACKFILLPOLICY, LASTAVAILABLE."""
+    return parse_config(f"RESERVATIONDEPTH {depth}\nBACKFILLPOLICY {policy}\n"
+                        "NODEALLOCATIONPOLICY LASTAVAILABLE\n")
+
+
+def main() -> int:
+    args = parse_args()
+    snap, jobs = snapshot(args)
+    nodes, now = snap.nodes, snap.now
+    cores = sum(n.resources.procs for n in nodes)
     print(f"{len(nodes)} nodes, {cores} cores; {args.running} running, {args.idle} idle jobs "
           f"(trace {args.trace.name}{', processors only' if args.procs_only else ''}); cycles timed with the garbage collector paused, as mauid")
     print(f"{'policy':>9} {'depth':>6} {'cycle s':>8} {'cpu s':>6} {'starts':>7} {'backfill':>9} "
@@ -91,8 +112,7 @@ def main() -> int:
           + (f" {'decisions':>16}" if args.hash else ""))
     for policy in args.policy:
         for depth in args.depth:
-            cfg = parse_config(f"RESERVATIONDEPTH {depth}\nBACKFILLPOLICY {policy}\n"
-                               "NODEALLOCATIONPOLICY LASTAVAILABLE\n")
+            cfg = config(policy, depth)
             with gcpause.paused():
                 t0, c0 = time.perf_counter(), time.process_time()
                 r = run_cycle(snap, cfg, explain=False)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import fields
 from itertools import compress, count, repeat
-from operator import add, attrgetter, itemgetter, neg, not_
+from operator import add, attrgetter, itemgetter, neg, not_, truth
 from typing import TYPE_CHECKING
 
 from ..model import JobRequest, Resources
@@ -93,16 +93,17 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     got = list(map(verdict.__getitem__, at))
     # special: a hold, a dependency unmet, a system priority, a state entry or a bad shape
     ids = list(map(_ID, queued))    # read once: 200,000 job objects are slow to visit
-    special = list(map(any, zip(map(_HOLDS, queued), map(not_, map(_DEPENDS, queued)),
-                                map(_SYSPRIO, queued), map(own.__contains__, ids),
-                                map(_BAD, got))))
-    keep = list(map(not_, special))
-    jobs, vs = list(compress(queued, keep)), list(compress(got, keep))
-    ids = list(compress(ids, keep))
+    special = _special(queued, ids, got, own)
+    if special is None:             # every job plain: nothing to leave out
+        jobs, vs = queued, got
+    else:
+        keep = list(map(not_, special))
+        jobs, vs = list(compress(queued, keep)), list(compress(got, keep))
+        ids = list(compress(ids, keep))
     crs = list(map(_CR, vs))
     compiled.update(zip(ids, zip(jobs, repeat(table), crs, repeat(cfg), map(_WHY, vs))))
     ranked, values = _ranked(eng, now, list(zip(jobs, crs, repeat(0.0))))
-    if any(special):
+    if special is not None:
         ids = None                  # not the plain jobs' alone: _order reads them again
         rest = [j for j, s in zip(queued, special) if s]
         others = c.select(rest)
@@ -121,6 +122,30 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     if len(values) > 1 or any(v != v for v in values):
         return ranked, False, None
     return ranked, True, eng.static_sum(ranked[0][0])
+
+
+def _special(queued: list, ids: list[str], got: list, own: set) -> list[bool] | None:
+    """special[k]: does queued[k] go through Cycle.select (a hold, a dependency unmet, a
+    system priority, an entry in `own`, a bad shape: got[k]'s flag)? None when no job
+    does. Each condition is first asked of the whole queue in C (any, all), and only those
+    some job meets are combined: a first cycle's queue meets one or two at most (bad
+    shapes), so most of a per-job tuple of five is never built. O(queued) in C."""
+    parts = []
+    if any(map(_HOLDS, queued)):
+        parts.append(map(_HOLDS, queued))
+    if not all(map(_DEPENDS, queued)):
+        parts.append(map(not_, map(_DEPENDS, queued)))
+    if any(map(_SYSPRIO, queued)):
+        parts.append(map(_SYSPRIO, queued))
+    if own and not own.isdisjoint(ids):
+        parts.append(map(own.__contains__, ids))
+    if any(map(_BAD, got)):
+        parts.append(map(_BAD, got))
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return list(map(truth, parts[0]))
+    return list(map(any, zip(*parts)))
 
 
 def _order(ranked: list, ids: list[str] | None = None) -> list[int]:
