@@ -46,12 +46,12 @@ from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, inplace, kept, prediction
-from . import deferouts, restarts
+from . import deferouts, quietkept, restarts
 from .records import KeptReservation
 from ..priority import kinlist
 from ..priority.engine import order_key
 from ..priority.policy import MauiOrder
-from .keptorder import common_static, ends_only, order_now
+from .keptorder import common_static, drop, ends_only, order_now, places
 from .passes import Resume, run_passes
 from .result import CycleResult
 
@@ -182,9 +182,9 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
             or c.pass_end is None):
         return None
     started = c.started
-    places = _places(order, started, c.positions) if started else None
+    where = places(order, started, c.positions) if started else None
     left = (order if not started else [e for e in order if e[0].id not in started]
-            if places is None else _drop(order, places))
+            if where is None else drop(order, where))
     res = st.reservations
     if len(res) > len(left) or not _stays(c, left):
         return None
@@ -195,7 +195,7 @@ def remember(c: Cycle, order: list, static=_MIXED, ids: list[str] | None = None,
         ids = [e[0].id for e in left]
     else:
         ids = (ids[:] if not started else [jid for jid in ids if jid not in started]
-               if places is None else _drop(ids, places))
+               if where is None else drop(ids, where))
     if ids[:len(res)] != list(res):
         return None
     if given is None and any(map(_RETRY_UNTIL, res.values())):
@@ -435,26 +435,6 @@ def no_defer_out(st, cache: ChangeCache, now: int) -> bool:
     return not any(0 < r.until <= now for r in st.deferred.values())
 
 
-def _places(order: list, started: set[str], positions: list[int]) -> list[int] | None:
-    """The places of the `started` jobs in `order`, last first, when `positions` (the
-    cycle's start positions) names each of them once, else None. O(started)."""
-    if len(set(positions)) != len(positions) or len(positions) != len(started):
-        return None
-    for k in positions:
-        if not 0 <= k < len(order) or order[k][0].id not in started:
-            return None
-    return sorted(positions, reverse=True)
-
-
-def _drop(items: list, places: list[int]) -> list:
-    """A copy of `items` without the ones at `places` (last first). O(len(items)), in C:
-    cheaper than filtering every item by id."""
-    out = items[:]
-    for k in places:
-        del out[k]
-    return out
-
-
 def _forget(st, engine, ended) -> None:
     """What Cycle._forget_gone does for jobs that ended (none of them is queued, so none
     holds a reservation). O(ended)."""
@@ -513,10 +493,9 @@ def run(c: Cycle) -> CycleResult | None:
                                  now, st.queue_time)
     else:                           # kept, or sorted by the kinetic list (kinlist.SWAPPED)
         until = kinlist.extend(c.engine, until, last, added, now, st.queue_time)
-    if quiet and not cache.counts and st.reservations and not cache.untouched:
-        quiet = cache.ends and _placed_again(c, order)     # HIGHEST slides them: in full
-    elif quiet and not cache.counts and st.reservations:
-        quiet = cache.ends
+    if quiet and not cache.counts and st.reservations:      # HIGHEST: quietkept.py
+        quiet = (quietkept.left_in_place(c, cache, order) if kept.REMAKES[c.settings.res_policy]
+                 else cache.ends and (cache.untouched or _placed_again(c, order)))
     if quiet:
         run_passes(c, order, [], resume=Resume(len(fresh), cache.pass_end), reuse=cache.reserves)
     else:

@@ -46,6 +46,15 @@ queued job is left out of the order again; False: such a cycle runs in full, the
 tests/property/test_defer_outs.py compares against."""
 
 
+HELD_ONLY = True
+"""released() walks the cache's `held` (the jobs whose record ran at the last cycle's end)
+instead of every defer record: a record runs out by now only if it ran then (between
+cycles nothing sets an `until`; the daemon's handlers only drop records), and check()
+holds `held` to exactly those. The walk's order does not matter: two or more released jobs
+are sorted by their place in the snapshot. False: every record (the definition
+tests/property/test_defer_outs.py compares against)."""
+
+
 def held(c: Cycle, last) -> dict[str, Job] | None:
     """job id -> the snapshot's object of every job whose defer record still runs
     (0 < until) after cycle `c`, or None when one is not known. A full cycle (`last`
@@ -83,16 +92,17 @@ def held(c: Cycle, last) -> dict[str, Job] | None:
 def released(c: Cycle, cache, new: list[Job]) -> list[Job] | None:
     """The queued jobs whose defer record runs out by now, in snapshot order, when each
     is one select() leaves out of the order and the arrivals `new` stand after them in
-    the snapshot; else None (run in full). Reads, changes nothing. O(records), plus
-    O(jobs) in C to place two or more released jobs."""
+    the snapshot; else None (run in full). Reads, changes nothing. O(held) (HELD_ONLY;
+    else O(records)), plus O(jobs) in C to place two or more released jobs."""
     if not RELEASES or cache.held is None:
         return None
     st, now, d = c.state, c.now, c.snap.delta
-    jobs, ended = d.jobs, d.ended
+    jobs, ended, deferred = d.jobs, d.ended, st.deferred
     out = []
-    for jid, rec in st.deferred.items():
-        if 0 < rec.until <= now and jid not in ended:     # an ended job's record goes first
-            job = jobs.get(jid) or cache.held.get(jid)
+    for jid, kept in cache.held.items() if HELD_ONLY else deferred.items():
+        rec = deferred.get(jid) if HELD_ONLY else kept
+        if rec is not None and 0 < rec.until <= now and jid not in ended:   # an ended
+            job = jobs.get(jid) or cache.held.get(jid)      # job's record goes first
             if job is None:
                 return None
             if not job.state.active:

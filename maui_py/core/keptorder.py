@@ -109,3 +109,23 @@ def order_now(c, cache, new: list, quiet: bool) -> tuple | None:
         if not ends_only(cache.table, now, c.snap.delta.ended):
             return None
     return fresh, None, reorder, quiet, (-1 if reorder is True else t, last)
+
+
+def places(order: list, started: set[str], positions: list[int]) -> list[int] | None:
+    """The places of the `started` jobs in `order`, last first, when `positions` (the
+    cycle's start positions) names each of them once, else None. O(started)."""
+    if len(set(positions)) != len(positions) or len(positions) != len(started):
+        return None
+    for k in positions:
+        if not 0 <= k < len(order) or order[k][0].id not in started:
+            return None
+    return sorted(positions, reverse=True)
+
+
+def drop(items: list, places: list[int]) -> list:
+    """A copy of `items` without the ones at `places` (last first). O(len(items)), in C:
+    cheaper than filtering every item by id."""
+    out = items[:]
+    for k in places:
+        del out[k]
+    return out

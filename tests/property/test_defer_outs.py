@@ -23,9 +23,10 @@ from .test_incremental_cycle import check_incremental
 from .test_kept_order import deferring
 
 
-def _replay(nodes, sims, text, on: bool):
-    """(records, [(t, actions, defer state, reservations)])."""
-    old, deferouts.RELEASES = deferouts.RELEASES, on
+def _replay(nodes, sims, text, on: bool, switch: str = "RELEASES"):
+    """(records, [(t, actions, defer state, reservations)]), deferouts.<switch> = on."""
+    old = getattr(deferouts, switch)
+    setattr(deferouts, switch, on)
     seen = []
     sim = None
     try:
@@ -41,17 +42,17 @@ def _replay(nodes, sims, text, on: bool):
             check_table=True, cycle_reserves=False, on_cycle=hook))
         res = sim.run()
     finally:
-        deferouts.RELEASES = old
+        setattr(deferouts, switch, old)
     assert res.check.ok
     return {j: (r.start, r.kind, r.end, r.nodes) for j, r in res.records.items()}, seen
 
 
-def _same(nodes, sims, text) -> None:
+def _same(nodes, sims, text, switch: str = "RELEASES") -> None:
     """Both replays the same where both ran a cycle at a time (a cycle from what changed
     may leave another cache, so the idle times each leaves out may differ: those cycles
     decide nothing)."""
-    fast = _replay(nodes, sims, text, True)
-    definition = _replay(nodes, sims, text, False)
+    fast = _replay(nodes, sims, text, True, switch)
+    definition = _replay(nodes, sims, text, False, switch)
     assert fast[0] == definition[0]
     acted = [(t, a) for t, a, _d, _r in fast[1] if a]
     assert acted == [(t, a) for t, a, _d, _r in definition[1] if a]
@@ -130,3 +131,12 @@ def test_a_released_job_that_joins_the_order_is_decided_as_from_scratch():
     took it like an arrival (last) would reserve in another order (mutant: left_out
     always True fails here at step 7)."""
     check_incremental(_BACK_UP)
+
+
+@SETTINGS
+@given(site_workloads(), configs(), st.integers(1, 8), st.sampled_from(["", "DEFERCOUNT 2\n"]))
+@example(_wide_and_narrow()[:2], _wide_and_narrow()[2], 4, "")
+def test_released_walks_only_the_held_jobs(wl, text, limit, count):
+    """deferouts.HELD_ONLY on against off: the same schedule, actions, defer records and
+    reservations (the released jobs found from `held` are those of every record)."""
+    _same(*wl, deferring(text, limit) + count, "HELD_ONLY")
