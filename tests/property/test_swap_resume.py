@@ -7,9 +7,14 @@ and reservations and every job's start equal, the planner's `_check()` after eve
 cycle from what changed. The replays must resume a swapped cycle now and then (counted
 over the run), or the test would prove nothing.
 
-Mutants caught: comparing the prefix up to the stop job's place without the stop job
-itself (`islice(..., k - 1)`) fails test_replay_resumes_as_the_passes_in_full; so does
-answering True without comparing the prefix at all."""
+Mutant caught: leaving ChangeCache.untouched as it was (`cache.untouched = False` left
+out of swapresume.kept) fails test_replay_resumes_as_the_passes_in_full (the resumed
+cycle keeps the reservations' made_at where the passes in full re-stamp them). Not
+caught, and why: comparing the prefix only up to the job before the stop job, or not
+at all; a swap at the reservations' head makes core/changes._placed_again answer False
+(the passes then run in full), and a swap between the head and the stop job changes only
+the job the pass names in its stop reason, never a decision (no kept job can start now).
+The prefix check keeps the cache's stop reason the one the passes in full leave."""
 
 from __future__ import annotations
 
