@@ -46,7 +46,7 @@ from ..planning.api import Ability, EndCursor, NoPlacement, Planner
 from ..planning.applies import counts_request
 from ..planning.sync import sync_table
 from ..policy import backfill, deferral, inplace, kept, prediction
-from . import deferouts, quietkept, restarts
+from . import deferouts, quietkept, restarts, swapresume
 from .records import KeptReservation
 from ..priority import kinlist
 from ..priority.engine import order_key
@@ -461,7 +461,7 @@ def run(c: Cycle) -> CycleResult | None:
     kept_order = order_now(c, cache, new, quiet)
     if kept_order is None:
         return None
-    fresh, static, reorder, quiet, (until, last) = kept_order
+    fresh, static, reorder, quiet, (until, last) = swapresume.kept(c, cache, kept_order, found[0])
     jobs = d.jobs
     c.by_id = jobs
     c.running = []
@@ -502,7 +502,7 @@ def run(c: Cycle) -> CycleResult | None:
         c.kept_head = not reorder and not c.settings.predicting.on
         run_passes(c, order, [], known=cache.reserves)
     st.last_now = now
-    ids = [e[0].id for e in order] if reorder else cache.ids + [e[0].id for e in added]
+    ids = kinlist.ids_of(c.engine, order, until) if reorder else cache.ids + [e[0].id for e in added]
     st.caches.changes = remember(c, order, static, ids, until, cache, releasing)
     return CycleResult(now, st.iteration, c.decisions, c.reports, st, ids, c.priorities, [],
                        len(c.reserve_decisions))

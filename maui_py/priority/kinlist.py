@@ -154,6 +154,26 @@ def settle(engine, order: list, ids: list[str], now: int, t: int) -> tuple | Non
     return order, kin.t, SWAPPED if moved else False
 
 
+KEPT_IDS = True
+"""ids_of gives the list's own ids (Kin.ids, copied in C) for an order it has just
+ranked; False: the ids taken from the order entry by entry in Python (the definition
+tests/property/test_kinetic_list.py compares against, and checks every cycle)."""
+
+def ids_of(engine, order: list, t: int) -> list[str]:
+    """The ids of `order`, the order core/changes.run has just ranked: sorted and dated
+    by date_all, or settled (settle) and extended (extend), its date `t`. When the list
+    applies and its heap is this order's (`Kin.t` is t >= 0: date_all and extend left it
+    so only after setting `Kin.ids` to the ids of exactly the jobs they ranked, in order:
+    date_all all of them, settle the kept ones and extend the arrivals after them), a
+    copy of Kin.ids (the result must not move when the list does); else worked out.
+    O(len(order)) in C, instead of in Python."""
+    kin = engine.kin
+    if KEPT_IDS and on() and kin is not None and t >= 0 and kin.t == t \
+            and len(kin.ids) == len(order):
+        return kin.ids[:]
+    return [e[0].id for e in order]
+
+
 def _taken_out(seen: list[str], ids: list[str]) -> list[int] | None:
     """The places in `ids` of the first job of each pair that taking jobs out of `seen`
     made (ids is seen less them), or None when `ids` is not such a subsequence. O(1) when

@@ -1,0 +1,57 @@
+"""core/swapresume.py: a quiet cycle whose kept order swapped neighbours only behind the
+job the last priority pass stopped at resumes, and decides exactly what the passes run
+in full over that order decide: config/easy.cfg's priority and reservation settings on
+several node kinds, replayed with SWAP_RESUME on and off, every cycle's decisions, order
+and reservations and every job's start equal, the planner's `_check()` after every cycle
+(SimOptions.check_table) and the kinetic list's `check` (its `_check()`) after every
+cycle from what changed. The replays must resume a swapped cycle now and then (counted
+over the run), or the test would prove nothing.
+
+Mutant caught: leaving ChangeCache.untouched as it was (`cache.untouched = False` left
+out of swapresume.kept) fails test_replay_resumes_as_the_passes_in_full (the resumed
+cycle keeps the reservations' made_at where the passes in full re-stamp them). Not
+caught, and why: comparing the prefix only up to the job before the stop job, or not
+at all; a swap at the reservations' head makes core/changes._placed_again answer False
+(the passes then run in full), and a swap between the head and the stop job changes only
+the job the pass names in its stop reason, never a decision (no kept job can start now).
+The prefix check keeps the cache's stop reason the one the passes in full leave."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from maui_py.core import changes, swapresume
+from maui_py.priority import kinlist
+
+from .test_xf_priorities import SETTINGS, check_easy_on_off
+
+RESUMED = [0]
+"""Swapped quiet cycles resumed over the whole run (test_swaps_were_resumed reads it)."""
+
+
+@SETTINGS
+@given(st.data())
+def test_replay_resumes_as_the_passes_in_full(monkeypatch, data):
+    run, resumes = changes.run, swapresume.resumes
+
+    def checked(c):
+        out = run(c)
+        cache = c.state.caches.changes
+        if out is not None and cache is not None:
+            kinlist.check(c.engine, cache.order, c.now, cache.until)
+        return out
+
+    def counted(*args):
+        got = resumes(*args)
+        RESUMED[0] += bool(got)
+        return got
+
+    monkeypatch.setattr(changes, "run", checked)
+    monkeypatch.setattr(swapresume, "resumes", counted)
+    check_easy_on_off(monkeypatch, data.draw, swapresume, "SWAP_RESUME")
+
+
+def test_swaps_were_resumed():
+    """The replays above resumed swapped cycles (run after them: pytest keeps file order)."""
+    assert RESUMED[0] > 0
