@@ -64,7 +64,8 @@ def order_now(c, cache, new: list, quiet: bool) -> tuple | None:
     the order stands and only the last job's priority is worked out; past it each
     priority is recomputed in O(1) and the order dated again. When the order changed it
     is sorted again by the priorities now, as the full cycle sorts it, and the passes run
-    in full. O(new), or O(queued)."""
+    in full (unless core/swapresume finds only swaps behind where the last priority pass
+    stopped). O(new), or O(queued)."""
     st, now = c.state, c.now
     eng = c.engine
     serv, qt, bp = eng.serv_priority, st.queue_time, st.bypass
