@@ -4,6 +4,7 @@ through both sides, their decisions, order and named maps compared at every step
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Callable, Iterable
 
@@ -13,6 +14,23 @@ from maui_py.core.state import SchedulerState
 from maui_py.model import ClusterSnapshot, Job, JobRequest, JobState, Resources, Start
 
 from .queue_steps import edit_queue
+
+
+@contextmanager
+def spying(module, name: str):
+    """module.<name> replaced, while the block runs, by a wrapper that records what each call
+    returned (the list yielded): whether a shortcut's path ran at all."""
+    real, calls = getattr(module, name), []
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(out)
+        return out
+    setattr(module, name, spy)
+    try:
+        yield calls
+    finally:
+        setattr(module, name, real)
 
 
 def cycle_with(module, switch: str, value: bool, snap, cfg, state):

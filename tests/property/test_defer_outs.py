@@ -18,6 +18,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
+from .on_off import spying
 from .test_idle_arrivals import SETTINGS, configs, site_workloads, workloads
 from .test_incremental_cycle import check_incremental
 from .test_kept_order import deferring
@@ -83,18 +84,8 @@ def _wide_and_narrow():
 def test_released_defers_are_taken_from_what_changed_and_decide_as_in_full():
     nodes, sims, text = _wide_and_narrow()
     _same(nodes, sims, text)
-    calls = []
-    real = deferouts.released
-
-    def spy(c, cache, new):
-        out = real(c, cache, new)
-        calls.append(out)
-        return out
-    deferouts.released, old = spy, real
-    try:
+    with spying(deferouts, "released") as calls:
         _replay(nodes, sims, text, True)
-    finally:
-        deferouts.released = old
     assert sum(1 for o in calls if o) >= 5          # the path runs, releasing queued jobs
     assert any(o is not None and len(o) >= 2 for o in calls)    # two at once, placed
 

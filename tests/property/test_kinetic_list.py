@@ -111,22 +111,24 @@ def test_date_all_is_until(data):
     kinlist.check(engine, _entries(engine, jobs, now), now, want)
 
 
-@SETTINGS
-@given(st.data())
-def test_replay_decides_as_re_ranking_in_full(monkeypatch, data):
-    """config/easy.cfg's priority and reservation settings on several node kinds: every
-    cycle's decisions, order and reservations, and every job's start, with the kinetic
-    list on and off; check() after every cycle from what changed."""
-    run = changes.run
-
+def list_checked(run):
+    """core/changes.run with the kinetic list's check() after every cycle from what changed."""
     def checked(c):
         out = run(c)
         cache = c.state.caches.changes
         if out is not None and cache is not None:
             kinlist.check(c.engine, cache.order, c.now, cache.until)
         return out
+    return checked
 
-    monkeypatch.setattr(changes, "run", checked)
+
+@SETTINGS
+@given(st.data())
+def test_replay_decides_as_re_ranking_in_full(monkeypatch, data):
+    """config/easy.cfg's priority and reservation settings on several node kinds: every
+    cycle's decisions, order and reservations, and every job's start, with the kinetic
+    list on and off; check() after every cycle from what changed."""
+    monkeypatch.setattr(changes, "run", list_checked(changes.run))
     check_easy_on_off(monkeypatch, data.draw, kinlist, "KINLIST")
 
 

@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 
 from maui_py.cfg import parse_config
 from maui_py.core import quietkept
-from maui_py.model import Job, JobRequest, Node, Resources
+from maui_py.model import Job, JobRequest, Node
 from maui_py.policy import keptindex
 from maui_py.sim.engine import SimOptions, Simulation
 from maui_py.sim.swf import SimJob
 
+from .on_off import spying
 from .test_idle_arrivals import SETTINGS, SITE_KINDS, SITE_PER, configs, site_workloads
 
 
@@ -85,18 +86,8 @@ def test_quiet_highest_cycles_resume_and_decide_as_in_full():
     nodes, sims, text = _deep_queue()
     _same(nodes, sims, text)
     _same(nodes, sims, text, check=True)
-    calls = []
-    real = quietkept.left_in_place
-
-    def spy(c, cache, order):
-        out = real(c, cache, order)
-        calls.append(out)
-        return out
-    quietkept.left_in_place = spy
-    try:
+    with spying(quietkept, "left_in_place") as calls:
         _replay(nodes, sims, text, True, False)
-    finally:
-        quietkept.left_in_place = real
     assert sum(calls) >= 10
 
 

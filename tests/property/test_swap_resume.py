@@ -22,8 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from maui_py.core import changes, swapresume
-from maui_py.priority import kinlist
-
+from .test_kinetic_list import list_checked
 from .test_xf_priorities import SETTINGS, check_easy_on_off
 
 RESUMED = [0]
@@ -33,21 +32,14 @@ RESUMED = [0]
 @SETTINGS
 @given(st.data())
 def test_replay_resumes_as_the_passes_in_full(monkeypatch, data):
-    run, resumes = changes.run, swapresume.resumes
-
-    def checked(c):
-        out = run(c)
-        cache = c.state.caches.changes
-        if out is not None and cache is not None:
-            kinlist.check(c.engine, cache.order, c.now, cache.until)
-        return out
+    resumes = swapresume.resumes
 
     def counted(*args):
         got = resumes(*args)
         RESUMED[0] += bool(got)
         return got
 
-    monkeypatch.setattr(changes, "run", checked)
+    monkeypatch.setattr(changes, "run", list_checked(changes.run))
     monkeypatch.setattr(swapresume, "resumes", counted)
     check_easy_on_off(monkeypatch, data.draw, swapresume, "SWAP_RESUME")
 
