@@ -28,7 +28,6 @@ whole order.
 
 from __future__ import annotations
 
-from operator import itemgetter
 from typing import TYPE_CHECKING
 
 from ..planning import memo
@@ -42,7 +41,6 @@ QUIET_HIGHEST = True
 left in place resumes the last priority pass (left_in_place); False: its passes run in full
 (the definition tests/property/test_quiet_highest.py compares against)."""
 
-_JOB, _CR = itemgetter(0), itemgetter(1)
 
 
 def left_in_place(c: Cycle, cache, order: list) -> bool:
@@ -59,19 +57,13 @@ def left_in_place(c: Cycle, cache, order: list) -> bool:
     if stamps is None or stamps.table is not table:
         return False
     e, q, n = memo.epoch(table), stamps.index, len(res)
-    if (e != cache.epoch or stamps.floor != e or q.e != e or table.usable != q.usable
-            or table.overcommitted or q.low <= c.now or c.settings.predicting.on
-            or len(q.ids) != n or len(order) < n or stamps.settled(c) is None):
-        return False
-    head = order[:n]
-    if (list(map(_JOB, head)) != q.jobs or list(res) != q.ids
-            or list(map(_CR, head)) != q.crs):
+    if (e != cache.epoch or len(order) < n or not q.current(c, e, stamps.floor)
+            or stamps.settled(c) is None or not q.same_entries(order[:n])):
         return False
     if keptindex.CHECK:                 # the pass's own question, its loop asked too
         assert stamps.quiet(c, order, dict(zip(q.ids, range(n)))), "quietkept: not quiet"
     else:                               # what quiet() counts when the index answers
         q.hits += 1
-        stamps.left += n
-        stamps.quiets += 1
+        stamps.counted_quiet(e, n)
     stamps.prune(res)
     return True

@@ -160,10 +160,15 @@ class Stamps:
             self.index.verified(e, c.table, res, order, index)
         else:
             return False
-        self.left += len(res)
+        self.counted_quiet(e, len(res))
+        return True
+
+    def counted_quiet(self, e: int, n: int) -> None:
+        """Count a quiet answer for n reservations at epoch e (what quiet() counts when it
+        answers yes; core/quietkept counts a resumed cycle's with it). O(1)."""
+        self.left += n
         self.quiets += 1
         self.floor = e
-        return True
 
     def _all_quiet(self, c, order, index: dict[str, int], e: int) -> bool:
         """quiet()'s question asked of every kept reservation (reads only). O(R)."""

@@ -108,15 +108,25 @@ class Quiet:
     def answer(self, c, order, index: dict[str, int], e: int, floor: int | None) -> bool:
         """True when the kept answer holds now (quiet() would answer yes: see the module
         docstring); False: not known, ask the loop. O(R) in C."""
-        if not QUIET_INDEX or self.e is None or self.e != e or floor != e:
+        if not (QUIET_INDEX and self.current(c, e, floor)):
             return False
-        table, res = c.table, c.state.reservations
-        if (table.usable != self.usable or table.overcommitted or self.low <= c.now
-                or c.settings.predicting.on or len(res) != len(self.ids)
-                or list(res) != self.ids):
-            return False
-        ents = list(map(order.__getitem__, map(index.__getitem__, self.ids)))
-        if list(map(_CR, ents)) != self.crs or list(map(_JOB, ents)) != self.jobs:
+        if not self.same_entries(list(map(order.__getitem__, map(index.__getitem__, self.ids)))):
             return False
         self.hits += 1
         return True
+
+    def current(self, c, e: int, floor: int | None) -> bool:
+        """The kept answer's conditions but the order's entries: kept for epoch e, the
+        floor e, the same usable nodes and none overcommitted, no start by now, no
+        predictions, the reservations' ids those verified (in the dictionary's order).
+        O(R) in C."""
+        table, res = c.table, c.state.reservations
+        return (self.e == e and floor == e and table.usable == self.usable
+                and not table.overcommitted and self.low > c.now
+                and not c.settings.predicting.on and len(res) == len(self.ids)
+                and list(res) == self.ids)
+
+    def same_entries(self, ents: list) -> bool:
+        """The rest: `ents`, the order's entries of the verified ids in their order, hold
+        the jobs and compiled requests verified. O(R) in C."""
+        return list(map(_CR, ents)) == self.crs and list(map(_JOB, ents)) == self.jobs

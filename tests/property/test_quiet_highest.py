@@ -79,7 +79,7 @@ def _deep_queue():
 
 def test_quiet_highest_cycles_resume_and_decide_as_in_full():
     """The path runs (a spy counts the resumed cycles), and decides as the passes in full.
-    Mutants that fail here: left_in_place without `stamps.left += n` (the kept counts
+    Mutants that fail here: left_in_place without `stamps.counted_quiet(e, n)` (the kept counts
     differ at the first resumed cycle); left_in_place without its gate, the index's
     conditions (the floor differs after the cycle at 42: a walk that quiet() would not
     have skipped)."""
