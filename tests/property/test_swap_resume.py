@@ -18,32 +18,46 @@ The prefix check keeps the cache's stop reason the one the passes in full leave.
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from maui_py.core import changes, swapresume
 from .test_kinetic_list import list_checked
 from .test_xf_priorities import SETTINGS, check_easy_on_off
 
-RESUMED = [0]
-"""Swapped quiet cycles resumed over the whole run (test_swaps_were_resumed reads it)."""
+
+def _on_off(monkeypatch, draw, resumed: list[int]) -> None:
+    """One random replay with SWAP_RESUME on and off compared (check_easy_on_off), the
+    kinetic list checked after every cycle, the swapped cycles resumed added to
+    `resumed[0]`; the patches are undone after it."""
+    with monkeypatch.context() as m:
+        resumes = swapresume.resumes
+
+        def counted(*args):
+            got = resumes(*args)
+            resumed[0] += bool(got)
+            return got
+
+        m.setattr(changes, "run", list_checked(changes.run))
+        m.setattr(swapresume, "resumes", counted)
+        check_easy_on_off(m, draw, swapresume, "SWAP_RESUME")
 
 
 @SETTINGS
 @given(st.data())
 def test_replay_resumes_as_the_passes_in_full(monkeypatch, data):
-    resumes = swapresume.resumes
-
-    def counted(*args):
-        got = resumes(*args)
-        RESUMED[0] += bool(got)
-        return got
-
-    monkeypatch.setattr(changes, "run", list_checked(changes.run))
-    monkeypatch.setattr(swapresume, "resumes", counted)
-    check_easy_on_off(monkeypatch, data.draw, swapresume, "SWAP_RESUME")
+    _on_off(monkeypatch, data.draw, [0])
 
 
-def test_swaps_were_resumed():
-    """The replays above resumed swapped cycles (run after them: pytest keeps file order)."""
-    assert RESUMED[0] > 0
+def test_swaps_were_resumed(monkeypatch):
+    """A fixed (derandomized) run of the replays above resumes swapped cycles now and then,
+    so the on/off comparison tests the resume, not only the passes in full."""
+    resumed = [0]
+
+    @settings(SETTINGS, max_examples=20, derandomize=True)
+    @given(st.data())
+    def replays(data):
+        _on_off(monkeypatch, data.draw, resumed)
+
+    replays()
+    assert resumed[0] > 0
