@@ -232,8 +232,8 @@ def _comparison_html(data: dict[str, Any], comp: dict[str, Any]) -> str:
                    f"<td>{FORMATS[m](d['proposed'])}</td>{_diff_cell(d, m)}</tr>")
     cur, new = _unfinished(data, comp)
     if cur or new:
-        out.append(f"<tr><td>never finished (jobs)</td><td>{cur:g}</td><td>{new:g}</td>"
-                   f"<td>{new - cur:+g}</td></tr>")
+        out.append(f"<tr><td>never finished (jobs)</td><td>{jobs_count(cur)}</td>"
+                   f"<td>{jobs_count(new)}</td><td>{jobs_count(new - cur, '+')}</td></tr>")
     out.append("</table>")
     if cur or new:
         out.append("<p class='why'>Some jobs never finished (held, or never started before the "
@@ -360,7 +360,7 @@ def render_html(data: dict[str, Any]) -> str:
                    f"<tr><td>{escape(c['name'])}</td><td>{_dur(c['total']['wait'])}</td>"
                    f"<td>{c['total']['bsld']:.2f}</td><td>{c['total']['utilization'] * 100:.1f} %</td>"
                    f"<td>{c['total']['backfill_share'] * 100:.1f} %</td><td>{c['violations']}</td>"
-                   f"<td>{c.get('unfinished', 0.0):g}</td></tr>"
+                   f"<td>{jobs_count(c.get('unfinished', 0.0))}</td></tr>"
                    for c in cfgs) + "</table></section>")
     out.append("</main></body></html>")
     return "\n".join(out)
@@ -376,6 +376,12 @@ def write(data: dict[str, Any], out: Path) -> list[Path]:
     return [j, h]
 
 
+def jobs_count(n: float, sign: str = "") -> str:
+    """A number of jobs as a person reads it: whole numbers with thousands separators
+    (1,161, never 1.161e+03), a mean over shakes that is not whole with one decimal."""
+    return f"{n:{sign},.0f}" if n == int(n) else f"{n:{sign},.1f}"
+
+
 def _unfinished(data: dict[str, Any], comp: dict[str, Any]) -> tuple[float, float]:
     cfgs = data["configs"]
     return cfgs[0].get("unfinished", 0.0), cfgs[comp["config"]].get("unfinished", 0.0)
@@ -387,8 +393,9 @@ def unfinished_lines(data: dict[str, Any], comp: dict[str, Any]) -> list[str]:
     cur, new = _unfinished(data, comp)
     if not cur and not new:
         return []
-    return [f"  {'never finished':<18} {cur:>10g} -> {new:>10g}  jobs (held or never started, mean "
-            f"of {data['shakes']} shakes): the figures above cover finished jobs only"]
+    return [f"  {'never finished':<18} {jobs_count(cur):>10} -> {jobs_count(new):>10}  jobs "
+            f"(held or never started, mean of {data['shakes']} shakes): the figures above cover "
+            "finished jobs only"]
 
 
 def summary_text(data: dict[str, Any], top: int = 10) -> str:

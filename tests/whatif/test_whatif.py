@@ -195,3 +195,13 @@ def test_one_shake_marks_no_change_as_within_the_noise():
     plan2 = make_plan(busy_workload(90), [ConfigVariant("a", EASY), ConfigVariant("b", EASY)], shakes=2)
     twice = analyse(plan2, run_local(plan2, 1))
     assert "within noise" in summary_text(twice) and "one shake" not in summary_text(twice)
+
+
+def test_never_finished_counts_read_as_numbers_of_jobs():
+    # a mean over shakes printed with :g read 1.23457e+06 for a large count and hid digits
+    from maui_py.sim.whatif_report import jobs_count, unfinished_lines
+    assert jobs_count(1234567.0) == "1,234,567" and jobs_count(1161.0, "+") == "+1,161"
+    assert jobs_count(2.5) == "2.5" and jobs_count(-3.0, "+") == "-3" and jobs_count(0.0) == "0"
+    data = {"configs": [{"unfinished": 0.0}, {"unfinished": 1234567.0}], "shakes": 10}
+    [line] = unfinished_lines(data, {"config": 1})
+    assert line.split()[2:5] == ["0", "->", "1,234,567"] and "e+" not in line
