@@ -140,7 +140,8 @@ class Scanning:
 
         Invariants at each candidate t: `idle`/`full` are the sets at t (the origin sets
         with the points keys[:i] applied); `touched`/`fullin` the OR of chg/full over the
-        points in (t, t + w), keys[i:j] (SlidingOr); `fits` maps each node of
+        points in (t, t + w), keys[i:j] (SlidingOr; while `window` is None, their bits
+        _split reads: _window_sets, _origin_sets); `fits` maps each node of
         `others_prev` to its tasks over the window last evaluated, `tot_o`/`cnt_o` their
         sum and how many hold a task, `changed` the nodes with a change point since; the
         same for gres with gi/gj, caught up only where read (the filter of use_gres_gain
