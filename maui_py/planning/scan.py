@@ -28,6 +28,8 @@ _HORIZON = FOREVER // 2
 """A start this far out means never: the end of a reservation without end."""
 FLOORS = 64
 """Earliest starts kept per request shape for ReservationTable._floor."""
+FEW = 32
+"""Nodes _window_sets reads at most (beyond, the scan's window is a SlidingOr)."""
 
 
 
@@ -97,6 +99,15 @@ class Scanning:
     (planning/lastnow.py; False: scan then select, the definition the property tests
     compare against)."""
 
+    use_few = True
+    """Make a scan's first window after the origin (and each one until the window is
+    kept, see scan) from the step functions of the few nodes whose changes _split could
+    read, as _origin_sets does at the origin, instead of a SlidingOr over every point of
+    [t, t + w) (_window_sets; False: the SlidingOr from the first window on, the
+    definition tests/property/test_few_window.py compares against)."""
+    few_made = 0
+    """Windows made from step functions by use_few, summed over scans (operation count)."""
+
     use_gres_gain = True
     """For a request that needs every gres (the gres index bounds it), leave out of the
     nodes that free something at a candidate t those with a gres all taken at t: such a
@@ -129,7 +140,8 @@ class Scanning:
 
         Invariants at each candidate t: `idle`/`full` are the sets at t (the origin sets
         with the points keys[:i] applied); `touched`/`fullin` the OR of chg/full over the
-        points in (t, t + w), keys[i:j] (SlidingOr); `fits` maps each node of
+        points in (t, t + w), keys[i:j] (SlidingOr; while `window` is None, their bits
+        _split reads: _window_sets, _origin_sets); `fits` maps each node of
         `others_prev` to its tasks over the window last evaluated, `tot_o`/`cnt_o` their
         sum and how many hold a task, `changed` the nodes with a change point since; the
         same for gres with gi/gj, caught up only where read (the filter of use_gres_gain
@@ -250,8 +262,7 @@ class Scanning:
                 j += 1
             if evaluate:
                 if window is None:      # made where first needed: passed-over points skipped
-                    window = SlidingOr(pts, i, j)
-                    touched, fullin = window.total()
+                    window, touched, fullin = self._first_window(E, idle, full, i, j, t_new, lim)
                 else:
                     touched, fullin = window.move(i, j)
             if gres_bound and evaluate:     # else caught up where next read
@@ -376,8 +387,7 @@ class Scanning:
         if i == 0:
             touched, fullin = self._origin_sets(cr.eligible, idle, full, t + w)
         else:
-            window = SlidingOr(pts, i, j)
-            touched, fullin = window.total()
+            window, touched, fullin = self._first_window(cr.eligible, idle, full, i, j, t, t + w)
         ign_list = [o for o in ign if o in self.holds] if ign else []
         extra = sorted({x for o in ign_list for x in (self.holds[o].start, self.holds[o].end)
                         if x > t}) if ign_list else []
@@ -428,6 +438,52 @@ class Scanning:
             for k in range(1, m):
                 if U[k] != zero:
                     fullin |= 1 << i
+                    break
+        return touched, fullin
+
+    def _first_window(self, E: int, idle: int, full: int, i: int, j: int, t: int, x: int
+                      ) -> tuple[SlidingOr | None, int, int]:
+        """(window, touched, fullin) for a scan's window [t, x) over points i..j-1 when it
+        has no SlidingOr yet: from the few nodes' step functions (_window_sets, use_few;
+        no window kept, so the next evaluation comes here again), else a SlidingOr made
+        and kept. O(k log h) for k such nodes, else the SlidingOr's refill."""
+        if self.use_few:
+            got = self._window_sets(E, idle, full, t, x)
+            if got is not None:
+                self.few_made += 1
+                return None, got[0], got[1]
+        window = SlidingOr(self._pts, i, j)
+        return (window, *window.total())
+
+    def _window_sets(self, E: int, idle: int, full: int, t: int, x: int
+                     ) -> tuple[int, int] | None:
+        """What _split reads of the OR of chg and full over the points in (t, x), with
+        `idle` and `full` the sets at t (None when more than FEW nodes would be read):
+        of the eligible nodes idle at t, those with a change point in (t, x) (only nodes
+        with some change point after the origin, `later`, have one); of the eligible
+        nodes not full at t, those whose processors are all taken after a change point in
+        (t, x) (only nodes in `fills` are full after any). _split reads no other bit of
+        either: `fast` keeps eligible nodes idle at t, and `others` drops the nodes full
+        at t whatever fullin says. _origin_sets' rule at any t. O(k log h) for k nodes."""
+        a = E & idle & self.later
+        b = E & self.fills
+        b ^= b & full
+        if (a | b).bit_count() > FEW:
+            return None
+        tt, uu, cap, zero = self._T, self._U, self.cap, self.zero
+        touched = fullin = 0
+        for n in members(a):
+            T = tt[n]
+            k = bisect_right(T, t)
+            if k < len(T) and T[k] < x:
+                touched |= 1 << n
+        for n in members(b):
+            T, U = tt[n], uu[n]
+            c = cap[n][0]
+            for k in range(bisect_right(T, t), bisect_left(T, x)):
+                u = U[k]
+                if (u[0] >= c if c > 0 else u != zero):   # category 2 after T[k]
+                    fullin |= 1 << n
                     break
         return touched, fullin
 
