@@ -28,8 +28,6 @@ per credential kind.
 
 from __future__ import annotations
 
-from itertools import repeat
-from operator import add, itemgetter, mul
 from typing import Iterable, Sequence
 
 from ..cfg.choices import FairSharePolicy as FSP
@@ -57,22 +55,9 @@ percentage-based subfactor). UTILIZEDPS is charged as DEDICATEDPS (no utilisatio
 SYSTEM = "sched:"
 _NO_USAGE: dict[str, float] = {}
 """The current window when nothing was charged in it (never written)."""
-_RATE = itemgetter(0)
-MAPPED = True
-"""Charge the rate sums to a window in one dict.update over maps in C (_add_rates) rather
-than a loop over the keys: the same float operations per key (w.get(key, 0.0) + rate x
-span), the new keys inserted in the same order, so the windows are equal, bit for bit and
-in order; False: the loop, the definition tests/property/test_fs_mapped_rates.py compares
-against. About a twentieth of a fair-share site replay's CPU was that loop."""
 KEEP_WINDOWS = 32
 """Windows kept whatever FSDEPTH is (its largest value), so a larger FSDEPTH after a reload
 finds the history."""
-
-
-def _all_positive(rates: dict[str, list]) -> bool:
-    """Whether every rate sum is above 0 (the loop charges only those; a NaN is not):
-    then the mapped charge may charge every key. O(keys), in C."""
-    return all(map((0.0).__lt__, map(_RATE, rates.values())))
 
 
 def decayed(windows: Sequence[float], decay: float) -> float:
@@ -298,28 +283,18 @@ class FairShare:
                 r[1] -= 1
 
     def _add_rates(self, a: int, b: int) -> None:
-        """Charge every key its summed rate x (b - a), split over the windows crossed (in
-        one mapped update per window, MAPPED, when every sum is above 0)."""
+        """Charge every key its summed rate x (b - a), split over the windows crossed."""
         if b <= a or not self._rates:
             return
         step = self.interval
         k = a // step
-        fast = None
         while a < b:
             end = min(b, (k + 1) * step)
             span = end - a
             w = self.windows.setdefault(k, {})
-            if fast is None:
-                fast = MAPPED and _all_positive(self._rates)
-            if fast:
-                keys = list(self._rates)
-                w.update(zip(keys, map(add, map(w.get, keys, repeat(0.0)),
-                                       map(mul, map(_RATE, self._rates.values()),
-                                           repeat(span)))))
-            else:
-                for key, (rate, _n) in self._rates.items():
-                    if rate > 0:
-                        w[key] = w.get(key, 0.0) + rate * span
+            for key, (rate, _n) in self._rates.items():
+                if rate > 0:
+                    w[key] = w.get(key, 0.0) + rate * span
             if k != self._cur:
                 self._cur = None
             a, k = end, k + 1
