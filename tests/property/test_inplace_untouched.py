@@ -106,3 +106,45 @@ def test_a_reservation_is_left_while_only_arrivals_come(monkeypatch):
             "NODEALLOCATIONPOLICY LASTAVAILABLE\nUSERCFG[u1] MAXJOB=1\n")
     left = _same(monkeypatch, (nodes, sims, text, True))
     assert left >= 3
+
+
+def _whole(tasks: int, nodes: int, features=frozenset()) -> JobRequest:
+    return JobRequest(tasks=tasks, per_task=Resources.of(1, mem=100), nodes=nodes,
+                      tasks_per_node=tasks // nodes, features=frozenset(features))
+
+
+LIMITED = ("RESERVATIONPOLICY CURRENTHIGHEST\nQUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\n"
+           "NODEALLOCATIONPOLICY LASTAVAILABLE\nUSERCFG[zz] MAXJOB=1\n")
+
+
+def test_a_hold_that_expired_between_the_cycles_reorders_lastavailable(monkeypatch):
+    """j waits for n0 and n1 (a's) and takes n3, whose job e ends at 50, before idle n2
+    (LASTAVAILABLE: less idle time before its start). e runs to its limit, so its hold
+    expires at the advance to 50 and nothing is given back; but from 50 on n2 and n3 are
+    both idle since the origin, and n2 comes first by index: the re-make moves j to n2.
+    The rule must not leave it (the next change of its view, 50, is not after now)."""
+    cpu = Resources.of(4, mem=4096)
+    nodes = (Node("n0", cpu), Node("n1", cpu), Node("n2", cpu),
+             Node("n3", cpu, features=frozenset({"ib"})))
+    sims = [SimJob(Job("e", "u0", _whole(4, 1, {"ib"}), 50, 0), 50),
+            SimJob(Job("f", "u0", _whole(8, 2), 1000, 0), 1000),
+            SimJob(Job("j", "u1", _whole(12, 3), 500, 1), 500)]
+    _same(monkeypatch, (nodes, sims, LIMITED, True))
+    starts = replay(nodes, sims, LIMITED, True, True, monkeypatch)[1]
+    assert starts["j"][0] == 1000
+
+
+def test_a_backfill_start_between_the_cycles_reorders_lastavailable(monkeypatch):
+    """j waits for n0 and n1 (f's) and takes idle n2 before idle n3 (by index). c,
+    which only n3 can hold, backfills there over [10, 110) after j's reservation was
+    made; from then on n3 has been idle for less time before j's start than n2, so the
+    re-make at the next arrival moves j to n3. The rule must not leave it (a placement
+    since that was no later reservation: the planner's version moved once too often)."""
+    cpu = Resources.of(4, mem=4096)
+    nodes = (Node("n0", cpu), Node("n1", cpu), Node("n2", cpu),
+             Node("n3", cpu, features=frozenset({"ib"})))
+    sims = [SimJob(Job("f", "u0", _whole(8, 2), 1000, 0), 1000),
+            SimJob(Job("j", "u1", _whole(12, 3), 500, 1), 500),
+            SimJob(Job("c", "u2", _whole(4, 1, {"ib"}), 100, 10), 100),
+            SimJob(Job("d", "u2", _whole(16, 4), 2000, 20), 2000)]
+    _same(monkeypatch, (nodes, sims, LIMITED, True))
