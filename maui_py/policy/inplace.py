@@ -220,6 +220,9 @@ def untouched(c, order) -> set[str]:
     if any(kr.retry_until is not None for kr in res.values()):
         return set()
     made = _made(c)
+    if len(made.seen) > 2 * len(res) + 64:      # forget the stamps of reservations gone
+        made.seen = {j: v for j, v in made.seen.items() if j in res}
+        made.at = {j: v for j, v in made.at.items() if j in res}
     seen, at, span, count = made.seen, made.at, c.span, made.count
     v, e, usable, origin = table.version, memo.epoch(table), table.usable, table.origin
     holds, down = table.holds, ~usable
