@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
+from operator import le, sub
 
 from .api import Compiled
 from .bitset import members
@@ -30,6 +31,14 @@ window as long as the request's, meeting the region and starting in reach, keeps
 processors it needs there free throughout (core_reach, computed once per node and region
 while the epoch and now stay; a necessary condition, so the answer is the same). False: every
 node is walked, the definition tests/property/test_kept_settled.py compares against."""
+
+GATHER = True
+"""_gained asks each node once per joined span of its regions (join_regions: overlapping
+or touching spans joined, the same windows meet them), passes over a node whose most free
+at an instant of the span (peak_free) cannot hold the request's minimum, and tests a
+segment against a limit vector in C (GivenBack._fits); the same (lo, hi). False: region by
+region, fit_on per segment, the definition tests/property/test_gathered.py compares
+against."""
 
 FOREVER = 1 << 62
 
@@ -186,7 +195,9 @@ class GivenBack:
         """(lo, hi): the first and last t in [now, start) at which some eligible node of a
         region holds the request's minimum over the whole of [t, t + w), the window
         meeting that region (the holds of `ignore` as free); None when there is none.
-        Nodes sharing a step function and capacity are looked at once per region."""
+        Nodes sharing a step function and capacity are looked at once per region (per
+        joined span under GATHER, which also passes over a node whose peak cannot hold
+        the request's minimum, and tests a segment against a limit vector in C)."""
         m = cr.per_node if cr.mode == "tpn" else 1
         d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
         ign = [h for h in map(self.holds.get, ignore) if h is not None]
@@ -197,34 +208,137 @@ class GivenBack:
         one = vecs[0] if len(vecs) == 1 else None
         lo = hi = None
         seen: dict[tuple, tuple[int, int] | None] = {}
-        for mask, x, y in regions:
+        if GATHER:
+            pairs = self._joined_pairs(regions, E)
+            peaks = None if excl else self._peaks_at(now)
+            need = tuple(m * x for x in d)
+            lims: dict[tuple[int, ...], tuple[int, ...]] = {}
+        else:
+            pairs = ((i, x, y) for mask, x, y in regions for i in members(mask & E))
+            peaks = None
+        for i, x, y in pairs:
             a, b = max(now, x - w + 1, origin), min(start - 1, y - 1)
             if a > b or (lo is not None and lo <= a and b <= hi):
                 continue            # out of reach, or nothing it could add to [lo, hi]
-            for i in members(mask & E):
-                mine = (i in one) if one is not None else any(i in u for u in vecs)
-                if reach is not None and not mine:
-                    W = reach.get((i, x, y))
-                    c0 = cap[i][0]
-                    if W is None:
-                        W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
-                                                        max(now, origin), x, y)
-                    need = c0 if excl else v
-                    if need > c0 or W[need] < w:
-                        continue    # its processors alone rule it out (CORE_REACH)
-                key = None if mine else (id(self._T[i]), cap[i], a, b)
-                got = seen.get(key, False) if key is not None else False
-                if got is False:
-                    T, U = self._steps_without(i, ignore) if mine else (self._T[i], self._U[i])
-                    c = cap[i]
-                    got = _window_in(T, U, a, b, w,
-                                     lambda u, c=c: fit_on(d, excl, c, u, zero) >= m)
-                    if key is not None:
-                        seen[key] = got
-                if got is not None:
-                    lo = got[0] if lo is None else min(lo, got[0])
-                    hi = got[1] if hi is None else max(hi, got[1])
+            mine = (i in one) if one is not None else any(i in u for u in vecs)
+            if reach is not None and not mine:
+                W = reach.get((i, x, y))
+                c0 = cap[i][0]
+                if W is None:
+                    W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
+                                                    max(now, origin), x, y)
+                n0 = c0 if excl else v
+                if n0 > c0 or W[n0] < w:
+                    continue    # its processors alone rule it out (CORE_REACH)
+            if peaks is not None and not mine:
+                pk = peaks.get((i, x, y))
+                if pk is None:
+                    pk = peaks[i, x, y] = peak_free(self._T[i], self._U[i], cap[i],
+                                                    max(now, origin, x), y)
+                if not all(map(le, need, pk)):
+                    continue    # no instant of the span holds its minimum (GATHER)
+            key = None if mine else (id(self._T[i]), cap[i], a, b)
+            got = seen.get(key, False) if key is not None else False
+            if got is False:
+                T, U = self._steps_without(i, ignore) if mine else (self._T[i], self._U[i])
+                got = _window_in(T, U, a, b, w, self._fits(cr, m, cap[i], lims if GATHER
+                                                           else None))
+                if key is not None:
+                    seen[key] = got
+            if got is not None:
+                lo = got[0] if lo is None else min(lo, got[0])
+                hi = got[1] if hi is None else max(hi, got[1])
         return None if lo is None else (lo, hi)
+
+    def _fits(self, cr: Compiled, m: int, c: tuple[int, ...], lims: dict | None):
+        """The test of a segment's usage u on a node of capacity c: does it hold m tasks
+        of cr over it (fit_on)? With `lims` (GATHER), for a request not exclusive and m
+        >= 1, the same test as u <= c - m x d in each resource the task asks (in C): for
+        d_k > 0, (c_k - u_k) // d_k >= m exactly when c_k - u_k >= m x d_k, and a
+        resource not asked never limits. O(1)."""
+        d, excl, zero = cr.d, cr.exclusive, self.zero
+        if lims is None or excl or m < 1:
+            return lambda u: fit_on(d, excl, c, u, zero) >= m
+        lim = lims.get(c)
+        if lim is None:
+            lim = lims[c] = tuple(ck - m * dk if dk > 0 else FOREVER for ck, dk in zip(c, d))
+        return lambda u: all(map(le, u, lim))
+
+    _joins: dict[int, tuple[list, int, dict[int, list[tuple[int, int]]]]] = {}
+
+    def _joined_pairs(self, regions: list[tuple[int, int, int]], eligible: int
+                      ) -> list[tuple[int, int, int]]:
+        """(node, x, y) for each eligible node of `regions` and each joined span of it:
+        the union of the node's regions' spans, overlapping or touching ones joined.
+        A window meets the union exactly when it meets one of them, and the starts that
+        reach a joined span are the union of those that reach its parts (touching spans'
+        reaches touch too), so _gained's (lo, hi) is the same. Joined once per regions
+        list (kept by identity, the list held, the last few; a caller never changes a
+        list it was given): O(regions x their nodes) then, O(pairs) per question."""
+        got = self._joins.get(id(regions))
+        if got is None or got[0] is not regions:
+            if len(self._joins) >= 8 or "_joins" not in self.__dict__:
+                self._joins = {}
+            got = self._joins[id(regions)] = (regions, *join_regions(regions))
+        _r, union, per = got
+        return [(i, x, y) for i in members(union & eligible) for x, y in per[i]]
+
+    _peaks_key: tuple[int, int, int] | None = None
+    _peaks: dict[tuple[int, int, int], tuple[int, ...]] = {}
+
+    def _peaks_at(self, now: int) -> dict[tuple[int, int, int], tuple[int, ...]]:
+        """peak_free per (node, span start, span end), kept while `freed`, `now` and the
+        origin stay (what is free only shrinks meanwhile: a peak made earlier is still an
+        upper bound). O(1)."""
+        key = (self.freed, now, self.origin)
+        if self._peaks_key != key:
+            self._peaks_key, self._peaks = key, {}
+        return self._peaks
+
+
+def join_regions(regions: list[tuple[int, int, int]]
+                 ) -> tuple[int, dict[int, list[tuple[int, int]]]]:
+    """(union of the regions' node masks, node -> its spans [x, y) joined where they
+    overlap or touch, sorted). O(regions x their nodes + sorting)."""
+    per: dict[int, list[tuple[int, int]]] = {}
+    union = 0
+    for mask, x, y in regions:
+        union |= mask
+        for i in members(mask):
+            got = per.get(i)
+            if got is None:
+                per[i] = [(x, y)]
+            else:
+                got.append((x, y))
+    for i, spans in per.items():
+        if len(spans) > 1:
+            spans.sort()
+            out = [spans[0]]
+            for x, y in spans[1:]:
+                px, py = out[-1]
+                if x <= py:
+                    if y > py:
+                        out[-1] = (px, y)
+                else:
+                    out.append((x, y))
+            per[i] = out
+    return union, per
+
+
+def peak_free(T: list[int], U: list[tuple[int, ...]], cap: tuple[int, ...], p: int, y: int
+              ) -> tuple[int, ...]:
+    """The most of each resource free (never below 0) at some instant of [p, y) on a node
+    of capacity `cap` with step function (T, U): a window that holds a request's minimum
+    m x d and meets a span [x, y) at or after lo holds it at the instant max(t, x), which
+    lies in [max(lo, x), y); so m x d above the peak in some resource rules the node out
+    for that span. O(segments in [p, y))."""
+    best = [0] * len(cap)
+    last = len(T) - 1
+    for k in range(max(bisect_right(T, p) - 1, 0), last + 1):
+        if T[k] >= y:
+            break
+        best = list(map(max, best, map(sub, cap, U[k])))
+    return tuple(best)
 
 
 def core_reach(T: list[int], U: list[tuple[int, ...]], c0: int, lo: int, x: int, y: int

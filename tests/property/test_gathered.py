@@ -1,0 +1,107 @@
+"""givenback.GATHER (planning/givenback.py: a node asked once per joined span of its regions,
+passed over when its peak free at an instant of the span cannot hold the request's minimum,
+segments tested against a limit vector) against region by region with fit_on per segment
+(GATHER off, the definition): the same gained span (lo, hi) on random tables, asked again
+after holds were added (the peaks then kept from the first ask are upper bounds), the
+table intact; the same decisions cycle for cycle in HIGHEST replays, the table checked
+every cycle; join_regions against the instants the regions cover."""
+
+from __future__ import annotations
+
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from maui_py.model import JobRequest, Node, Resources
+from maui_py.planning import givenback
+from maui_py.planning.bitset import members
+from maui_py.planning.table import ReservationTable
+
+from .both_ways import GPUS, POLICIES
+from .strategies import requests
+from .test_kept_settled import SETTINGS as REPLAYS
+from .test_kept_settled import replay, workloads
+from .test_starts_in import OWN, SETTINGS, _given_back
+
+
+def _span(table, cr, w, regions, now, start, own, on: bool):
+    old = givenback.GATHER
+    givenback.GATHER = on
+    try:
+        return table._gained(cr, w, regions, now, start, own)
+    finally:
+        givenback.GATHER = old
+
+
+@SETTINGS
+@given(st.data())
+def test_gathered_regions_give_the_same_gained_span(data):
+    got = _given_back(data)
+    if got is None:
+        return
+    table, _req, cr, w, p, regions = got
+    now = table.origin
+    own = data.draw(st.sampled_from([(OWN,), ()]))
+    definition = _span(table, cr, w, regions, now, p.start, own, False)
+    assert _span(table, cr, w, regions, now, p.start, own, True) == definition
+    assert _span(table, cr, w, regions, now, p.start, own, True) == definition   # memo
+    table._check()
+    event(f"gained {definition is not None}")
+    for k in range(data.draw(st.integers(1, 4))):       # holds added: free only shrinks
+        req = data.draw(requests(table.nodes, GPUS))
+        q = table.earliest_start(req, data.draw(st.integers(1, 500)),
+                                 policy=data.draw(st.sampled_from(POLICIES)))
+        if q:
+            table.reserve(f"late{k}", q.start, q.end, q.allocation)
+    kept = table.freed
+    definition = _span(table, cr, w, regions, now, p.start, own, False)
+    assert _span(table, cr, w, regions, now, p.start, own, True) == definition
+    assert table.freed == kept
+    table._check()
+
+
+@st.composite
+def _regions(draw):
+    n = draw(st.integers(1, 6))
+    return [(draw(st.integers(1, (1 << n) - 1)), x, x + draw(st.integers(1, 40)))
+            for x in draw(st.lists(st.integers(0, 100), max_size=8))]
+
+
+@given(_regions())
+def test_joined_spans_cover_exactly_the_regions_instants(regions):
+    """Per node: the joined spans cover the instants its regions cover, no more, and
+    neither overlap nor touch one another (each sorted); the union mask is every node."""
+    union, per = givenback.join_regions(regions)
+    assert union == sum(1 << i for i in {i for m, _x, _y in regions for i in members(m)})
+    for i, spans in per.items():
+        want = {t for m, x, y in regions if m >> i & 1 for t in range(x, y)}
+        assert {t for x, y in spans for t in range(x, y)} == want
+        assert all(py < x for (_px, py), (x, _y) in zip(spans, spans[1:]))
+
+
+@REPLAYS
+@given(workloads())
+def test_gathered_regions_decide_as_region_by_region(monkeypatch, w):
+    """HIGHEST replays with GATHER on and off: every cycle's starts and reservations and
+    every job's start the same, the table checked every cycle."""
+    nodes, sims, text, per_event = w
+    monkeypatch.setattr(givenback, "GATHER", True)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    monkeypatch.setattr(givenback, "GATHER", False)
+    definition = replay(nodes, sims, text, per_event, True, monkeypatch)
+    assert fast == definition
+
+
+def test_a_span_busy_where_it_begins_still_gains_where_it_is_free_later():
+    """A region [100, 200) given back, then a hold taking the whole node over [100, 150):
+    the peak is read over the whole span, so the window at 150 is found either way."""
+    table = ReservationTable((Node("n0", Resources.of(4, mem=4096)),), origin=0)
+    table.reserve("gone", 100, 200, [("n0", Resources.of(4, mem=4096))])
+    table.reserve("wall", 200, 400, [("n0", Resources.of(4, mem=4096))])
+    stamp = table.freed
+    table.release("gone")
+    table.reserve("late", 100, 150, [("n0", Resources.of(4, mem=4096))])
+    regions = table.given_back(stamp)
+    assert regions
+    cr = table.compile(JobRequest(tasks=1, per_task=Resources.of(4, mem=1024)))
+    for on in (False, True):
+        assert _span(table, cr, 10, regions, 0, 300, (), on) == (150, 190)
