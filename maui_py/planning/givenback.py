@@ -201,7 +201,10 @@ class GivenBack:
         m = cr.per_node if cr.mode == "tpn" else 1
         d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
         ign = [h for h in map(self.holds.get, ignore) if h is not None]
-        reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
+        if GATHER:
+            reach = self._node_memo("_reach_memo", now) if CORE_REACH and d[0] > 0 else None
+        else:
+            reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
         v = m * d[0]
         origin = self.origin
         vecs = [h.vec for h in ign]
@@ -210,7 +213,7 @@ class GivenBack:
         seen: dict[tuple, tuple[int, int] | None] = {}
         if GATHER:
             pairs = self._joined_pairs(regions, E)
-            peaks = None if excl else self._peaks_at(now)
+            peaks = None if excl else self._node_memo("_peak_memo", now)
             need = tuple(m * x for x in d)
             lims: dict[tuple[int, ...], tuple[int, ...]] = {}
         else:
@@ -222,19 +225,31 @@ class GivenBack:
                 continue            # out of reach, or nothing it could add to [lo, hi]
             mine = (i in one) if one is not None else any(i in u for u in vecs)
             if reach is not None and not mine:
-                W = reach.get((i, x, y))
                 c0 = cap[i][0]
-                if W is None:
-                    W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
-                                                    max(now, origin), x, y)
+                if GATHER:
+                    on = reach.get(i)
+                    if on is None:
+                        on = reach[i] = {}
+                    W = on.get((x, y))
+                    if W is None:
+                        W = on[x, y] = core_reach(self._T[i], self._U[i], c0,
+                                                  max(now, origin), x, y)
+                else:
+                    W = reach.get((i, x, y))
+                    if W is None:
+                        W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
+                                                        max(now, origin), x, y)
                 n0 = c0 if excl else v
                 if n0 > c0 or W[n0] < w:
                     continue    # its processors alone rule it out (CORE_REACH)
             if peaks is not None and not mine:
-                pk = peaks.get((i, x, y))
+                on = peaks.get(i)
+                if on is None:
+                    on = peaks[i] = {}
+                pk = on.get((x, y))
                 if pk is None:
-                    pk = peaks[i, x, y] = peak_free(self._T[i], self._U[i], cap[i],
-                                                    max(now, origin, x), y)
+                    pk = on[x, y] = peak_free(self._T[i], self._U[i], cap[i],
+                                              max(now, origin, x), y)
                 if not all(map(le, need, pk)):
                     continue    # no instant of the span holds its minimum (GATHER)
             key = None if mine else (id(self._T[i]), cap[i], a, b)
@@ -264,7 +279,7 @@ class GivenBack:
             lim = lims[c] = tuple(ck - m * dk if dk > 0 else FOREVER for ck, dk in zip(c, d))
         return lambda u: all(map(le, u, lim))
 
-    _joins: dict[int, tuple[list, int, dict[int, list[tuple[int, int]]]]] = {}
+    _joins: dict[int, tuple[list, int, dict[int, list[tuple[int, int]]], dict]] = {}
 
     def _joined_pairs(self, regions: list[tuple[int, int, int]], eligible: int
                       ) -> list[tuple[int, int, int]]:
@@ -274,26 +289,64 @@ class GivenBack:
         reach a joined span are the union of those that reach its parts (touching spans'
         reaches touch too), so _gained's (lo, hi) is the same. Joined once per regions
         list (kept by identity, the list held, the last few; a caller never changes a
-        list it was given): O(regions x their nodes) then, O(pairs) per question."""
+        list it was given), the pairs once per eligible mask: O(regions x their nodes)
+        then, O(1) per question."""
         got = self._joins.get(id(regions))
         if got is None or got[0] is not regions:
             if len(self._joins) >= 8 or "_joins" not in self.__dict__:
                 self._joins = {}
-            got = self._joins[id(regions)] = (regions, *join_regions(regions))
-        _r, union, per = got
-        return [(i, x, y) for i in members(union & eligible) for x, y in per[i]]
+            got = self._joins[id(regions)] = (regions, *join_regions(regions), {})
+        _r, union, per, by_eligible = got
+        pairs = by_eligible.get(eligible)
+        if pairs is None:
+            pairs = by_eligible[eligible] = [(i, x, y) for i in members(union & eligible)
+                                             for x, y in per[i]]
+        return pairs
 
-    _peaks_key: tuple[int, int, int] | None = None
-    _peaks: dict[tuple[int, int, int], tuple[int, ...]] = {}
+    _reach_memo: NodeMemo | None = None
+    _peak_memo: NodeMemo | None = None
 
-    def _peaks_at(self, now: int) -> dict[tuple[int, int, int], tuple[int, ...]]:
-        """peak_free per (node, span start, span end), kept while `freed`, `now` and the
-        origin stay (what is free only shrinks meanwhile: a peak made earlier is still an
-        upper bound). O(1)."""
-        key = (self.freed, now, self.origin)
-        if self._peaks_key != key:
-            self._peaks_key, self._peaks = key, {}
-        return self._peaks
+    def _node_memo(self, name: str, now: int) -> dict[int, dict]:
+        """The table's NodeMemo `name` (core_reach's W or peak_free's peak per node and
+        span), brought up to date (NodeMemo.per). O(1), or O(nodes given back)."""
+        memo = getattr(self, name)
+        if memo is None:
+            memo = NodeMemo()
+            setattr(self, name, memo)
+        return memo.per_node(self, now)
+
+
+class NodeMemo:
+    """Per node, values that bound what a node keeps free from `now` on (core_reach's W,
+    peak_free's peak, per span), kept while now and the origin stay. When `freed` moves by
+    steps the log names, only the nodes they gave back are forgotten: elsewhere what is
+    free only shrank, so a value kept is still an upper bound (it may rule out less, never
+    more); a step the log cannot name forgets every node."""
+
+    __slots__ = ("at", "freed", "per")
+
+    def __init__(self):
+        self.at: tuple[int, int] | None = None
+        self.freed = -1
+        self.per: dict[int, dict] = {}
+
+    def per_node(self, table, now: int) -> dict[int, dict]:
+        """node -> {span: value} for `table` at `now`, brought up to date. O(1), or
+        O(steps since x their nodes) when `freed` moved."""
+        key = (now, table.origin)
+        if self.at != key:
+            self.at, self.freed, self.per = key, table.freed, {}
+        elif self.freed != table.freed:
+            back = since(table.released, table.freed, self.freed)
+            if back is None:
+                self.per = {}
+            else:
+                per = self.per
+                for mask, _s, _e in back:
+                    for i in members(mask):
+                        per.pop(i, None)
+            self.freed = table.freed
+        return self.per
 
 
 def join_regions(regions: list[tuple[int, int, int]]

@@ -20,7 +20,7 @@ from .both_ways import GPUS, POLICIES
 from .strategies import requests
 from .test_kept_settled import SETTINGS as REPLAYS
 from .test_kept_settled import replay, workloads
-from .test_starts_in import OWN, SETTINGS, _given_back
+from .test_starts_in import OWN, SETTINGS, _changes, _kept_table
 
 
 def _span(table, cr, w, regions, now, start, own, on: bool):
@@ -35,10 +35,16 @@ def _span(table, cr, w, regions, now, start, own, on: bool):
 @SETTINGS
 @given(st.data())
 def test_gathered_regions_give_the_same_gained_span(data):
-    got = _given_back(data)
+    table, got = _kept_table(data)
     if got is None:
         return
-    table, _req, cr, w, p, regions = got
+    _req, cr, w, p = got
+    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
+    stamp = table.freed
+    _changes(data, table, p.start)
+    regions = table.given_back(stamp)
+    if regions is None:
+        return
     now = table.origin
     own = data.draw(st.sampled_from([(OWN,), ()]))
     definition = _span(table, cr, w, regions, now, p.start, own, False)
@@ -57,6 +63,14 @@ def test_gathered_regions_give_the_same_gained_span(data):
     assert _span(table, cr, w, regions, now, p.start, own, True) == definition
     assert table.freed == kept
     table._check()
+    others = sorted(o for o in table.holds if o != OWN)
+    if others:                  # freed moves: the nodes given back are asked afresh
+        table.release(data.draw(st.sampled_from(others)))
+        regions = table.given_back(stamp)
+        if regions is not None:
+            definition = _span(table, cr, w, regions, now, p.start, own, False)
+            assert _span(table, cr, w, regions, now, p.start, own, True) == definition
+            table._check()
 
 
 @st.composite
@@ -105,3 +119,23 @@ def test_a_span_busy_where_it_begins_still_gains_where_it_is_free_later():
     cr = table.compile(JobRequest(tasks=1, per_task=Resources.of(4, mem=1024)))
     for on in (False, True):
         assert _span(table, cr, 10, regions, 0, 300, (), on) == (150, 190)
+
+
+def test_a_node_given_back_again_is_asked_afresh():
+    """The span [100, 200) is asked while a hold fills it (its peak and reach then 0),
+    then that hold is given back: the same node and span, asked again, find the windows
+    (the bounds kept for the node are forgotten when freed moves over it)."""
+    table = ReservationTable((Node("n0", Resources.of(4, mem=4096)),), origin=0)
+    whole = [("n0", Resources.of(4, mem=4096))]
+    table.reserve("wall", 200, 400, whole)
+    table.reserve("gone", 100, 200, [("n0", Resources.of(2, mem=1024))])
+    stamp = table.freed
+    table.release("gone")
+    table.reserve("filled", 100, 200, whole)
+    cr = table.compile(JobRequest(tasks=1, per_task=Resources.of(4, mem=1024)))
+    assert _span(table, cr, 10, table.given_back(stamp), 0, 300, (), True) is None
+    table.release("filled")
+    regions = table.given_back(stamp)
+    assert [(x, y) for _m, x, y in regions] == [(100, 200), (100, 200)]
+    for on in (True, False):
+        assert _span(table, cr, 10, regions, 0, 300, (), on) == (91, 190)
