@@ -40,6 +40,12 @@ segment against a limit vector in C (GivenBack._fits); the same (lo, hi). False:
 region, fit_on per segment, the definition tests/property/test_gathered.py compares
 against."""
 
+REPEAT = True
+"""gained_from answers a request one node holds from the last question of the same
+request and span over the same regions while the table stays (GivenBack._asked_again:
+jobs of an array share their compiled request); False: every question asks _gained, the
+definition tests/property/test_gathered.py compares against."""
+
 FOREVER = 1 << 62
 
 Step = tuple[int, int, int, int]
@@ -118,14 +124,52 @@ class GivenBack:
         node that gained a window there holds it); for others, the start the scan over
         [lo, hi] found, the first that fits. Same cost as starts_in."""
         w = max(int(wallclock), 1)
+        one = cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1))
+        if one and REPEAT:
+            return self._asked_again(cr, w, regions, now, start, ignore)
         got = self._gained(cr, w, regions, now, start, ignore)
         if got is None:
             return None
-        if cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1)):
+        if one:
             return got[0]
         self.gain_scans += 1
         found = self.scan(cr, w, got[0], got[1], ignore)
         return None if found is None else found[0]
+
+    _asked: tuple | None = None
+
+    def _asked_again(self, cr: Compiled, w: int, regions: list[tuple[int, int, int]],
+                     now: int, start: int, ignore: tuple[str, ...]) -> int | None:
+        """gained_from for a request one node holds (lo, _gained's first start), answered
+        from the last question of the same compiled request and span over the same
+        regions list while the table (its `version`), now and the origin stay, when no
+        hold of `ignore` is on a node of the regions (REPEAT). Then the starts gained in
+        [now, s) are G & [now, s) for one set G, and the first of them for s1, lo1,
+        answers every s: lo1 when lo1 < s; None when s <= lo1, or when there was none
+        for s1 and s <= s1. Else _gained is asked and its answer kept. O(ignore) when
+        answered, O(regions) when the table moved."""
+        memo = self._asked
+        key = (self.version, now, self.origin)
+        if memo is None or memo[0] != key or memo[1] is not regions:
+            union = 0
+            for mask, _x, _y in regions:
+                union |= mask
+            memo = self._asked = (key, regions, union, {})
+        _k, _r, union, seen = memo
+        free = all(h is None or not h.mask & union for h in map(self.holds.get, ignore))
+        if free:
+            got = seen.get((id(cr), w))
+            if got is not None and got[0] is cr:
+                lo1 = got[2]
+                if lo1 is not None:
+                    return lo1 if lo1 < start else None
+                if start <= got[1]:
+                    return None
+        span = self._gained(cr, w, regions, now, start, ignore)
+        lo = None if span is None else span[0]
+        if free:
+            seen[id(cr), w] = (cr, start, lo)
+        return lo
 
     gain_scans = 0
     """Scans starts_in ran over the span _gained found, summed (operation count)."""

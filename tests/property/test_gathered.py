@@ -139,3 +139,72 @@ def test_a_node_given_back_again_is_asked_afresh():
     assert [(x, y) for _m, x, y in regions] == [(100, 200), (100, 200)]
     for on in (True, False):
         assert _span(table, cr, 10, regions, 0, 300, (), on) == (91, 190)
+
+
+@SETTINGS
+@given(st.data())
+def test_repeated_questions_answer_as_asked_afresh(data):
+    """givenback.REPEAT: gained_from asked for several starts in a row (the same request,
+    span and regions; with and without the own hold as free; a hold added between some of
+    them) answers each as with REPEAT off, the table intact."""
+    table, got = _kept_table(data)
+    if got is None:
+        return
+    _req, cr, w, p = got
+    table.reserve(OWN, p.start, p.end, p.allocation, kind="priority")
+    stamp = table.freed
+    _changes(data, table, p.start)
+    regions = table.given_back(stamp)
+    if regions is None:
+        return
+    now = table.origin
+    starts = data.draw(st.lists(st.integers(now + 1, p.start + 200), min_size=1, max_size=6))
+    if data.draw(st.booleans()):
+        starts.sort()           # none for an early start, then one for a later
+    for k, start in enumerate(starts):
+        own = data.draw(st.sampled_from([(OWN,), ()]))
+        if data.draw(st.integers(0, 3)) == 0:
+            req = data.draw(requests(table.nodes, GPUS))
+            q = table.earliest_start(req, data.draw(st.integers(1, 300)),
+                                     policy=data.draw(st.sampled_from(POLICIES)))
+            if q:
+                table.reserve(f"more{k}", q.start, q.end, q.allocation)
+        answers = []
+        for on in (True, False):
+            old = givenback.REPEAT
+            givenback.REPEAT = on
+            try:
+                answers.append(table.gained_from(cr, w, regions, now, start, own))
+            finally:
+                givenback.REPEAT = old
+        event(f"answer {answers[1] is not None}")
+        assert answers[0] == answers[1], (start, answers)
+    table._check()
+
+
+@REPLAYS
+@given(workloads())
+def test_repeated_questions_decide_as_asked_afresh(monkeypatch, w):
+    """HIGHEST replays with REPEAT on and off (GATHER on): the same cycles and starts."""
+    nodes, sims, text, per_event = w
+    monkeypatch.setattr(givenback, "REPEAT", True)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    monkeypatch.setattr(givenback, "REPEAT", False)
+    definition = replay(nodes, sims, text, per_event, True, monkeypatch)
+    assert fast == definition
+
+
+def test_a_later_start_is_asked_again_after_an_earlier_found_none():
+    """REPEAT: none gained before 140, then asked for 300 (the windows from 150 gained)
+    and for 150 (none before it): each as asked afresh."""
+    table = ReservationTable((Node("n0", Resources.of(4, mem=4096)),), origin=0)
+    whole = [("n0", Resources.of(4, mem=4096))]
+    table.reserve("wall", 200, 400, whole)
+    table.reserve("gone", 100, 200, [("n0", Resources.of(2, mem=1024))])
+    stamp = table.freed
+    table.release("gone")
+    table.reserve("late", 100, 150, whole)
+    regions = table.given_back(stamp)
+    cr = table.compile(JobRequest(tasks=1, per_task=Resources.of(4, mem=1024)))
+    assert [table.gained_from(cr, 10, regions, 0, s, ()) for s in (140, 300, 150, 151)] == [
+        None, 150, None, 150]
