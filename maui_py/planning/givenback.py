@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
-from operator import le, sub
 
 from .api import Compiled
 from .bitset import members
@@ -31,20 +30,6 @@ window as long as the request's, meeting the region and starting in reach, keeps
 processors it needs there free throughout (core_reach, computed once per node and region
 while the epoch and now stay; a necessary condition, so the answer is the same). False: every
 node is walked, the definition tests/property/test_kept_settled.py compares against."""
-
-GATHER = True
-"""_gained asks each node once per joined span of its regions (join_regions: overlapping
-or touching spans joined, the same windows meet them), passes over a node whose most free
-at an instant of the span (peak_free) cannot hold the request's minimum, and tests a
-segment against a limit vector in C (GivenBack._fits); the same (lo, hi). False: region by
-region, fit_on per segment, the definition tests/property/test_gathered.py compares
-against."""
-
-REPEAT = True
-"""gained_from answers a request one node holds from the last question of the same
-request and span over the same regions while the table stays (GivenBack._asked_again:
-jobs of an array share their compiled request); False: every question asks _gained, the
-definition tests/property/test_gathered.py compares against."""
 
 FOREVER = 1 << 62
 
@@ -124,52 +109,14 @@ class GivenBack:
         node that gained a window there holds it); for others, the start the scan over
         [lo, hi] found, the first that fits. Same cost as starts_in."""
         w = max(int(wallclock), 1)
-        one = cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1))
-        if one and REPEAT:
-            return self._asked_again(cr, w, regions, now, start, ignore)
         got = self._gained(cr, w, regions, now, start, ignore)
         if got is None:
             return None
-        if one:
+        if cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1)):
             return got[0]
         self.gain_scans += 1
         found = self.scan(cr, w, got[0], got[1], ignore)
         return None if found is None else found[0]
-
-    _asked: tuple | None = None
-
-    def _asked_again(self, cr: Compiled, w: int, regions: list[tuple[int, int, int]],
-                     now: int, start: int, ignore: tuple[str, ...]) -> int | None:
-        """gained_from for a request one node holds (lo, _gained's first start), answered
-        from the last question of the same compiled request and span over the same
-        regions list while the table (its `version`), now and the origin stay, when no
-        hold of `ignore` is on a node of the regions (REPEAT). Then the starts gained in
-        [now, s) are G & [now, s) for one set G, and the first of them for s1, lo1,
-        answers every s: lo1 when lo1 < s; None when s <= lo1, or when there was none
-        for s1 and s <= s1. Else _gained is asked and its answer kept. O(ignore) when
-        answered, O(regions) when the table moved."""
-        memo = self._asked
-        key = (self.version, now, self.origin)
-        if memo is None or memo[0] != key or memo[1] is not regions:
-            union = 0
-            for mask, _x, _y in regions:
-                union |= mask
-            memo = self._asked = (key, regions, union, {})
-        _k, _r, union, seen = memo
-        free = all(h is None or not h.mask & union for h in map(self.holds.get, ignore))
-        if free:
-            got = seen.get((id(cr), w))
-            if got is not None and got[0] is cr:
-                lo1 = got[2]
-                if lo1 is not None:
-                    return lo1 if lo1 < start else None
-                if start <= got[1]:
-                    return None
-        span = self._gained(cr, w, regions, now, start, ignore)
-        lo = None if span is None else span[0]
-        if free:
-            seen[id(cr), w] = (cr, start, lo)
-        return lo
 
     gain_scans = 0
     """Scans starts_in ran over the span _gained found, summed (operation count)."""
@@ -239,203 +186,45 @@ class GivenBack:
         """(lo, hi): the first and last t in [now, start) at which some eligible node of a
         region holds the request's minimum over the whole of [t, t + w), the window
         meeting that region (the holds of `ignore` as free); None when there is none.
-        Nodes sharing a step function and capacity are looked at once per region (per
-        joined span under GATHER, which also passes over a node whose peak cannot hold
-        the request's minimum, and tests a segment against a limit vector in C)."""
+        Nodes sharing a step function and capacity are looked at once per region."""
         m = cr.per_node if cr.mode == "tpn" else 1
         d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
         ign = [h for h in map(self.holds.get, ignore) if h is not None]
-        if GATHER:
-            reach = self._node_memo("_reach_memo", now) if CORE_REACH and d[0] > 0 else None
-        else:
-            reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
+        reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
         v = m * d[0]
         origin = self.origin
         vecs = [h.vec for h in ign]
         one = vecs[0] if len(vecs) == 1 else None
         lo = hi = None
         seen: dict[tuple, tuple[int, int] | None] = {}
-        if GATHER:
-            pairs = self._joined_pairs(regions, E)
-            peaks = None if excl else self._node_memo("_peak_memo", now)
-            need = tuple(m * x for x in d)
-            lims: dict[tuple[int, ...], tuple[int, ...]] = {}
-        else:
-            pairs = ((i, x, y) for mask, x, y in regions for i in members(mask & E))
-            peaks = None
-        for i, x, y in pairs:
+        for mask, x, y in regions:
             a, b = max(now, x - w + 1, origin), min(start - 1, y - 1)
             if a > b or (lo is not None and lo <= a and b <= hi):
                 continue            # out of reach, or nothing it could add to [lo, hi]
-            mine = (i in one) if one is not None else any(i in u for u in vecs)
-            if reach is not None and not mine:
-                c0 = cap[i][0]
-                if GATHER:
-                    on = reach.get(i)
-                    if on is None:
-                        on = reach[i] = {}
-                    W = on.get((x, y))
-                    if W is None:
-                        W = on[x, y] = core_reach(self._T[i], self._U[i], c0,
-                                                  max(now, origin), x, y)
-                else:
+            for i in members(mask & E):
+                mine = (i in one) if one is not None else any(i in u for u in vecs)
+                if reach is not None and not mine:
                     W = reach.get((i, x, y))
+                    c0 = cap[i][0]
                     if W is None:
                         W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c0,
                                                         max(now, origin), x, y)
-                n0 = c0 if excl else v
-                if n0 > c0 or W[n0] < w:
-                    continue    # its processors alone rule it out (CORE_REACH)
-            if peaks is not None and not mine:
-                on = peaks.get(i)
-                if on is None:
-                    on = peaks[i] = {}
-                pk = on.get((x, y))
-                if pk is None:
-                    pk = on[x, y] = peak_free(self._T[i], self._U[i], cap[i],
-                                              max(now, origin, x), y)
-                if not all(map(le, need, pk)):
-                    continue    # no instant of the span holds its minimum (GATHER)
-            key = None if mine else (id(self._T[i]), cap[i], a, b)
-            got = seen.get(key, False) if key is not None else False
-            if got is False:
-                T, U = self._steps_without(i, ignore) if mine else (self._T[i], self._U[i])
-                got = _window_in(T, U, a, b, w, self._fits(cr, m, cap[i], lims if GATHER
-                                                           else None))
-                if key is not None:
-                    seen[key] = got
-            if got is not None:
-                lo = got[0] if lo is None else min(lo, got[0])
-                hi = got[1] if hi is None else max(hi, got[1])
+                    need = c0 if excl else v
+                    if need > c0 or W[need] < w:
+                        continue    # its processors alone rule it out (CORE_REACH)
+                key = None if mine else (id(self._T[i]), cap[i], a, b)
+                got = seen.get(key, False) if key is not None else False
+                if got is False:
+                    T, U = self._steps_without(i, ignore) if mine else (self._T[i], self._U[i])
+                    c = cap[i]
+                    got = _window_in(T, U, a, b, w,
+                                     lambda u, c=c: fit_on(d, excl, c, u, zero) >= m)
+                    if key is not None:
+                        seen[key] = got
+                if got is not None:
+                    lo = got[0] if lo is None else min(lo, got[0])
+                    hi = got[1] if hi is None else max(hi, got[1])
         return None if lo is None else (lo, hi)
-
-    def _fits(self, cr: Compiled, m: int, c: tuple[int, ...], lims: dict | None):
-        """The test of a segment's usage u on a node of capacity c: does it hold m tasks
-        of cr over it (fit_on)? With `lims` (GATHER), for a request not exclusive and m
-        >= 1, the same test as u <= c - m x d in each resource the task asks (in C): for
-        d_k > 0, (c_k - u_k) // d_k >= m exactly when c_k - u_k >= m x d_k, and a
-        resource not asked never limits. O(1)."""
-        d, excl, zero = cr.d, cr.exclusive, self.zero
-        if lims is None or excl or m < 1:
-            return lambda u: fit_on(d, excl, c, u, zero) >= m
-        lim = lims.get(c)
-        if lim is None:
-            lim = lims[c] = tuple(ck - m * dk if dk > 0 else FOREVER for ck, dk in zip(c, d))
-        return lambda u: all(map(le, u, lim))
-
-    _joins: dict[int, tuple[list, int, dict[int, list[tuple[int, int]]], dict]] = {}
-
-    def _joined_pairs(self, regions: list[tuple[int, int, int]], eligible: int
-                      ) -> list[tuple[int, int, int]]:
-        """(node, x, y) for each eligible node of `regions` and each joined span of it:
-        the union of the node's regions' spans, overlapping or touching ones joined.
-        A window meets the union exactly when it meets one of them, and the starts that
-        reach a joined span are the union of those that reach its parts (touching spans'
-        reaches touch too), so _gained's (lo, hi) is the same. Joined once per regions
-        list (kept by identity, the list held, the last few; a caller never changes a
-        list it was given), the pairs once per eligible mask: O(regions x their nodes)
-        then, O(1) per question."""
-        got = self._joins.get(id(regions))
-        if got is None or got[0] is not regions:
-            if len(self._joins) >= 8 or "_joins" not in self.__dict__:
-                self._joins = {}
-            got = self._joins[id(regions)] = (regions, *join_regions(regions), {})
-        _r, union, per, by_eligible = got
-        pairs = by_eligible.get(eligible)
-        if pairs is None:
-            pairs = by_eligible[eligible] = [(i, x, y) for i in members(union & eligible)
-                                             for x, y in per[i]]
-        return pairs
-
-    _reach_memo: NodeMemo | None = None
-    _peak_memo: NodeMemo | None = None
-
-    def _node_memo(self, name: str, now: int) -> dict[int, dict]:
-        """The table's NodeMemo `name` (core_reach's W or peak_free's peak per node and
-        span), brought up to date (NodeMemo.per). O(1), or O(nodes given back)."""
-        memo = getattr(self, name)
-        if memo is None:
-            memo = NodeMemo()
-            setattr(self, name, memo)
-        return memo.per_node(self, now)
-
-
-class NodeMemo:
-    """Per node, values that bound what a node keeps free from `now` on (core_reach's W,
-    peak_free's peak, per span), kept while now and the origin stay. When `freed` moves by
-    steps the log names, only the nodes they gave back are forgotten: elsewhere what is
-    free only shrank, so a value kept is still an upper bound (it may rule out less, never
-    more); a step the log cannot name forgets every node."""
-
-    __slots__ = ("at", "freed", "per")
-
-    def __init__(self):
-        self.at: tuple[int, int] | None = None
-        self.freed = -1
-        self.per: dict[int, dict] = {}
-
-    def per_node(self, table, now: int) -> dict[int, dict]:
-        """node -> {span: value} for `table` at `now`, brought up to date. O(1), or
-        O(steps since x their nodes) when `freed` moved."""
-        key = (now, table.origin)
-        if self.at != key:
-            self.at, self.freed, self.per = key, table.freed, {}
-        elif self.freed != table.freed:
-            back = since(table.released, table.freed, self.freed)
-            if back is None:
-                self.per = {}
-            else:
-                per = self.per
-                for mask, _s, _e in back:
-                    for i in members(mask):
-                        per.pop(i, None)
-            self.freed = table.freed
-        return self.per
-
-
-def join_regions(regions: list[tuple[int, int, int]]
-                 ) -> tuple[int, dict[int, list[tuple[int, int]]]]:
-    """(union of the regions' node masks, node -> its spans [x, y) joined where they
-    overlap or touch, sorted). O(regions x their nodes + sorting)."""
-    per: dict[int, list[tuple[int, int]]] = {}
-    union = 0
-    for mask, x, y in regions:
-        union |= mask
-        for i in members(mask):
-            got = per.get(i)
-            if got is None:
-                per[i] = [(x, y)]
-            else:
-                got.append((x, y))
-    for i, spans in per.items():
-        if len(spans) > 1:
-            spans.sort()
-            out = [spans[0]]
-            for x, y in spans[1:]:
-                px, py = out[-1]
-                if x <= py:
-                    if y > py:
-                        out[-1] = (px, y)
-                else:
-                    out.append((x, y))
-            per[i] = out
-    return union, per
-
-
-def peak_free(T: list[int], U: list[tuple[int, ...]], cap: tuple[int, ...], p: int, y: int
-              ) -> tuple[int, ...]:
-    """The most of each resource free (never below 0) at some instant of [p, y) on a node
-    of capacity `cap` with step function (T, U): a window that holds a request's minimum
-    m x d and meets a span [x, y) at or after lo holds it at the instant max(t, x), which
-    lies in [max(lo, x), y); so m x d above the peak in some resource rules the node out
-    for that span. O(segments in [p, y))."""
-    best = [0] * len(cap)
-    last = len(T) - 1
-    for k in range(max(bisect_right(T, p) - 1, 0), last + 1):
-        if T[k] >= y:
-            break
-        best = list(map(max, best, map(sub, cap, U[k])))
-    return tuple(best)
 
 
 def core_reach(T: list[int], U: list[tuple[int, ...]], c0: int, lo: int, x: int, y: int
