@@ -32,6 +32,7 @@ from itertools import compress, repeat
 from operator import and_, attrgetter, le
 
 from ..planning import memo, owners
+from . import wantrows
 
 _RETRY = attrgetter("retry_until")
 
@@ -57,9 +58,10 @@ class Want:
     def first(self, order, index: dict[str, int]) -> set[str] | None:
         """The reservations settled() might not leave in place, or None (not known: visit
         every one): no floor yet, a step given back the log cannot name, a retry hold
-        active (the walk handles it). O(R)."""
+        active (the walk handles it). O(R) in C plus O(changed) in Python with the rows
+        kept between walks (policy/wantrows.Rows), else O(R) (_sort_all)."""
         c, stamps = self.c, self.stamps
-        table, now, at, span = c.table, c.now, stamps.at, c.span
+        table, now, at = c.table, c.now, stamps.at
         floor = stamps.floor
         if not SPARSE or floor is None:
             return None
@@ -74,10 +76,27 @@ class Want:
         if table.usable == getattr(table, "all_mask", None):
             down = 0                    # every node usable: no hold meets an unusable one
         over = table.over_in if table.overcommitted else None
+        old = floor < e                 # a stamp older than e may be stale
+        if wantrows.ROWS and not down and over is None and not c.settings.predicting.on:
+            kept = stamps.rows          # the rows kept since the last walk, brought up to date
+            kept.refresh(c, order, index, at)
+            want, self.rows, stale = kept.views(now, e, old)
+        else:
+            want, stale = self._sort_all(order, index, holds, down, over, e, old)
+        want.update(self._gain(stale, regions))
+        stamps.passed += len(c.state.reservations) - len(want)
+        self.seen = e
+        return want
+
+    def _sort_all(self, order, index: dict[str, int], holds, down: int, over, e: int,
+                  old: bool) -> tuple[set[str], dict]:
+        """first()'s loop: every kept reservation to visit or a row in its bucket (self.rows),
+        and the rows stamped before e (when `old`). O(R)."""
+        c, at, span, now = self.c, self.stamps.at, self.c.span, self.c.now
+        res = c.state.reservations
         want: set[str] = set()
         rows: dict = self.rows
         stale: dict = {}
-        old = floor < e                 # a stamp older than e may be stale
         pre = owners.priority("")
         for jid, kr in res.items():
             got = at.get(jid)
@@ -107,10 +126,7 @@ class Want:
                     stale[key] = [row]
                 else:
                     b.append(row)
-        want.update(self._gain(stale, regions))
-        stamps.passed += len(c.state.reservations) - len(want)
-        self.seen = e
-        return want
+        return want, stale
 
     def grow(self) -> set[str] | None:
         """After a move: the reservations the room given back since the last ask could
