@@ -61,12 +61,26 @@ def sort_one(got, h, job, cr, start: int, jid: str):
     return bucket_of(cr), (jid, h.mask, got[2], start)
 
 
+def _without(rows: dict, out: set[str], buckets: dict) -> dict:
+    """`rows` (per bucket, columns) less the rows of the ids in `out`; a bucket left empty
+    is dropped. O(rows of the buckets holding one of them)."""
+    got = {}
+    for k, cols in rows.items():
+        if out.isdisjoint(buckets[k]):
+            got[k] = cols
+            continue
+        keep = [j not in out for j in cols[0]]
+        if any(keep):
+            got[k] = tuple(tuple(compress(col, keep)) for col in cols)
+    return got
+
+
 class Rows:
     """Want.first's rows as of the last refresh (see the module docstring): for one
     planner, kept on its Stamps; a cache, never stored."""
 
     __slots__ = ("ids", "owners", "stamps", "holds", "starts", "jobs", "crs", "out",
-                 "buckets", "fails", "by_epoch", "refreshes", "sorted", "asked")
+                 "buckets", "cols", "fails", "by_epoch", "refreshes", "sorted", "asked")
 
     def __init__(self):
         self.ids: list[str] = []
@@ -81,6 +95,9 @@ class Rows:
         """id -> (bucket, stamp) of a row, None for one to visit."""
         self.buckets: dict[tuple | None, dict[str, tuple[str, int, int, int]]] = {}
         """Per bucket, id -> row (job id, hold mask, span, start), in no set order."""
+        self.cols: dict[tuple | None, tuple[tuple, ...]] = {}
+        """Per bucket, its rows as columns (job ids, masks, spans, starts), made when first
+        asked for since the bucket last changed."""
         self.fails: set[str] = set()
         self.by_epoch: dict[int, set[str]] = {}
         """Stamp epoch -> the ids of rows stamped then (first() asks only stale ones)."""
@@ -144,6 +161,7 @@ class Rows:
             self.fails.discard(jid)
         elif was is not ...:
             key, got = was
+            self.cols.pop(key, None)
             b = self.buckets[key]
             del b[jid]
             if not b:
@@ -162,6 +180,7 @@ class Rows:
             self.fails.add(jid)
             return
         key, row = got_row
+        self.cols.pop(key, None)
         self.out[jid] = (key, got)
         self.buckets.setdefault(key, {})[jid] = row
         self.by_epoch.setdefault(got[0], set()).add(jid)
@@ -169,27 +188,21 @@ class Rows:
     def views(self, now: int, e: int, old: bool) -> tuple[set[str], dict, dict]:
         """(to visit, rows, stale rows) as Want.first's loop builds them: the fails and the
         reservations whose start is by now to visit; per bucket the rows of the others, as
-        lists; and of those the rows stamped before e (none unless `old`). O(R) in C plus
-        O(buckets holding one taken out)."""
+        columns (job ids, masks, spans, starts); and of those the rows stamped before e
+        (none unless `old`; a stamp's epoch is never after e, `freed` only grows). O(R) in
+        C plus O(rows of the buckets holding one taken out)."""
         want = set(self.fails)
-        late = ()
+        cols, buckets = self.cols, self.buckets
+        rows = {k: cols[k] if k in cols else cols.setdefault(k, tuple(zip(*b.values())))
+                for k, b in buckets.items()}
         if self.starts and min(self.starts) <= now:
             late = set(compress(self.ids, map(le, self.starts, repeat(now))))
             want |= late
-        rows = {k: [r for j, r in b.items() if j not in late] if late and not late.isdisjoint(b)
-                else list(b.values()) for k, b in self.buckets.items()}
-        rows = {k: r for k, r in rows.items() if r}
+            rows = _without(rows, late, buckets)
         if not old:
             return want, rows, {}
         fresh = self.by_epoch.get(e)
-        if not fresh:
-            return want, rows, rows
-        stale = {}
-        for k, r in rows.items():
-            s = [x for x in r if x[0] not in fresh]
-            if s:
-                stale[k] = s
-        return want, rows, stale
+        return want, rows, _without(rows, fresh, buckets) if fresh else rows
 
     def _check(self, c, order, index: dict[str, int], at: dict) -> None:
         """The kept columns and outcomes equal those sorted from scratch. O(R)."""
@@ -212,6 +225,8 @@ class Rows:
                 buckets.setdefault(one[0], {})[jid] = one[1]
         assert out == self.out, "rows: outcomes"
         assert buckets == self.buckets, "rows: buckets"
+        for k, cols in self.cols.items():
+            assert sorted(zip(*cols)) == sorted(buckets[k].values()), ("rows: columns", k)
         assert self.fails == {j for j, v in out.items() if v is None}, "rows: fails"
         by: dict = {}
         for jid, v in out.items():
