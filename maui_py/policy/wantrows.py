@@ -11,8 +11,9 @@ start, and its job and compiled request (its entry in the order); its span is it
 wallclock (predictions off), a field of a frozen Job. `Rows` keeps those five columns,
 in the reservations' order, as of its last refresh, with each reservation's outcome:
 a row in its bucket, or a place in `fails`. A refresh builds the five columns again in
-C (map over the ids) and compares them with the kept ones element by element by
-identity, in C; only the reservations whose id is new or one of whose values is another
+C (map over the ids) and compares them with the kept ones, in C: a column equal to the
+kept one as a list (equal values, or the same objects) changes no outcome, else element
+by element by identity; only the reservations whose id is new or one of whose values is another
 object are sorted again, in Python. The kept columns hold the objects they were built
 from, so no address is reused and an equal identity is the same object: a stamp is an
 immutable tuple, a Job is frozen, a hold's mask is set when it is made and never
@@ -125,7 +126,8 @@ class Rows:
         moved = set(new)
         for now_col, was in ((stamps, self.stamps), (hs, self.holds), (starts, self.starts),
                              (jobs, self.jobs), (crs, self.crs)):
-            moved.update(compress(pos, map(is_not, now_col, was)))
+            if now_col != was:          # equal values: the outcomes stand (in C, fast)
+                moved.update(compress(pos, map(is_not, now_col, was)))
         self.stamps, self.holds, self.starts, self.jobs, self.crs = stamps, hs, starts, jobs, crs
         for i in moved:
             self._sort(ids[i], stamps[i], hs[i], jobs[i], crs[i], starts[i])
