@@ -8,7 +8,8 @@ reservations and defer records are the cycle's SchedulerState (core/state.py).
 
 from __future__ import annotations
 
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import and_, attrgetter, gt, le
 
 from ..cfg.choices import AccrualPolicy
 from ..core.records import DeferRecord, KeptReservation, PendingStart
@@ -19,9 +20,9 @@ from ..planning import owners
 
 _UNTIL = attrgetter("until")
 
-QUICK_NONE = True
-"""release_defers returns at once when no record's until lies in (0, now] (asked in C);
-False: its loop always (the definition tests/unit/test_release_defers.py compares
+QUICK_PICK = True
+"""release_defers picks the records whose until lies in (0, now] in C; False: a Python
+pass over every record (the definition tests/unit/test_release_defers.py compares
 against)."""
 
 ACCRUAL_RESETS: dict[AccrualPolicy, frozenset[str] | None] = {
@@ -112,14 +113,16 @@ def release_defers(c) -> None:
     """Release every defer record that runs out by now (0 < until <= now): its until back
     to 0, the job's queue time restarted, a ReleaseHold decision, in the records' order.
     A record stays after its defer ran out (until 0: the DEFERCOUNT count), so most
-    records are done with; first one pass in C over their untils (QUICK_NONE): when
-    every running one runs out after now, the loop would release nothing. O(records) in
-    C, plus the loop when one runs out."""
-    recs = c.state.deferred
-    if QUICK_NONE and min(filter(None, map(_UNTIL, recs.values())), default=c.now + 1) > c.now:
-        return
-    for jid, rec in recs.items():
-        if 0 < rec.until <= c.now:
-            rec.until = 0
-            c.state.queue_time[jid] = c.now
-            c.decisions.append(ReleaseHold(jid, HoldType.DEFER, "defer time elapsed"))
+    records are done with: those that run out are picked in C (QUICK_PICK), in the
+    records' order, and only they are walked. O(records) in C plus O(released)."""
+    recs, now = c.state.deferred, c.now
+    if QUICK_PICK:
+        untils = list(map(_UNTIL, recs.values()))
+        due = list(compress(recs, map(and_, map(gt, untils, repeat(0)),
+                                      map(le, untils, repeat(now)))))
+    else:
+        due = [jid for jid, rec in recs.items() if 0 < rec.until <= now]
+    for jid in due:
+        recs[jid].until = 0
+        c.state.queue_time[jid] = now
+        c.decisions.append(ReleaseHold(jid, HoldType.DEFER, "defer time elapsed"))

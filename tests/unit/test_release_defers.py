@@ -1,7 +1,7 @@
-"""policy/deferral.release_defers with its pass in C over the untils first
-(deferral.QUICK_NONE) releases exactly what its loop releases (QUICK_NONE off, the
-definition): the same records back to 0, the same queue times restarted, the same
-ReleaseHold decisions in the same order."""
+"""policy/deferral.release_defers picking the records that run out in C
+(deferral.QUICK_PICK) releases exactly what a Python pass over every record picks
+(QUICK_PICK off, the definition): the same records back to 0, the same queue times
+restarted, the same ReleaseHold decisions in the same order."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from maui_py.policy import deferral
 
 
 def _run(monkeypatch, untils: list[int], now: int, quick: bool):
-    monkeypatch.setattr(deferral, "QUICK_NONE", quick)
+    monkeypatch.setattr(deferral, "QUICK_PICK", quick)
     state = SimpleNamespace(deferred={f"j{k}": DeferRecord(count=1, until=u)
                                       for k, u in enumerate(untils)}, queue_time={})
     c = SimpleNamespace(state=state, now=now, decisions=[])
