@@ -26,7 +26,7 @@ from ..cfg.choices import ReservationPolicy
 from ..model import StartKind
 from ..planning import memo, owners
 from ..planning.api import Ability, Compiled, Placement
-from . import highest, inplace, keptindex, sparse
+from . import highest, inplace, keptindex, sparse, wantrows
 from .limits import SOFT
 
 REMAKES: dict[ReservationPolicy, bool] = {
@@ -67,12 +67,14 @@ class Stamps:
     last known at its earliest start with the others held, and the request and span it
     was placed for. A cache (never stored): a reservation without a stamp is re-made."""
 
-    __slots__ = ("table", "at", "left", "remade", "quiets", "floor", "passed", "index")
+    __slots__ = ("table", "at", "left", "remade", "quiets", "floor", "passed", "index", "rows")
 
     def __init__(self, table):
         self.table = table
         self.index = keptindex.Quiet()
         """quiet()'s last yes, kept while nothing it read changed (policy/keptindex.py)."""
+        self.rows = wantrows.Rows()
+        """sparse.Want.first's rows as of the last walk (policy/wantrows.py)."""
         self.at: dict[str, tuple[int, Compiled, int]] = {}
         self.floor: int | None = None
         """An epoch at which every kept reservation was at its earliest start with the

@@ -32,12 +32,18 @@ from itertools import compress, repeat
 from operator import and_, attrgetter, le
 
 from ..planning import memo, owners
+from . import wantrows
 
 _RETRY = attrgetter("retry_until")
 
 SPARSE = True
 """Visit only the kept reservations first()/grow() name (Want); False: the walk visits
 every one, the definition tests/property/test_kept_sparse.py compares against."""
+
+
+def _columns(rows: dict) -> dict:
+    """Per bucket, its rows as columns (job ids, masks, spans, starts). O(rows) in C."""
+    return {k: tuple(zip(*b)) for k, b in rows.items()}
 
 
 class Want:
@@ -47,19 +53,20 @@ class Want:
 
     def __init__(self, c, stamps):
         self.c, self.stamps = c, stamps
-        self.rows: dict[tuple | None, list[tuple[str, int, int, int]]] = {}
-        """Per bucket (_bucket of its compiled request), (job id, its hold's node mask, its
-        span, its start) of each reservation not visited for its stamp alone: asked again
-        when room comes free."""
+        self.rows: dict[tuple | None, tuple[tuple, ...]] = {}
+        """Per bucket (wantrows.bucket_of its compiled request), the columns job id, its
+        hold's node mask, its span, its start of the reservations not visited for their
+        stamp alone: asked again when room comes free."""
         self.seen = 0
         """The epoch up to which the rows were asked about the room given back."""
 
     def first(self, order, index: dict[str, int]) -> set[str] | None:
         """The reservations settled() might not leave in place, or None (not known: visit
         every one): no floor yet, a step given back the log cannot name, a retry hold
-        active (the walk handles it). O(R)."""
+        active (the walk handles it). O(R) in C plus O(changed) in Python with the rows
+        kept between walks (policy/wantrows.Rows), else O(R) (_sort_all)."""
         c, stamps = self.c, self.stamps
-        table, now, at, span = c.table, c.now, stamps.at, c.span
+        table, now, at = c.table, c.now, stamps.at
         floor = stamps.floor
         if not SPARSE or floor is None:
             return None
@@ -74,10 +81,29 @@ class Want:
         if table.usable == getattr(table, "all_mask", None):
             down = 0                    # every node usable: no hold meets an unusable one
         over = table.over_in if table.overcommitted else None
-        want: set[str] = set()
-        rows: dict = self.rows
-        stale: dict = {}
         old = floor < e                 # a stamp older than e may be stale
+        if wantrows.ROWS and not down and over is None and not c.settings.predicting.on:
+            kept = stamps.rows          # the rows kept since the last walk, brought up to date
+            kept.refresh(c, order, index, at)
+            want, self.rows, stale = kept.views(now, e, old)
+        else:
+            want, rows, stale = self._sort_all(order, index, holds, down, over, e, old)
+            self.rows = _columns(rows)
+            stale = _columns(stale)
+        want.update(self._gain(stale, regions))
+        stamps.passed += len(c.state.reservations) - len(want)
+        self.seen = e
+        return want
+
+    def _sort_all(self, order, index: dict[str, int], holds, down: int, over, e: int,
+                  old: bool) -> tuple[set[str], dict, dict]:
+        """first()'s loop: every kept reservation to visit or a row in its bucket, and the
+        rows stamped before e (when `old`). O(R)."""
+        c, at, span, now = self.c, self.stamps.at, self.c.span, self.c.now
+        res = c.state.reservations
+        want: set[str] = set()
+        rows: dict = {}
+        stale: dict = {}
         pre = owners.priority("")
         for jid, kr in res.items():
             got = at.get(jid)
@@ -107,10 +133,7 @@ class Want:
                     stale[key] = [row]
                 else:
                     b.append(row)
-        want.update(self._gain(stale, regions))
-        stamps.passed += len(c.state.reservations) - len(want)
-        self.seen = e
-        return want
+        return want, rows, stale
 
     def grow(self) -> set[str] | None:
         """After a move: the reservations the room given back since the last ask could
@@ -124,7 +147,8 @@ class Want:
         return self._gain(self.rows, regions)
 
     def _gain(self, rows: dict, regions) -> set[str]:
-        """The rows some region could move: one holding a node of theirs, or (bucket
+        """The rows (per bucket, columns: job ids, masks, spans, starts) some region could
+        move: one holding a node of theirs, or (bucket
         (eligible nodes, exclusive, processors per node); None: no processors asked, every
         one) one with a run as long as its span, starting before it, over which a node of
         theirs it may use keeps its processors free (Planner.reach_runs, once per bucket:
@@ -137,8 +161,7 @@ class Want:
         for mask, _x, _y in regions:
             nodes |= mask
         out: set[str] = set()
-        for key, b in rows.items():
-            jids, masks, ws, starts = zip(*b)
+        for key, (jids, masks, ws, starts) in rows.items():
             if key is None:
                 out.update(jids)
                 continue
