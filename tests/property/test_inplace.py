@@ -36,10 +36,11 @@ def workloads(draw):
     return nodes, sims, text, draw(st.booleans())
 
 
-def replay(nodes, sims, text, per_event, keep: bool, monkeypatch) -> tuple[list, dict, int]:
+def replay(nodes, sims, text, per_event, keep: bool, monkeypatch,
+           switch: str = "KEEP") -> tuple[list, dict, int]:
     """Every cycle's (time, decisions, reports, reservations kept), each job's (start, end, kind, runs), and
-    how many reservations were left in place."""
-    monkeypatch.setattr(inplace, "KEEP", keep)
+    how many reservations were left in place, with inplace.<switch> set to `keep`."""
+    monkeypatch.setattr(inplace, switch, keep)
     made = []
     init = inplace.Made.__init__
 
@@ -55,10 +56,12 @@ def replay(nodes, sims, text, per_event, keep: bool, monkeypatch) -> tuple[list,
     return seen, records, sum(m.left for m in made)
 
 
-def _same(monkeypatch, w) -> int:
+def same_on_off(monkeypatch, w, switch: str = "KEEP") -> int:
+    """`w` replayed with inplace.<switch> on and off: the same cycles and job starts, none
+    left in place with it off; how many were left with it on."""
     nodes, sims, text, per_event = w
-    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
-    definition = replay(nodes, sims, text, per_event, False, monkeypatch)
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch, switch)
+    definition = replay(nodes, sims, text, per_event, False, monkeypatch, switch)
     assert definition[2] == 0
     assert fast[1] == definition[1]
     for a, b in zip(fast[0], definition[0]):
@@ -70,7 +73,7 @@ def _same(monkeypatch, w) -> int:
 @SETTINGS
 @given(workloads())
 def test_reservations_left_in_place_decide_as_re_making_every_one(monkeypatch, w):
-    _same(monkeypatch, w)
+    same_on_off(monkeypatch, w)
 
 
 def test_a_reservation_is_left_when_ends_free_nothing_it_could_use(monkeypatch):
@@ -89,7 +92,7 @@ def test_a_reservation_is_left_when_ends_free_nothing_it_could_use(monkeypatch):
                         100, 2 + 40 * k), 30) for k in range(10)]
     text = ("RESERVATIONPOLICY CURRENTHIGHEST\nQUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\n"
             "NODEALLOCATIONPOLICY FIRSTAVAILABLE\n")
-    left = _same(monkeypatch, (nodes, sims, text, True))
+    left = same_on_off(monkeypatch, (nodes, sims, text, True))
     assert left >= 5
 
 
@@ -111,6 +114,6 @@ def test_a_later_reservation_over_the_room_given_back_does_not_keep_an_earlier_o
     text = ("RESERVATIONPOLICY CURRENTHIGHEST\nQUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 2\n"
             "NODEALLOCATIONPOLICY FIRSTAVAILABLE\n")
     for per_event in (True, False):
-        _same(monkeypatch, (nodes, sims, text, per_event))
+        same_on_off(monkeypatch, (nodes, sims, text, per_event))
     starts = replay(nodes, sims, text, True, True, monkeypatch)[1]
     assert starts["j1"][0] == 500 and starts["j2"][0] >= 1500

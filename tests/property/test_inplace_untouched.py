@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from maui_py.model import Job, JobRequest, Node, Resources
-from maui_py.policy import inplace
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import nodes_and_jobs, replay_cycles
+from .node_kinds import nodes_and_jobs
+from .test_inplace import replay as inplace_replay, same_on_off
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
@@ -52,34 +52,12 @@ def workloads(draw):
 
 
 def replay(nodes, sims, text, per_event, keep: bool, monkeypatch) -> tuple[list, dict, int]:
-    """Every cycle's (time, decisions, reports, reservations kept), each job's (start, end,
-    kind, runs), and how many reservations were left in place."""
-    monkeypatch.setattr(inplace, "UNTOUCHED", keep)
-    made = []
-    init = inplace.Made.__init__
-
-    def counted(self, *a, **k):
-        init(self, *a, **k)
-        made.append(self)
-    monkeypatch.setattr(inplace.Made, "__init__", counted)
-
-    seen, records = replay_cycles(nodes, sims, text, per_event, lambda now, result: (
-        now, result.decisions, result.reports,
-        sorted((jid, kr.start, kr.end, kr.allocation, kr.group, kr.made_at)
-               for jid, kr in result.state.reservations.items())))
-    return seen, records, sum(m.left for m in made)
+    """test_inplace.replay with inplace.UNTOUCHED set to `keep`."""
+    return inplace_replay(nodes, sims, text, per_event, keep, monkeypatch, "UNTOUCHED")
 
 
 def _same(monkeypatch, w) -> int:
-    nodes, sims, text, per_event = w
-    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
-    definition = replay(nodes, sims, text, per_event, False, monkeypatch)
-    assert definition[2] == 0
-    assert fast[1] == definition[1]
-    for a, b in zip(fast[0], definition[0]):
-        assert a == b, f"cycle at {a[0]}"
-    assert len(fast[0]) == len(definition[0])
-    return fast[2]
+    return same_on_off(monkeypatch, w, "UNTOUCHED")
 
 
 @SETTINGS

@@ -9,10 +9,10 @@ from __future__ import annotations
 from hypothesis import given
 
 from maui_py.model import Job, JobRequest, Node, Resources
-from maui_py.policy import kept, keptindex, priority_pass
+from maui_py.policy import keptindex, priority_pass
 from maui_py.sim.swf import SimJob
 
-from .test_kept_settled import SETTINGS, replay, workloads
+from .test_kept_settled import SETTINGS, replay, replay_stamps, workloads
 
 
 def _replay(monkeypatch, nodes, sims, text, per_event, on: bool):
@@ -20,13 +20,7 @@ def _replay(monkeypatch, nodes, sims, text, per_event, on: bool):
     answered, and the quiet cycles in all."""
     monkeypatch.setattr(keptindex, "QUIET_INDEX", on)
     monkeypatch.setattr(keptindex, "CHECK", True)
-    made, init = [], kept.Stamps.__init__
-
-    def counted(self, table):
-        init(self, table)
-        made.append(self)
-    monkeypatch.setattr(kept.Stamps, "__init__", counted)
-    out = replay(nodes, sims, text, per_event, True, monkeypatch)
+    out, made = replay_stamps(monkeypatch, nodes, sims, text, per_event)
     return out, sum(s.index.hits for s in made), sum(s.quiets for s in made)
 
 

@@ -75,14 +75,19 @@ def replay_counting(monkeypatch, module, switch: str, on: bool, count: str, node
                     per_event):
     """replay() with module.<switch> set, and `count` summed over the walks' kept.Stamps."""
     monkeypatch.setattr(module, switch, on)
+    out, made = replay_stamps(monkeypatch, nodes, sims, text, per_event)
+    return out, sum(getattr(s, count) for s in made)
+
+
+def replay_stamps(monkeypatch, nodes, sims, text, per_event) -> tuple[tuple, list]:
+    """replay() (SETTLED on) and every kept.Stamps its walks made, for their counts."""
     made, init = [], kept.Stamps.__init__
 
     def counted(self, table):
         init(self, table)
         made.append(self)
     monkeypatch.setattr(kept.Stamps, "__init__", counted)
-    out = replay(nodes, sims, text, per_event, True, monkeypatch)
-    return out, sum(getattr(s, count) for s in made)
+    return replay(nodes, sims, text, per_event, True, monkeypatch), made
 
 
 def _quiet_walks(monkeypatch, nodes, sims, text, per_event, quiet: bool):

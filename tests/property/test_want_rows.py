@@ -10,10 +10,10 @@ from __future__ import annotations
 from hypothesis import given
 
 from maui_py.model import Job, JobRequest, Node, Resources
-from maui_py.policy import kept, wantrows
+from maui_py.policy import wantrows
 from maui_py.sim.swf import SimJob
 
-from .test_kept_settled import SETTINGS, replay, workloads
+from .test_kept_settled import SETTINGS, replay_stamps, workloads
 
 
 def _replay(monkeypatch, nodes, sims, text, per_event, on: bool):
@@ -21,13 +21,7 @@ def _replay(monkeypatch, nodes, sims, text, per_event, on: bool):
     left, re-made, refreshes, reservations sorted again)."""
     monkeypatch.setattr(wantrows, "ROWS", on)
     monkeypatch.setattr(wantrows, "CHECK", True)
-    made, init = [], kept.Stamps.__init__
-
-    def counted(self, table):
-        init(self, table)
-        made.append(self)
-    monkeypatch.setattr(kept.Stamps, "__init__", counted)
-    out = replay(nodes, sims, text, per_event, True, monkeypatch)
+    out, made = replay_stamps(monkeypatch, nodes, sims, text, per_event)
     return out, tuple(sum(getattr(s, k) for s in made) for k in ("passed", "left", "remade")), \
         tuple(sum(getattr(s.rows, k) for s in made) for k in ("refreshes", "sorted", "asked"))
 
