@@ -145,8 +145,9 @@ def left(c, order) -> set[str]:
     """The leading reservations (those of the first jobs of `order`, in order) whose re-make
     would give them back as they are, each re-stamped at the epoch now and dated now as a
     re-make dates it (KeptReservation.made_at); empty when they may not be left
-    (applies; `untouched` answers where untouched_applies). The caller drops the others for the priority pass to re-make.
-    O(reservations x regions given back since their stamps)."""
+    (applies; `untouched` answers where untouched_applies). The caller drops the others
+    for the priority pass to re-make. O(reservations x regions given back since their
+    stamps)."""
     res = c.state.reservations
     if not res:
         return set()

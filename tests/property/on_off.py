@@ -92,3 +92,12 @@ def replay_on_off(module, switch: str, scenario, arrivals: Callable[[int, int, i
             if isinstance(d, Start):
                 jobs[d.job_id] = replace(jobs[d.job_id], state=JobState.RUNNING, start_time=now,
                                          allocation=d.allocation)
+
+
+def assert_same_cycles(fast, definition) -> None:
+    """Two replays (cycles, starts, ...) decide alike: the starts equal, then each cycle in
+    turn (the first that differs named by its time), then as many cycles on both sides."""
+    assert fast[1] == definition[1]
+    for a, b in zip(fast[0], definition[0]):
+        assert a == b, f"cycle at {a[0]}"
+    assert len(fast[0]) == len(definition[0])

@@ -18,6 +18,7 @@ from maui_py.policy import inplace
 from maui_py.sim.swf import SimJob
 
 from .node_kinds import nodes_and_jobs, replay_cycles
+from .on_off import assert_same_cycles
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
@@ -63,10 +64,7 @@ def same_on_off(monkeypatch, w, switch: str = "KEEP") -> int:
     fast = replay(nodes, sims, text, per_event, True, monkeypatch, switch)
     definition = replay(nodes, sims, text, per_event, False, monkeypatch, switch)
     assert definition[2] == 0
-    assert fast[1] == definition[1]
-    for a, b in zip(fast[0], definition[0]):
-        assert a == b, f"cycle at {a[0]}"
-    assert len(fast[0]) == len(definition[0])
+    assert_same_cycles(fast, definition)
     return fast[2]
 
 

@@ -12,6 +12,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.policy import keptindex, priority_pass
 from maui_py.sim.swf import SimJob
 
+from .on_off import assert_same_cycles
 from .test_kept_settled import SETTINGS, replay, replay_stamps, workloads
 
 
@@ -32,10 +33,7 @@ def test_quiet_cycles_from_the_index_decide_as_asking_every_reservation(monkeypa
     definition, none, quiets_def = _replay(monkeypatch, nodes, sims, text, per_event, False)
     assert none == 0
     assert quiets == quiets_def
-    assert fast[1] == definition[1]
-    for a, b in zip(fast[0], definition[0]):
-        assert a == b, f"cycle at {a[0]}"
-    assert len(fast[0]) == len(definition[0])
+    assert_same_cycles(fast, definition)
 
 
 def test_arrivals_that_cannot_start_are_answered_from_the_index(monkeypatch):

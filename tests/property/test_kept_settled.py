@@ -17,6 +17,7 @@ from maui_py.policy import kept
 from maui_py.sim.swf import SimJob
 
 from .node_kinds import nodes_and_jobs, replay_cycles
+from .on_off import assert_same_cycles
 
 SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
@@ -51,10 +52,7 @@ def test_kept_reservations_left_in_place_decide_as_re_making_every_one(monkeypat
     nodes, sims, text, per_event = w
     fast = replay(nodes, sims, text, per_event, True, monkeypatch)
     definition = replay(nodes, sims, text, per_event, False, monkeypatch)
-    assert fast[1] == definition[1]
-    for a, b in zip(fast[0], definition[0]):
-        assert a == b, f"cycle at {a[0]}"
-    assert len(fast[0]) == len(definition[0])
+    assert_same_cycles(fast, definition)
 
 
 @SETTINGS

@@ -13,6 +13,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.policy import sparse
 from maui_py.sim.swf import SimJob
 
+from .on_off import assert_same_cycles
 from .test_kept_settled import SETTINGS, replay_counting, workloads
 
 
@@ -29,10 +30,7 @@ def test_walk_over_the_wanted_reservations_decides_as_visiting_every_one(monkeyp
     fast, _n = _replay(monkeypatch, nodes, sims, text, per_event, True)
     definition, none = _replay(monkeypatch, nodes, sims, text, per_event, False)
     assert none == 0
-    assert fast[1] == definition[1]
-    for a, b in zip(fast[0], definition[0]):
-        assert a == b, f"cycle at {a[0]}"
-    assert len(fast[0]) == len(definition[0])
+    assert_same_cycles(fast, definition)
 
 
 def test_room_given_back_too_short_passes_the_long_reservations_over(monkeypatch):

@@ -13,6 +13,7 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.policy import wantrows
 from maui_py.sim.swf import SimJob
 
+from .on_off import assert_same_cycles
 from .test_kept_settled import SETTINGS, replay_stamps, workloads
 
 
@@ -34,10 +35,7 @@ def test_rows_kept_between_walks_decide_as_sorting_every_reservation(monkeypatch
     definition, counts_def, none = _replay(monkeypatch, nodes, sims, text, per_event, False)
     assert none == (0, 0, 0)
     assert counts == counts_def
-    assert fast[1] == definition[1]
-    for a, b in zip(fast[0], definition[0]):
-        assert a == b, f"cycle at {a[0]}"
-    assert len(fast[0]) == len(definition[0])
+    assert_same_cycles(fast, definition)
 
 
 def test_a_deep_queue_sorts_only_what_changed(monkeypatch):
