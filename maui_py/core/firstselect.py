@@ -108,14 +108,14 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     else:
         keep = list(map(not_, special))
         jobs, vs = list(compress(queued, keep)), list(compress(got, keep))
-        ids = list(compress(ids, keep))
+        ids = None if SKIP_PLAIN_MEMO else list(compress(ids, keep))   # read by the memo only
     crs = list(map(_CR, vs))
     if not SKIP_PLAIN_MEMO:
         compiled.update(zip(ids, zip(jobs, repeat(table), crs, repeat(cfg), map(_WHY, vs))))
     ranked, values = _ranked(eng, now, list(zip(jobs, crs, repeat(0.0))))
     if special is not None:
         ids = None                  # not the plain jobs' alone: _order reads them again
-        rest = [j for j, s in zip(queued, special) if s]
+        rest = list(compress(queued, special))
         others = c.select(rest)
         if any(j.system_priority or j.id in st.queue_time for j, _cr, _p in others):
             values = None           # selection._fixed: not fixed
