@@ -60,6 +60,15 @@ RANK_IN_ONE_PASS = True
 PriorityEngine.fixed_terms' term, the operations fixed_priorities makes in its order);
 False: fixed_priorities per part, the definition (tests/property/test_first_select.py
 compares both)."""
+SKIP_PLAIN_MEMO = True
+"""Leave the plain jobs out of the compiled-request cache (st.caches.compiled); False:
+enter each as Cycle.select does, the definition tests/property/test_cyc54_first_memo.py
+compares against. The cache is a memo: Cycle.select and deferouts.left_out, on a miss,
+compile the request (table.compile keeps its own memo per shape: the same object) and
+ask the system limits again, the same answers, and enter them. A plain job is not asked
+again while the selection cache keeps it (selection._reuse); a first cycle's 200,000
+entries cost a tuple and a dictionary insert each. With no entry, a later first_select
+(a new configuration or table) finds the job plain again rather than asking Cycle.select."""
 shapes_compiled = 0
 """Shapes compiled and limit-checked by first_select, summed (operation count)."""
 
@@ -99,13 +108,14 @@ def first_select(c: Cycle, queued: list) -> tuple[list, bool, float | None] | No
     else:
         keep = list(map(not_, special))
         jobs, vs = list(compress(queued, keep)), list(compress(got, keep))
-        ids = list(compress(ids, keep))
+        ids = None if SKIP_PLAIN_MEMO else list(compress(ids, keep))   # read by the memo only
     crs = list(map(_CR, vs))
-    compiled.update(zip(ids, zip(jobs, repeat(table), crs, repeat(cfg), map(_WHY, vs))))
+    if not SKIP_PLAIN_MEMO:
+        compiled.update(zip(ids, zip(jobs, repeat(table), crs, repeat(cfg), map(_WHY, vs))))
     ranked, values = _ranked(eng, now, list(zip(jobs, crs, repeat(0.0))))
     if special is not None:
         ids = None                  # not the plain jobs' alone: _order reads them again
-        rest = [j for j, s in zip(queued, special) if s]
+        rest = list(compress(queued, special))
         others = c.select(rest)
         if any(j.system_priority or j.id in st.queue_time for j, _cr, _p in others):
             values = None           # selection._fixed: not fixed

@@ -3,10 +3,11 @@ nothing: two states go through the same random sequence of cycles, one classifyi
 ranking the queue per shape (first_select), the other through Cycle.select job by job
 (first_select switched off); each cycle is given a new configuration object, so no
 selection cache is reused and every cycle takes the first-cycle path. They must give the
-same order with the same priorities (to the bit), the same compiled requests, the same
-(fixed, static) selection cache, the same decisions and the same defers, batch holds,
-bypass counts and queue times. Steps defer jobs of plain shapes and give jobs queue times
-and bypass counts of their own, as a restart's state has them.
+same order with the same priorities (to the bit), the same compiled requests (plain jobs'
+may be left out: firstselect.SKIP_PLAIN_MEMO), the same (fixed, static) selection cache,
+the same decisions and the same defers, batch holds, bypass counts and queue times.
+Steps defer jobs of plain shapes and give jobs queue times and bypass counts of their
+own, as a restart's state has them.
 
 The queues mix credentials, QOS, classes, request shapes (memory, features, node counts,
 impossible ones), holds, unmet dependencies, system priorities, class and system limits;
@@ -29,6 +30,7 @@ from maui_py.core.records import DeferRecord
 from maui_py.core.state import SchedulerState
 from maui_py.model import (ClusterSnapshot, Job, JobRequest, JobState, Node, Resources,
                            Start)
+from maui_py.planning.api import NoPlacement
 
 from .queue_steps import edit_queue, queue_of
 
@@ -116,8 +118,9 @@ def test_selecting_per_shape_ranks_and_classifies_as_job_by_job(sc):
         for name in ("deferred", "batch_holds", "bypass", "queue_time", "pending"):
             assert getattr(got.state, name) == getattr(want.state, name), f"step {k}: {name}"
         compiled = {j: (e[0], e[2], e[4]) for j, e in got.state.caches.compiled.items()}
-        assert compiled == {j: (e[0], e[2], e[4])
-                            for j, e in want.state.caches.compiled.items()}, f"step {k}"
+        assert compiled == {j: (e[0], e[2], e[4]) for j, e in want.state.caches.compiled.items()
+                            if j in compiled or e[4] or isinstance(e[2], NoPlacement)
+                            }, f"step {k}"      # plain jobs may be left out: SKIP_PLAIN_MEMO
         state, bare = got.state, want.state
         for d in got.decisions:
             if isinstance(d, Start):
