@@ -326,6 +326,8 @@ def _unmoved(c, order) -> set[str]:
     if not all(map(holds.__contains__, held)):
         del held[sum(1 for _ in takewhile(holds.__contains__, held)):]
     n = len(held)
+    if n and c.limits.any_active:
+        n = _under_soft(c, order, n)
     if not n or stamp == freed:
         return set(islice(res, n))
     if n < MIN_REPLAN or c.access or c.limits.any_active or (
@@ -348,6 +350,20 @@ def _unmoved(c, order) -> set[str]:
         else:
             keep.discard(jid)
     return keep
+
+
+def _under_soft(c, order, n: int) -> int:
+    """How many of the first n jobs of `order` (those the first n reservations are for) come
+    before the first one over a soft limit now. The priority pass blocks such a job before it
+    may reserve (a cycle with no memory makes it no reservation), and a start since its
+    reservation was made (a backfill of its user or group) can put it over while nothing came
+    free. O(n) limit checks."""
+    run_now, usage, limits = c.state.run_now, c.usage, c.limits
+    for k in range(n):
+        job = order[k][0]
+        if job.id not in run_now and limits.active_violation(job, usage, SOFT):
+            return k
+    return n
 
 
 def reserved_jobs(c, order) -> None:
