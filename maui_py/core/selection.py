@@ -220,7 +220,31 @@ def _sets_tails(c: Cycle, cache: FsTails):
                     fs_of[s] = _NO_FS
                     tails[s] = None
         return [tails[s] if s in tails else of(s) for s in sets]
-    return tails_of
+    return _known_first(c, tails_of) if KNOWN_EMPTY else tails_of
+
+
+KNOWN_EMPTY = True
+"""Answer None at once for the sets a kept bound says are empty (FairShare.known_empty),
+before _sets_tails' batch; False: every set through the batch, the definition
+tests/property/test_fs54_known_empty.py compares against."""
+
+
+def _known_first(c: Cycle, tails_of):
+    """tails_of(sets) answering None for the sets FairShare.known_empty says are empty
+    (empties() would say so: _sets_tails gives them None) and asking `tails_of` for the
+    others only; those sets are not recorded in FsTails (nothing reads them there but
+    this cycle's later asks, which answer them so again). O(1) per known set."""
+    known_empty = c.policy.fs.known_empty
+
+    def known_first(sets: list) -> list:
+        known = known_empty(sets)
+        if known is None:
+            return tails_of(sets)
+        if all(known):
+            return [None] * len(known)
+        got = iter(tails_of([s for s, k in zip(sets, known) if not k]))
+        return [None if k else next(got) for k in known]
+    return known_first
 
 
 def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:

@@ -429,6 +429,19 @@ class FairShare:
             out.append(none)
         return out
 
+    def known_empty(self, sets: list) -> list[bool] | None:
+        """For each of `sets`, True when this roll's kept bound (priority/fsuntil.py)
+        answers empties() for it at once (then empties() says True), False when it does
+        not; None when no bound may be read now (fair share off, processor-equivalents,
+        BOUNDED off, the windows not rolled or the bounds of another roll). Unlike
+        empties() it records nothing and makes no per-set call: the fair-share
+        re-ranking asks it of every credential set a cycle first
+        (core/selection.KNOWN_EMPTY). O(1) per set."""
+        if (not self.enabled or self.pes or not fsuntil.BOUNDED or self._cur is None
+                or self._until.rolls != self._rolls):
+            return None
+        return self._until.known(sets, self.windows.get(self._cur, _NO_USAGE).get(SYSTEM, 0.0))
+
     def check_until(self) -> None:
         """Raise AssertionError unless the kept empties bounds of this roll hold now
         (fsuntil.Bounds.check, empty() asked from scratch)."""

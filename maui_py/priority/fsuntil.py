@@ -75,6 +75,16 @@ class Bounds:
             return self._empty(creds, total, w0, now_w, older, targets_of, by_key, percent)
         return [(a := get(s)) is not None and w0 <= a or slow(s) for s in sets]
 
+    def known(self, sets: list, w0: float) -> list | None:
+        """For each of `sets`, whether its kept bound says it is empty at the system's
+        current-window usage `w0` (True: empties() answers True; False: not known here),
+        or None when bounds may not be used. Records nothing. O(1) per set."""
+        bounds = self.sets
+        if bounds is None or w0 >= EXACT:
+            return None
+        get = bounds.get
+        return [(a := get(s)) is not None and w0 <= a for s in sets]
+
     def _empty(self, creds: tuple, total: float, w0: float, now_w: dict, older: dict,
                targets_of: Callable, by_key: dict, percent: bool) -> bool:
         """empty(creds), each key's value worked out as empties() does; when True, the
