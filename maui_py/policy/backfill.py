@@ -216,7 +216,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     span = c.span
     skip = DEAD and not shared          # ignore() may differ between jobs of one request
     dead: dict[int, int] = {}           # id(cr) -> shortest span failed at dead_at: see DEAD
-    dead_at = memo.epoch(table)
+    dead_at, shrink = memo.epoch(table), c.shrink     # fits_now's ceilings asked first
     for i, e in enumerate(cands):
         free = table.free_now + slack
         if free <= 0 or free < least[i]:
@@ -243,7 +243,8 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
             if blocked is not None:
                 blocked.append(e if first is None else (k, job, cr))
             continue
-        if skip and (fw := dead.get(id(cr))) is not None and span(job) >= fw:
+        if skip and ((fw := dead.get(id(cr))) is not None and span(job) >= fw
+                     or shrink.above_most(memo.epoch(table), cr, ())):
             continue                    # (span asked only when cr failed before)
         p = c.fits_now(job, cr)
         if p:
