@@ -487,21 +487,22 @@ class Cycle:
     def fits_now(self, job: Job, cr: Compiled) -> Placement | NoPlacement:
         """Can the job start now, around every hold? Until table.freed moves a failure of
         n tasks of vector d for w seconds answers for every request of its shape asking as
-        much (memo.VectorShrinkMemo, shared with the priority pass), and the last cycle's
-        where nothing given back since helps (memo.Carried; no non-job reservation held).
-        The free count does not bound a job that may use reservations: they are free to it."""
+        much, or more nodes (memo.VectorShrinkMemo's ceilings; shared with the priority pass),
+        and the last cycle's where nothing given back since helps (memo.Carried; no non-job
+        reservation held). The free count does not bound a job that may use reservations."""
         ign = self.ignore(job)
         if job.procs > self.table.free_now and not ign:
             return NO_ROOM
         epoch = memo.epoch(self.table)
         shape = (cr.eligible, cr.mode, cr.per_node, cr.nodes_needed, cr.exclusive, ign)
         w, n = self.span(job), cr.tasks
-        if self.shrink.fails(epoch, shape, n, w, cr.d) or (self.carried and not self.held and (
-                self.carried.fails(self.table, shape, n, w, cr, epoch))):
+        if self.shrink.fails(epoch, shape, n, w, cr.d) or self.shrink.above_most(epoch, cr, ign) or (
+                self.carried and not self.held and self.carried.fails(self.table, shape, n, w, cr, epoch)):
             return NO_ROOM
         p = self.table.earliest_start(cr, w, until=self.now, policy=self.settings.nap, ignore=ign)
         if not p:
             self.shrink.note(epoch, shape, n, w, cr.d)
+            self.shrink.note_most(epoch, self.table, cr, ign, self.now)
         return p
 
     # ---------------------------------------------------- non-job reservations

@@ -78,11 +78,14 @@ class VectorShrinkMemo:
 
     KEEP = 8
 
-    __slots__ = ("epoch", "failed")
+    __slots__ = ("epoch", "failed", "most")
 
     def __init__(self) -> None:
         self.epoch: Hashable = None
         self.failed: dict[Hashable, list[tuple[int, int, tuple[int, ...]]]] = {}
+        self.most: dict[Hashable, int] = {}
+        """Ceilings (above_most): per (eligible, d, tasks per node), the most nodes that
+        may hold that many tasks of d now, at this epoch."""
 
     def fails(self, epoch: Hashable, shape: Hashable, n: int, w: int,
               d: tuple[int, ...]) -> bool:
@@ -90,7 +93,7 @@ class VectorShrinkMemo:
         `epoch`? O(kept failures of that shape x dims)."""
         if epoch != self.epoch:
             self.epoch = epoch
-            self.failed = {}
+            self.failed, self.most = {}, {}
             return False
         for fn, fw, fd in self.failed.get(shape) or ():
             if n >= fn and w >= fw and (d == fd or all(map(ge, d, fd))):
@@ -103,7 +106,7 @@ class VectorShrinkMemo:
         failures asking at least as much go (this one answers for them)."""
         if epoch != self.epoch:
             self.epoch = epoch
-            self.failed = {}
+            self.failed, self.most = {}, {}
         got = self.failed.get(shape)
         if got is None:
             self.failed[shape] = [(n, w, d)]
@@ -113,6 +116,45 @@ class VectorShrinkMemo:
         if len(kept) > self.KEEP:
             del kept[0]
         self.failed[shape] = kept
+
+    def above_most(self, epoch: Hashable, cr, ignore: tuple) -> bool:
+        """Does the start-now question of tasks-per-node request `cr`, no owner ignored,
+        ask more nodes than its ceiling at `epoch` (note_most) lets hold its tasks? Then it
+        fails, for any span. O(1)."""
+        if ignore or epoch != self.epoch or cr.mode != "tpn":
+            return False
+        most = self.most.get((cr.eligible, cr.d, cr.per_node))
+        return most is not None and cr.nodes_needed > most
+
+    def note_most(self, epoch: Hashable, table, cr, ignore: tuple, now: int) -> None:
+        """After the start-now question (at `now`) of `cr` failed at `epoch`: when it is
+        a tasks-per-node request, no owner ignored, on a table with the free-shape index
+        and no change point between its origin and now (CEILING on), its ceiling, the most
+        nodes of cr.eligible that hold cr.per_node tasks of cr.d over a window from the
+        origin by the free-shape index's bound (planning/freeshape.FreeShapes.bound, an
+        upper bound: a node's usage over such a window is at least its usage at the
+        origin), unless known at this epoch already. Until the epoch moves what is free
+        only shrinks, so the number of such nodes is at most the ceiling, and a request
+        of the same (eligible, d, per node) asking more nodes finds too few whatever its
+        span: MPI jobs of many sizes, each its own shape in `failed`, so share one
+        failure. O(kinds met x buckets) once per key and epoch."""
+        if not CEILING or ignore or cr.mode != "tpn" or not getattr(table, "use_shapes", False):
+            return
+        if now > table.origin and (times := table.points.times) and times[0] <= now:
+            return
+        if epoch != self.epoch:
+            self.epoch = epoch
+            self.failed, self.most = {}, {}
+        key = (cr.eligible, cr.d, cr.per_node)
+        if key not in self.most:
+            self.most[key] = table.shapes.bound(cr.eligible, cr.d, cr.per_node)[1]
+
+
+CEILING = True
+"""Start-now questions of tasks-per-node requests are answered "no" by the ceiling of their
+(eligible, d, tasks per node) when they ask more nodes (VectorShrinkMemo.above_most,
+core/cycle.fits_now); False: only by the failures kept per shape (the definition
+tests/property/test_easy54_ceiling.py compares against)."""
 
 
 CARRY = True

@@ -3,7 +3,7 @@
 Within one backfill pass that releases nothing, what is free only shrinks (planning/memo),
 so a compiled request that failed to start now for w seconds fails again for w or longer:
 first fit passes over such a candidate without asking the planner (policy/backfill,
-`_dead_after`). On a deep queue most candidates are passed over so, each still visited in
+`dead`, switch DEAD). On a deep queue most candidates are passed over so, each still visited in
 Python. `Askable` hands out only the candidates that memo would let through: the pass's
 candidates grouped by compiled request (its `id`, as the memo keys them), each group's
 members in order with their spans, a heap of each group's next member to ask, and per

@@ -18,7 +18,6 @@ from ..cfg.choices import BackfillMetric, BackfillOrder, BackfillPolicy
 from ..model import Job, StartKind
 from ..planning import maui33, memo
 from ..planning.api import Ability
-from ..planning.memo import ShrinkMemo
 from ..predict.predictors import accuracy
 from .askable import Askable
 from .limits import HARD, SOFT
@@ -211,11 +210,13 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
     least.reverse()
     limited = c.limits.any_active
-    shared = bool(c.access)             # ignore() may differ between jobs of one request
+    shared = bool(c.access)
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
     gates = one = None                  # made for the first candidate narrow enough
     span = c.span
-    dead = ShrinkMemo()                 # see _dead_after
+    skip = DEAD and not shared          # ignore() may differ between jobs of one request
+    dead: dict[int, int] = {}           # id(cr) -> shortest span failed at dead_at: see DEAD
+    dead_at, shrink = memo.epoch(table), c.shrink     # fits_now's ceilings asked first
     for i, e in enumerate(cands):
         free = table.free_now + slack
         if free <= 0 or free < least[i]:
@@ -242,9 +243,9 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
             if blocked is not None:
                 blocked.append(e if first is None else (k, job, cr))
             continue
-        if not shared:
-            if id(cr) in dead.failed and dead.fails(memo.epoch(table), id(cr), 0, span(job)):
-                continue                # (span asked only when cr failed before)
+        if skip and ((fw := dead.get(id(cr))) is not None and span(job) >= fw
+                     or shrink.above_most(memo.epoch(table), cr, ())):
+            continue                    # (span asked only when cr failed before)
         p = c.fits_now(job, cr)
         if p:
             c.start(job, p, StartKind.BACKFILL, k)
@@ -252,8 +253,12 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
                 for g in gates:
                     if w > g[0]:
                         g[1] -= n
-        elif not shared:
-            _dead_after(dead, memo.epoch(table), cr, span(job))
+        if skip:
+            if memo.epoch(table) != dead_at:
+                dead.clear()
+                dead_at = memo.epoch(table)
+            if not p:
+                dead[id(cr)] = span(job)
 
 
 GROUPED = True
@@ -270,7 +275,7 @@ def _first_fit_grouped(c, cands, first: int | None, slack: int) -> None:
     compiled request, nothing noted as blocked) over the candidates Askable hands out, in
     runs of CHUNK, 2 CHUNK, 4 CHUNK ... candidates (a pass that ends early groups little
     more than it walks), each run's Askable taking the failures of those before.
-    Exact: a candidate it leaves out is one first_fit passes over by `_dead_after`'s memo
+    Exact: a candidate it leaves out is one first_fit passes over by its `dead` memo (DEAD)
     (its request failed this pass, at this epoch, for a span no longer than its own), with
     no effect (nothing started, gates made later on the same table), or one of a group
     dropped as wider than what is free (_GroupedWalk.run); first_fit's early end at a
@@ -371,15 +376,17 @@ class _GroupedWalk:
         return True
 
 
-def _dead_after(dead: ShrinkMemo, epoch: int, cr, w: int) -> None:
-    """Note that compiled request `cr` failed to fit now for `w` seconds. Within a pass
-    that only starts jobs, resources only shrink until something is released (table.freed
-    moves), so while it stays the same `cr` fails again for w or longer: the pass skips
-    such a candidate before asking fits_now (its own failure memo says the same, at the
-    cost of a call per candidate; a pass's tail, where nothing fits the last free
-    resources, asks it for thousands). Keyed by id(cr): the candidates keep the requests
-    alive for the pass. O(1)."""
-    dead.note(epoch, id(cr), 0, w)
+DEAD = True
+"""first_fit passes over a candidate whose compiled request failed to start now earlier in
+the pass, at the same epoch, for a span no longer than its own; False: it asks fits_now
+(the definition tests/property/test_easy54_dead.py compares against). Within a pass that
+only starts jobs what is free only shrinks until something is given back (the planner's
+`freed`, planning/memo), so while it stays the request fails again for that span or longer:
+fits_now's own memo says the same, at the cost of a call per candidate (a pass's tail,
+where nothing fits the last free resources, asks it for thousands). A dict keyed by
+id(cr) (the candidates keep the requests alive for the pass) holding the shortest span
+failed, emptied when the epoch moved after a question or a start: O(1) a candidate. Not
+with reservations some jobs may use (ignore() may differ between jobs of one request)."""
 
 
 _PROCS, _ENTRY_JOB = attrgetter("procs"), itemgetter(0)
