@@ -238,7 +238,7 @@ def save_case(sc: dict, seed: int, why: str) -> Path:
     return path
 
 
-def hunt(seed: int, examples: int, deep: bool) -> int:
+def hunt(seed: int, examples: int, deep: bool, planner: str = "") -> int:
     """Run `examples` scenarios of `seed`; 0, or 1 after saving the shrunk failure."""
     done = [0, time.process_time()]
 
@@ -246,7 +246,7 @@ def hunt(seed: int, examples: int, deep: bool) -> int:
     @settings(max_examples=examples, deadline=None, database=None, print_blob=False,
               report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
               phases=(Phase.generate, Phase.shrink))
-    @given(scenarios(deep))
+    @given(scenarios(deep, planner))
     def prop(sc):
         done[0] += 1
         if done[0] % 250 == 0:
@@ -284,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, nargs="+", default=[0])
     ap.add_argument("--examples", type=int, default=500)
     ap.add_argument("--deep", action="store_true", help="more jobs, bigger bursts")
+    ap.add_argument("--planner", choices=["", "count", "table"], default="",
+                    help="only one-processor nodes (count) or only the node kinds (table)")
     ap.add_argument("--only", nargs="*", default=[],
                     help="turn off only these switches (NAME, Class.name, STREAK, DRIVER)")
     ap.add_argument("--case", help="replay a saved case instead of hunting")
@@ -295,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     ONLY.update(args.only)
     if args.case:
         return replay_case(args.case)
-    return max(hunt(s, args.examples, args.deep) for s in args.seed)
+    return max(hunt(s, args.examples, args.deep, args.planner) for s in args.seed)
 
 
 if __name__ == "__main__":

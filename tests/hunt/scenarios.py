@@ -71,10 +71,11 @@ def one_in(draw, k: int) -> bool:
 
 
 @st.composite
-def clusters(draw, deep: bool = False) -> list[list]:
+def clusters(draw, deep: bool = False, planner: str = "") -> list[list]:
     """2-8 nodes of the kinds (a third of the draws: 2-10 identical one-processor nodes,
-    the count planner's), some with the feature, a node priority, rarely one down."""
-    if one_in(draw, 3):
+    the count planner's), some with the feature, a node priority, rarely one down;
+    `planner` "count" or "table": only those."""
+    if planner == "count" or (planner != "table" and one_in(draw, 3)):
         n = draw(st.integers(2, 12 if deep else 10))
         return [[f"n{i}", 1, 0, 0, 0, 0, 0] for i in range(n)]
     n = draw(st.integers(2, 10 if deep else 8))
@@ -163,9 +164,9 @@ def configs(draw, counting: bool) -> str:
 
 
 @st.composite
-def scenarios(draw, deep: bool = False) -> dict:
-    """A whole scenario (see the module docstring); its configuration parses."""
-    nodes = draw(clusters(deep))
+def scenarios(draw, deep: bool = False, planner: str = "") -> dict:
+    """A whole scenario (see the module docstring); `planner` as clusters takes it."""
+    nodes = draw(clusters(deep, planner))
     jobs = draw(workloads(nodes, deep))
     counting = all(nd[1] == 1 and not nd[2] for nd in nodes)
     cfg = draw(configs(counting))
