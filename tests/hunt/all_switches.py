@@ -42,7 +42,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import fields
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, seed as hyp_seed, settings
+from hypothesis import HealthCheck, Phase, assume, given, seed as hyp_seed, settings
 
 from maui_py.core.state import SchedulerState
 from maui_py.sim import engine as sim_engine
@@ -216,6 +216,18 @@ def first_difference(got: dict, want: dict) -> str:
     return ""
 
 
+def _counting(sc: dict) -> bool:
+    return all(nd[1] == 1 and not nd[2] for nd in sc["nodes"])
+
+
+KNOWN = {
+    "count-kept-soft-limit": lambda sc: (sc["sim"].get("scratch") and _counting(sc)
+                                         and ("MAXJOB" in sc["cfg"] or "MAXPROC" in sc["cfg"])),
+}
+"""Bugs found and reported (tests/hunt/cases/), by a predicate of the scenarios they need:
+the hunt passes over those scenarios (--all: it does not), to find others."""
+SKIP_KNOWN = True
+
 LAST: list[dict] = []
 """The scenario being checked (hypothesis replays the shrunk one last)."""
 
@@ -248,6 +260,7 @@ def hunt(seed: int, examples: int, deep: bool, planner: str = "") -> int:
               phases=(Phase.generate, Phase.shrink))
     @given(scenarios(deep, planner))
     def prop(sc):
+        assume(not SKIP_KNOWN or not any(p(sc) for p in KNOWN.values()))
         done[0] += 1
         if done[0] % 250 == 0:
             print(f"  seed {seed}: {done[0]} runs, {time.process_time() - done[1]:.0f} s CPU",
@@ -288,12 +301,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="only one-processor nodes (count) or only the node kinds (table)")
     ap.add_argument("--only", nargs="*", default=[],
                     help="turn off only these switches (NAME, Class.name, STREAK, DRIVER)")
+    ap.add_argument("--all", action="store_true",
+                    help="hunt in the scenarios of the known bugs too (KNOWN)")
     ap.add_argument("--case", help="replay a saved case instead of hunting")
     ap.add_argument("--schedule-only", action="store_true",
                     help="compare the schedule only, not the state after common cycles")
     args = ap.parse_args(argv)
-    global STATES
-    STATES = not args.schedule_only
+    global STATES, SKIP_KNOWN
+    STATES, SKIP_KNOWN = not args.schedule_only, not args.all
     ONLY.update(args.only)
     if args.case:
         return replay_case(args.case)

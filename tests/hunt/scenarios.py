@@ -4,12 +4,12 @@ the hypothesis strategies that draw them, and `build`, which makes the simulator
 jobs and configuration of one.
 
 A scenario is a dict:
-  nodes  [name, procs, mem, gpus, has feature "ib", node priority, down] per node: a few
-         kinds with memory and GPUs (the node table), or identical one-processor nodes
-         (the count planner);
+  nodes  [name, procs, mem, gpus, has feature "ib", node priority, down, partition ("":
+         every class)] per node: a few kinds with memory and GPUs (the node table), or
+         identical one-processor nodes (the count planner);
   jobs   [id, user, group, account, qos, submit, wallclock, runtime, tasks, procs per task,
-         mem per task, gpus per task, nodes, tasks per node, exclusive, wants "ib"] per job
-         (runtime above the wallclock: killed at it);
+         mem per task, gpus per task, nodes, tasks per node, exclusive, wants "ib", class]
+         per job (runtime above the wallclock: killed at it);
   cfg    the maui.cfg text;
   sim    {"poll": poll interval, "per_event": bool, "scratch": bool} (scratch: the
          definition side drops every cache before each cycle, as a state read from the
@@ -61,6 +61,8 @@ EXTRA_LINES = ("", "", "", "BFPRIORITYPOLICY DURATION\n",
                "RESERVATIONRETRYTIME 30\n", "DEFERSTARTCOUNT 2\n")
 """Whatever else a site sets, one of these (or nothing) per scenario."""
 
+_PARTITION = st.sampled_from(["", "", "batch", "debug"])
+_CLASS = st.sampled_from(["", "", "", "batch", "debug"])
 _WALLCLOCK = st.one_of(st.integers(10, 900), st.integers(1, 30))
 _ONE_IN = {k: st.integers(0, k - 1) for k in (2, 3, 4, 5, 6, 8, 10)}
 
@@ -73,17 +75,20 @@ def one_in(draw, k: int) -> bool:
 @st.composite
 def clusters(draw, deep: bool = False, planner: str = "") -> list[list]:
     """2-8 nodes of the kinds (a third of the draws: 2-10 identical one-processor nodes,
-    the count planner's), some with the feature, a node priority, rarely one down;
+    the count planner's), some with the feature, a node priority, rarely one down, in a
+    quarter of the draws partitions (batch, debug: the classes they serve);
     `planner` "count" or "table": only those."""
     if planner == "count" or (planner != "table" and one_in(draw, 3)):
         n = draw(st.integers(2, 12 if deep else 10))
         return [[f"n{i}", 1, 0, 0, 0, 0, 0] for i in range(n)]
     n = draw(st.integers(2, 10 if deep else 8))
+    classes = one_in(draw, 4)
     out = []
     for i in range(n):
         procs, mem, gpus = KINDS[draw(st.integers(0, len(KINDS) - 1))]
         out.append([f"n{i}", procs, mem, gpus, int(draw(st.booleans())), draw(st.integers(0, 3)),
-                    int(i > 0 and one_in(draw, 10))])
+                    int(i > 0 and one_in(draw, 10)),
+                    draw(_PARTITION) if classes else ""])
     return out
 
 
@@ -111,6 +116,7 @@ def workloads(draw, nodes: list[list], deep: bool = False) -> list[list]:
     """3-30 jobs (3-60 with `deep`, arriving in bursts) of four users, two groups, two
     accounts and three QOS; runtimes at, below (0 too) or (killed) above the wallclock."""
     jobs, t = [], 0
+    classes = any(nd[7:] and nd[7] for nd in nodes)
     gaps = [0, 0, 0, 1, 5, 10, 30, 120, 600] if deep else [0, 0, 1, 5, 10, 30, 120, 600]
     for k in range(draw(st.integers(3, 60 if deep else 30))):
         t += draw(st.sampled_from(gaps))
@@ -120,7 +126,7 @@ def workloads(draw, nodes: list[list], deep: bool = False) -> list[list]:
         group = GROUPS[u % 2] if draw(st.integers(0, 3)) else GROUPS[1 - u % 2]
         jobs.append([f"j{k:02d}", USERS[u], group, ACCOUNTS[draw(st.integers(0, 1))],
                      QOS[draw(st.integers(0, len(QOS) - 1))], t, wc, run]
-                    + _request(draw, nodes))
+                    + _request(draw, nodes) + [draw(_CLASS) if classes else ""])
     return jobs
 
 
@@ -179,15 +185,16 @@ def build(sc: dict) -> tuple[tuple[Node, ...], list[SimJob], object]:
     """The scenario's nodes, jobs (with their runtimes) and parsed configuration."""
     nodes = tuple(Node(name, Resources.of(procs, mem, gpu=gpus) if gpus else Resources.of(procs, mem),
                        state=NodeState.DOWN if down else NodeState.IDLE,
-                       features=frozenset({"ib"}) if feat else frozenset(), priority=prio)
-                  for name, procs, mem, gpus, feat, prio, down in sc["nodes"])
+                       features=frozenset({"ib"}) if feat else frozenset(), priority=prio,
+                       partitions=frozenset(part[:1]) if part and part[0] else frozenset())
+                  for name, procs, mem, gpus, feat, prio, down, *part in sc["nodes"])
     sims = []
     for (jid, user, group, account, qos, submit, wc, run,
-         tasks, procs, mem, gpus, n, tpn, excl, feat) in sc["jobs"]:
+         tasks, procs, mem, gpus, n, tpn, excl, feat, *cls) in sc["jobs"]:
         per = Resources.of(procs, mem, gpu=gpus) if gpus else Resources.of(procs, mem)
         req = JobRequest(tasks=tasks, per_task=per, nodes=n, tasks_per_node=tpn,
                          exclusive=bool(excl),
                          features=frozenset({"ib"}) if feat else frozenset())
         sims.append(SimJob(Job(jid, user, req, wc, submit, group=group, account=account,
-                               qos=qos), run))
+                               qos=qos, class_=cls[0] if cls else ""), run))
     return nodes, sims, parse_config(sc["cfg"])
