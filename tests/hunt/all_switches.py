@@ -2,31 +2,36 @@
 
 Run (from the repository root; not collected by pytest):
 
-    nice -n 19 python -m tests.hunt.all_switches --seed 1 --examples 2000 [--deep]
+    nice -n 19 python -m tests.hunt.all_switches --seed 1 2 --examples 2000 [--deep]
+        [--planner count|table] [--schedule-only] [--all] [--only NAME ...]
     python -m tests.hunt.all_switches --case tests/hunt/cases/NAME.json     # replay one
 
 What it compares. Hypothesis draws a scenario (tests/hunt/scenarios.py: nodes of a few kinds
 with memory and GPUs, or one-processor nodes for the count planner; jobs of every shape,
-arriving in bursts, some killed at their limit, of several users, groups, accounts and QOS;
-a rich maui.cfg) and replays it through the simulator twice:
+arriving in bursts, some killed at their limit, of several users, groups, accounts, QOS and
+classes; a rich maui.cfg) and replays it through the simulator twice:
 
   * ON: the normal simulator: every switch as shipped, the incremental driver
     (core/changes.run: cycles from what changed), idle cycles left out (SimOptions.leave_idle),
     the table checked after every cycle, and the debugging checks (CHECK) of the kept
     structures on;
-  * OFF: every switch of SWITCHES at its definition value, no incremental driver
-    (ChangeCache dropped before each cycle; with the scenario's `scratch` every cache is
-    dropped, as a state read from the store has none) and a cycle at every event.
+  * OFF: every switch of SWITCHES and CLASS_SWITCHES at its definition value (and
+    lastnow.STREAK at NEVER_SKIP), no incremental driver (ChangeCache dropped before each
+    cycle; with the scenario's `scratch` every cache is dropped, as a state read from the
+    store has none) and a cycle at every event (leave_idle off).
 
 Both use the scenario's poll interval and per-event mode (they change what is decided, not
 how). Each job's start, end, start kind and nodes, the holds, and the jobs the replay gave
-up on must be the same; the simulated RM's schedule check must pass on both sides. A
-failure is shrunk by hypothesis and saved as JSON under tests/hunt/cases/ (see
-`save_case`), with the first differing job in the message.
+up on must be the same, and so must the state after each cycle both sides ran at a time
+(kept_state; not with --schedule-only); the simulated RM's schedule check must pass on both
+sides. A failure is shrunk by hypothesis and saved as JSON under tests/hunt/cases/ (see
+`save_case`) with what differs first. Scenarios of bugs already reported (KNOWN) are passed
+over unless --all. --only NAME ... turns off only those switches (DRIVER: the driver and
+caches), to find which one a case needs.
 
 Switches left out: the CHECK flags (debugging, switched on for the ON side here) and
-configuration constants (MET, LOG, KEEP-sized memos, forecast/shortcuts.Shortcuts, which
-the simulator does not use).
+configuration constants (MET, LOG, memo sizes; forecast/shortcuts.Shortcuts, which the
+simulator does not use).
 """
 
 from __future__ import annotations
