@@ -77,6 +77,8 @@ SWITCHES = (
     ("maui_py.core.firstselect", "RANK_IN_ONE_PASS"), ("maui_py.core.result", "LAZY_ORDER"),
     ("maui_py.core.changes", "STATIC_CHOICE"), ("maui_py.core.changes", "END_CURSOR"),
     ("maui_py.core.changes", "DEFER_FLOOR"), ("maui_py.core.restarts", "QUEUED_ONLY"),
+    ("maui_py.planning.memo", "CEILING"), ("maui_py.policy.backfill", "DEAD"),
+    ("maui_py.core.selection", "KNOWN_EMPTY"), ("maui_py.core.firstselect", "SKIP_PLAIN_MEMO"),
 )
 """(module, name) of the module-level speed switches: True ships, False is the definition."""
 CLASS_SWITCHES = (
