@@ -90,3 +90,26 @@ def kept_text(draw, extras: list[str]) -> str:
             "NODEALLOCATIONPOLICY "
             f"{draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE', 'LASTAVAILABLE']))}\n"
             + draw(st.sampled_from(["", "", *extras])))
+
+
+STANDING = ["", "SRCFG[maint] STARTTIME=00:20:00 ENDTIME=00:25:00 PERIOD=DAY HOSTLIST=n0\n"]
+"""No standing reservation, or a daily one on n0 (the memos must not answer across it)."""
+
+
+@st.composite
+def full_snapshots(draw, kinds: int, most: int, depths: list[int], allocations: list[str]):
+    """(nodes, config text, steps) for on_off.replay_on_off on the node table: one to `most`
+    nodes of the first `kinds` KINDS, FIRSTFIT under CURRENTHIGHEST or HIGHEST at one of
+    `depths`, one of `allocations`, sometimes STANDING's reservation; arrivals, ends and
+    ticks."""
+    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, kinds - 1))])
+                  for i in range(draw(st.integers(1, most))))
+    text = (f"RESERVATIONDEPTH {draw(st.sampled_from(depths))}\nBACKFILLPOLICY FIRSTFIT\n"
+            f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
+            "QUEUETIMEWEIGHT 1\nJOBMAXOVERRUN 00:01:00\n"
+            f"NODEALLOCATIONPOLICY {draw(st.sampled_from(allocations))}\n"
+            + draw(st.sampled_from(STANDING)))
+    kinds_of_step = ["arrive", "arrive", "arrive", "end", "end", "tick", "tick"]
+    steps = [(draw(st.sampled_from(kinds_of_step)), draw(st.integers(0, 10_000)))
+             for _ in range(draw(st.integers(6, 28)))]
+    return nodes, text, steps

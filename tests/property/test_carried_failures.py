@@ -18,7 +18,8 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.planning import memo
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import KINDS, PER_TASK, kept_text, kept_view, nodes_and_jobs, replay_cycles
+from .node_kinds import (PER_TASK, full_snapshots, kept_text, kept_view, nodes_and_jobs,
+                         replay_cycles)
 from .on_off import replay_on_off
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
@@ -60,27 +61,9 @@ def _arrivals(k: int, pick: int, now: int) -> dict[str, Job]:
     return out
 
 
-STANDING = ["", "SRCFG[maint] STARTTIME=00:20:00 ENDTIME=00:25:00 PERIOD=DAY HOSTLIST=n0\n"]
-
-
-@st.composite
-def scenarios(draw):
-    nodes = tuple(Node(f"n{i}", KINDS[draw(st.integers(0, 1))])
-                  for i in range(draw(st.integers(1, 4))))
-    text = (f"RESERVATIONDEPTH {draw(st.sampled_from([1, 2, 3]))}\nBACKFILLPOLICY FIRSTFIT\n"
-            f"RESERVATIONPOLICY {draw(st.sampled_from(['CURRENTHIGHEST', 'HIGHEST']))}\n"
-            "QUEUETIMEWEIGHT 1\nJOBMAXOVERRUN 00:01:00\n"
-            f"NODEALLOCATIONPOLICY {draw(st.sampled_from(['FIRSTAVAILABLE', 'MINRESOURCE']))}\n"
-            + draw(st.sampled_from(STANDING)))
-    kinds = ["arrive", "arrive", "arrive", "end", "end", "tick", "tick"]
-    steps = [(draw(st.sampled_from(kinds)), draw(st.integers(0, 10_000)))
-             for _ in range(draw(st.integers(6, 28)))]
-    return nodes, text, steps
-
-
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(scenarios())
+@given(full_snapshots(2, 4, [1, 2, 3], ["FIRSTAVAILABLE", "MINRESOURCE"]))
 def test_carried_failures_on_full_snapshots_decide_as_asking_the_planner(sc):
     replay_on_off(memo, "CARRY", sc, _arrivals, maps=("deferred", "reservations"))
 
