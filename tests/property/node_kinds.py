@@ -113,3 +113,21 @@ def full_snapshots(draw, kinds: int, most: int, depths: list[int], allocations: 
     steps = [(draw(st.sampled_from(kinds_of_step)), draw(st.integers(0, 10_000)))
              for _ in range(draw(st.integers(6, 28)))]
     return nodes, text, steps
+
+
+@st.composite
+def switch_workloads(draw, two_node: bool):
+    """(nodes, sims, config text, per_event) for a planner memo's on/off replays."""
+    nodes, sims = nodes_and_jobs(draw, two_node=two_node)
+    text = kept_text(draw, ["XFACTORWEIGHT 100\n", "PROCWEIGHT 50\n"])
+    return nodes, sims, text, draw(st.booleans())
+
+
+def assert_replays_alike(replay, w, monkeypatch) -> None:
+    """`replay(nodes, sims, text, per_event, on, monkeypatch)` (kept_view's records and
+    cycles) the same with the switch on and off."""
+    nodes, sims, text, per_event = w
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    definition = replay(nodes, sims, text, per_event, False, monkeypatch)
+    assert fast[1] == definition[1]
+    assert fast[0] == definition[0]

@@ -13,25 +13,17 @@ from __future__ import annotations
 import os
 
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.planning import memo
 from maui_py.sim.swf import SimJob
 
-from .node_kinds import (PER_TASK, full_snapshots, kept_text, kept_view, nodes_and_jobs,
-                         replay_cycles)
+from .node_kinds import (PER_TASK, assert_replays_alike, full_snapshots, kept_view,
+                         replay_cycles, switch_workloads)
 from .on_off import replay_on_off
 
 SETTINGS = settings(max_examples=60 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
-
-
-@st.composite
-def workloads(draw):
-    nodes, sims = nodes_and_jobs(draw, two_node=False)
-    text = kept_text(draw, ["XFACTORWEIGHT 100\n", "PROCWEIGHT 50\n"])
-    return nodes, sims, text, draw(st.booleans())
 
 
 def replay(nodes, sims, text, per_event, on: bool, monkeypatch) -> tuple[list, dict]:
@@ -40,13 +32,9 @@ def replay(nodes, sims, text, per_event, on: bool, monkeypatch) -> tuple[list, d
 
 
 @SETTINGS
-@given(workloads())
+@given(switch_workloads(two_node=False))
 def test_ceilings_decide_as_asking_the_planner(monkeypatch, w):
-    nodes, sims, text, per_event = w
-    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
-    definition = replay(nodes, sims, text, per_event, False, monkeypatch)
-    assert fast[1] == definition[1]
-    assert fast[0] == definition[0]
+    assert_replays_alike(replay, w, monkeypatch)
 
 
 def _arrivals(k: int, pick: int, now: int) -> dict[str, Job]:
