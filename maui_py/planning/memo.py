@@ -154,12 +154,12 @@ CEILING = True
 """Start-now questions of tasks-per-node requests are answered "no" by the ceiling of their
 (eligible, d, tasks per node) when they ask more nodes (VectorShrinkMemo.above_most,
 core/cycle.fits_now); False: only by the failures kept per shape (the definition
-tests/property/test_easy54_ceiling.py compares against)."""
+tests/property/test_memo_switches.py compares against)."""
 
 
 CARRY = True
 """Ask a cycle's start-now questions of the last cycle's failures too (Carried); False:
-only this cycle's (the definition tests/property/test_carried_failures.py compares
+only this cycle's (the definition tests/property/test_memo_switches.py compares
 against)."""
 
 
@@ -184,7 +184,7 @@ class Carried:
     `freed` stays: within a cycle what is free now only shrinks meanwhile, so a "fails"
     stays true (and a "may not" is only less than it could say). O(regions) once per
     epoch, then O(1) per question asked before, else O(kept failures of the shape x dims)
-    plus O(dims) big-int operations; `tests/property/test_carried_failures.py`."""
+    plus O(dims) big-int operations; `tests/property/test_memo_switches.py`."""
 
     __slots__ = ("memo", "table", "fell", "at", "gone", "verdicts")
 

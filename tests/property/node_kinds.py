@@ -1,7 +1,7 @@
 """Shared strategies for replays on the node table: a few node kinds (memory, GPUs, a
 feature) and jobs of tasks-per-node, two-node, whole-node and "any" requests that mostly
 end before their limit, arriving in bursts, or one-core nodes for the count planner; and
-the replay the on/off tests compare (test_carried_failures, test_inplace,
+the replay the on/off tests compare (test_memo_switches, test_inplace,
 test_kept_settled, test_askable)."""
 
 from __future__ import annotations
@@ -131,3 +131,63 @@ def assert_replays_alike(replay, w, monkeypatch) -> None:
     definition = replay(nodes, sims, text, per_event, False, monkeypatch)
     assert fast[1] == definition[1]
     assert fast[0] == definition[0]
+
+
+def switch_replay(module, name: str):
+    """An `assert_replays_alike` replay that sets `module.name` to on or off, then replays
+    with the table checked, comparing kept_view."""
+    def replay(nodes, sims, text, per_event, on: bool, monkeypatch) -> tuple[list, dict]:
+        monkeypatch.setattr(module, name, on)
+        return replay_cycles(nodes, sims, text, per_event, kept_view)
+    return replay
+
+
+def assert_used_and_alike(replay, w, cls, method: str, monkeypatch) -> None:
+    """As assert_replays_alike, and with the switch on `cls.method` answered true at least
+    once (the shortcut was used)."""
+    answered = []
+    real = getattr(cls, method)
+
+    def counted(self, *a):
+        got = real(self, *a)
+        answered.append(got)
+        return got
+    monkeypatch.setattr(cls, method, counted)
+    nodes, sims, text, per_event = w
+    fast = replay(nodes, sims, text, per_event, True, monkeypatch)
+    assert any(answered)
+    assert fast == replay(nodes, sims, text, per_event, False, monkeypatch)
+
+
+def memory_queue() -> tuple[tuple, list, str]:
+    """(nodes, sims, config text): one node whose memory a running job mostly takes; eight
+    queued jobs of one request (3 GB) behind a wide one that reserves, and a small one
+    last. A backfill pass that passes over a failed request's later jobs asks the 3 GB
+    request once and starts the small job before the 3 GB ones."""
+    nodes = (Node("n0", Resources.of(4, mem=4096)),)
+    big = JobRequest(tasks=1, per_task=Resources.of(1, mem=3000))
+    sims = [SimJob(Job("run", "u0", JobRequest(tasks=1, per_task=Resources.of(1, mem=2000)),
+                       1000, 0), 1000)]
+    sims.append(SimJob(Job("wide", "u1", JobRequest(tasks=4, per_task=Resources.of(1)), 500, 1),
+                       500))
+    sims += [SimJob(Job(f"b{k}", "u2", big, 300, 2), 300) for k in range(8)]
+    sims.append(SimJob(Job("small", "u2", JobRequest(tasks=1, per_task=Resources.of(1, mem=100)),
+                           100, 2), 100))
+    return nodes, sims, "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n"
+
+
+def tpn_arrivals(spread: bool):
+    """An on_off.replay_on_off arrivals function: one to three node-table jobs, memory per
+    task, most tasks per node (one or two per node) on two nodes, or on 1-4 if `spread`;
+    some one to four tasks anywhere."""
+    def arrivals(k: int, pick: int, now: int) -> dict[str, Job]:
+        out = {}
+        for b in range(1 + pick % 3):
+            per = PER_TASK[(pick >> b) % 4]
+            tpn = (pick >> (b + 2)) % 3
+            n = 1 + (pick >> (b + 4)) % 4 if spread else 2
+            req = (JobRequest(tasks=tpn * n, per_task=per, nodes=n, tasks_per_node=tpn)
+                   if tpn else JobRequest(tasks=1 + (pick >> b) % 4, per_task=per))
+            out[f"j{k}_{b}"] = Job(f"j{k}_{b}", f"u{(pick >> b) % 3}", req, 60 + pick % 900, now)
+        return out
+    return arrivals

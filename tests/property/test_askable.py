@@ -13,11 +13,9 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.policy import askable, backfill
-from maui_py.sim.swf import SimJob
 
-from .node_kinds import kept_text, kept_view, nodes_and_jobs, replay_cycles
+from .node_kinds import kept_text, kept_view, memory_queue, nodes_and_jobs, replay_cycles
 
 SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X", "1")),
                     deadline=None, suppress_health_check=list(HealthCheck))
@@ -104,16 +102,7 @@ def test_the_grouped_walk_leaves_out_candidates_of_a_failed_request(monkeypatch)
     the 3 GB request once and hands out the small job, which starts, as the walk over
     every candidate decides (else the comparison above would compare the definition with
     itself)."""
-    nodes = (Node("n0", Resources.of(4, mem=4096)),)
-    big = JobRequest(tasks=1, per_task=Resources.of(1, mem=3000))
-    sims = [SimJob(Job("run", "u0", JobRequest(tasks=1, per_task=Resources.of(1, mem=2000)),
-                       1000, 0), 1000)]
-    sims.append(SimJob(Job("wide", "u1", JobRequest(tasks=4, per_task=Resources.of(1)), 500, 1),
-                       500))
-    sims += [SimJob(Job(f"b{k}", "u2", big, 300, 2), 300) for k in range(8)]
-    sims.append(SimJob(Job("small", "u2", JobRequest(tasks=1, per_task=Resources.of(1, mem=100)),
-                           100, 2), 100))
-    text = "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\n"
+    nodes, sims, text = memory_queue()
     passes: list[tuple[int, list[int]]] = []     # (candidates, positions handed out)
 
     class Counted(askable.Askable):

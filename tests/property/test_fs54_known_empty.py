@@ -8,8 +8,6 @@ mutant test below)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,32 +17,18 @@ from maui_py.model import Job, JobRequest, Node, Resources
 from maui_py.priority import fsuntil
 from maui_py.priority.fairshare import FairShare
 
-from .on_off import limited_arrivals, replay_on_off
-from .test_fs_empty_bounds import _checked_empties
+from .on_off import replay_on_off
+from .test_fs_empty_bounds import replay_with_checked_bounds
 from .test_parked import scenarios as parked_scenarios
 
 MAPS = ("queue_time", "bypass", "reservations")
-
-
-def _replay(sc, long_windows: bool) -> None:
-    nodes, text, steps = sc
-    text += "USERCFG[DEFAULT] FSTARGET=70-\n" if "FSTARGET=10\n" not in text else ""
-    if long_windows:
-        text = re.sub(r"FSINTERVAL \d+", "FSINTERVAL 1000000", text)
-    real = FairShare.empties
-    FairShare.empties = _checked_empties(real)
-    try:
-        replay_on_off(selection, "KNOWN_EMPTY", (nodes, text, steps), limited_arrivals,
-                      gap=40, maps=MAPS, priorities=True)
-    finally:
-        FairShare.empties = real
 
 
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(parked_scenarios(), st.booleans())
 def test_cycles_with_known_empty_sets_decide_as_the_batch(sc, long_windows):
-    _replay(sc, long_windows)
+    replay_with_checked_bounds(selection, "KNOWN_EMPTY", sc, long_windows)
 
 
 _CEILING = ("RESERVATIONDEPTH 1\nBACKFILLPOLICY FIRSTFIT\nQUEUETIMEWEIGHT 1\n"

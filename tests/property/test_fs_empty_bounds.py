@@ -145,13 +145,10 @@ def _checked_empties(real):
     return empties
 
 
-@settings(max_examples=100, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(parked_scenarios(), st.booleans())
-def test_cycles_with_bounded_empties_decide_as_without(sc, long_windows):
-    """Cycles with limits, QOS long jobs parked, several fair-share set-ups (a ceiling
-    one among them), windows rolling often or not at all (so bounds last): the same
-    decisions, order, priorities and bypass counts."""
+def replay_with_checked_bounds(module, switch: str, sc, long_windows: bool) -> None:
+    """replay_on_off of `module.switch` on a parked scenario with a fair-share ceiling or
+    floor target, FSINTERVAL made long (bounds last) if `long_windows`, FairShare.empties
+    checking the kept bounds (check_until) after every call."""
     nodes, text, steps = sc
     text += "USERCFG[DEFAULT] FSTARGET=70-\n" if "FSTARGET=10\n" not in text else ""
     if long_windows:
@@ -159,7 +156,17 @@ def test_cycles_with_bounded_empties_decide_as_without(sc, long_windows):
     real = FairShare.empties
     FairShare.empties = _checked_empties(real)
     try:
-        replay_on_off(fsuntil, "BOUNDED", (nodes, text, steps), limited_arrivals, gap=40,
+        replay_on_off(module, switch, (nodes, text, steps), limited_arrivals, gap=40,
                       maps=("queue_time", "bypass", "reservations"), priorities=True)
     finally:
         FairShare.empties = real
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(parked_scenarios(), st.booleans())
+def test_cycles_with_bounded_empties_decide_as_without(sc, long_windows):
+    """Cycles with limits, QOS long jobs parked, several fair-share set-ups (a ceiling
+    one among them), windows rolling often or not at all (so bounds last): the same
+    decisions, order, priorities and bypass counts."""
+    replay_with_checked_bounds(fsuntil, "BOUNDED", sc, long_windows)
