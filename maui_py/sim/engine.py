@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import time as _time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Callable, Sequence
@@ -114,6 +115,12 @@ class SimOptions:
     """More times a cycle runs at (after present_at): a replay from a moment wakes where
     a defer its state carries ends, as mauid's next poll would, since no decision of
     the replay's own made that defer (advice/replay.py)."""
+    collect_between: bool = False
+    """Run Python's cyclic collector between cycles, as mauid does in its idle time before
+    the next poll; False: paused through the whole replay (core/gcpause.py). A replay has
+    no idle time and makes next to no cyclic garbage, and between cycles the collector
+    walks the whole scheduler state again and again; the schedule is the same either way
+    (tests/sim/test_collector.py)."""
 
 
 class Simulation:
@@ -134,7 +141,8 @@ class Simulation:
         t0 = _time.perf_counter()
         loop = _Replay(self)
         self.rm = loop.rm               # on_cycle callbacks may read the live jobs
-        stalled = loop.replay()
+        with nullcontext() if self.opt.collect_between else gcpause.paused():
+            stalled = loop.replay()
         if self.opt.progress is not None:
             self.opt.progress(loop.nxt, loop.total, self.now)
         rm = loop.rm
