@@ -14,6 +14,14 @@ Invariant (JobSets.check, tests/property/test_eligibility_cache.py): `running`, 
 and `by_id` are what the full split of the snapshot gives, `queued` in snapshot order.
 Cost: O(changes) in Python, plus copying `by_id` and listing `running` in C; the full split
 (no delta, a stale one, a node change, a job id twice) O(jobs).
+
+The queued jobs' delta (DELTA): the sets also keep `queued` keyed by id (`keyed`, in
+snapshot order) and the id() of every queued job (`ids`), brought forward by the same
+changes, so that the list is made anew in C rather than filtered job by job, and they say
+how the last forward moved the queue (`prev`, `out`, `added`, `replaced`): the fair-share
+selection (core/selection._reuse) then finds which queued jobs it has not met from these
+instead of walking the queue. Invariant (check): keyed == {j.id: j for j in queued} in
+that order and ids == {id(j) for j in queued}.
 """
 
 from __future__ import annotations
@@ -25,6 +33,11 @@ from ..model import ClusterSnapshot, Job, JobState
 
 _IDLE, _COMPLETED, _REMOVED = JobState.IDLE, JobState.COMPLETED, JobState.REMOVED
 _RUNNING, _STARTING, _SUSPENDED = JobState.RUNNING, JobState.STARTING, JobState.SUSPENDED
+DELTA = True
+"""Keep the queued jobs keyed by id and their id() set, and say how each forward moved the
+queue (JobSets.prev, out, added, replaced); False: the queue filtered job by job and no
+delta (prev 0), the definition tests/property/test_fs55_queue_delta.py compares against."""
+
 _TOKENS = count(1)
 """Tokens naming one state of the running set, unique in the process: a structure synced
 to one (FairShare, ActiveUsage) is never taken for synced to a set rebuilt since."""
@@ -58,13 +71,30 @@ class JobSets:
     """Not active and not finished, in snapshot order."""
     walked: int = 0
     """How many jobs the split examined one by one (the full split: all of them)."""
+    keyed: dict | None = None
+    """DELTA: `queued` by job id, in the same order; None without DELTA."""
+    ids: set | None = None
+    """DELTA: id() of every job of `queued` (never to be changed by a reader)."""
+    prev: int = 0
+    """The token before the last forward (0: made by the full split, or without DELTA)."""
+    out: set | None = None
+    """id() of the Job objects that left `queued` at the last forward (gone or replaced)."""
+    added: int = 0
+    """How many jobs the last forward appended to `queued` (its last `added` jobs)."""
+    replaced: bool = False
+    """The last forward put another Job object in a place of `queued`."""
 
     def check(self, snap: ClusterSnapshot) -> None:
-        """Raise AssertionError unless the sets are the full split of `snap`."""
+        """Raise AssertionError unless the sets are the full split of `snap`, and the
+        queue's keys and ids those of `queued`."""
         running, queued, by_id = _split(snap.jobs)
         assert self.running == {j.id: j for j in running}
         assert [id(j) for j in self.queued] == [id(j) for j in queued]
         assert self.by_id == by_id and all(self.by_id[k] is j for k, j in by_id.items())
+        if self.keyed is not None:
+            assert list(self.keyed) == [j.id for j in self.queued]
+            assert all(a is b for a, b in zip(self.keyed.values(), self.queued))
+            assert self.ids == {id(j) for j in self.queued}
 
 
 def _split(jobs) -> tuple[list[Job], list[Job], dict[str, Job]]:
@@ -101,6 +131,8 @@ def split(snap: ClusterSnapshot, last: JobSets | None
         return running, queued, by_id, None, None          # a job id twice: no sets kept
     sets = JobSets(snap.seq, next(_TOKENS), by_id, {j.id: j for j in running}, queued,
                    len(snap.jobs))
+    if DELTA:
+        sets.keyed, sets.ids = {j.id: j for j in queued}, set(map(id, queued))
     return running, queued, by_id, sets, Moves(0, sets.token, (), frozenset())
 
 
@@ -153,15 +185,49 @@ def _forward(snap: ClusterSnapshot, last: JobSets) -> tuple[JobSets, Moves] | No
             added.append(job)
         else:
             replaced[jid] = job
-    queued = last.queued
-    if replaced:
-        queued = [replaced.get(j.id, j) for j in queued if j.id not in gone]
-    elif gone:                          # the same list without a look-up per job
-        queued = [j for j in queued if j.id not in gone]
     if added:
         order = {jid: k for k, jid in enumerate(arrived)}
-        queued = queued + sorted(added, key=lambda j: order[j.id])
+        added.sort(key=lambda j: order[j.id])
     prev = last.token
+    if last.keyed is not None:
+        queued = _moved(last, gone, replaced, added)
+    else:
+        last.prev = 0
+        queued = last.queued
+        if replaced:
+            queued = [replaced.get(j.id, j) for j in queued if j.id not in gone]
+        elif gone:                      # the same list without a look-up per job
+            queued = [j for j in queued if j.id not in gone]
+        if added:
+            queued = queued + added
     last.seq, last.token, last.queued = snap.seq, next(_TOKENS), queued
     last.walked = len(d.ended) + len(d.jobs)
     return last, Moves(prev, last.token, tuple(moved), frozenset(left))
+
+
+def _moved(last: JobSets, gone: set, replaced: dict, added: list) -> list:
+    """`last.queued` less the ids `gone`, with the `replaced` jobs in their places and
+    `added` appended: the keyed queue and its ids brought forward and the move recorded
+    (prev, out, added, replaced), the list made from the keys (in C). O(changes), plus
+    the list when anything moved."""
+    keyed, ids = last.keyed, last.ids
+    out: set = set()
+    last.prev, last.out, last.added, last.replaced = last.token, out, len(added), False
+    for jid in gone:
+        j = keyed.pop(jid, None)
+        if j is not None:
+            out.add(id(j))
+    for jid, job in replaced.items():
+        old = keyed.get(jid)
+        if old is not None and old is not job:
+            keyed[jid] = job
+            out.add(id(old))
+            ids.add(id(job))
+            last.replaced = True
+    ids.difference_update(out)
+    for job in added:
+        keyed[job.id] = job
+        ids.add(id(job))
+    if not (out or added):
+        return last.queued
+    return list(keyed.values())

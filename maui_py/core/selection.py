@@ -77,6 +77,9 @@ class SelectionCache:
     parked: Any = None
     """The kept jobs a throttling limit stops, left out of order and rows
     (core/parked.Parked), or None."""
+    token: int = 0
+    """The token of the job sets (core/jobsets.JobSets) whose `queued` this cycle selected
+    from, or 0 (another list: an override, no sets kept)."""
 
 
 @dataclass(slots=True)
@@ -271,11 +274,53 @@ def select(c: Cycle, queued: list, cache: SelectionCache | None) -> list:
     else:
         out, fixed, static, capped, rows, parked = _reuse(c, cache, queued)
         st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
-                                             capped, rows, parked)
+                                             capped, rows, parked, _token(c, queued))
         return out
     st.caches.selection = SelectionCache(c.cfg, c.table, c.engine, out, fixed, static,
-                                         capped)
+                                         capped, token=_token(c, queued))
     return out
+
+
+def _token(c: Cycle, queued: list) -> int:
+    """SelectionCache.token for a cycle selecting from `queued`. O(1)."""
+    sets = c.state.caches.jobsets
+    return sets.token if sets is not None and sets.queued is queued else 0
+
+
+QUEUE_DELTA = True
+"""Find the queued jobs _reuse has not met from the job sets' delta (core/jobsets: the
+queue's ids, the jobs that left it and those appended since the cache's cycle) rather
+than a set of every queued job and a walk of the queue (_delta); False: the walk, the
+definition tests/property/test_fs55_queue_delta.py compares against."""
+
+
+def _delta(c: Cycle, cache: SelectionCache, queued: list):
+    """The job sets whose last forward took the queue from the one `cache` selected from
+    to `queued`, with no job replaced in place, or None. O(1)."""
+    sets = c.state.caches.jobsets
+    if (not QUEUE_DELTA or not cache.token or sets is None or sets.queued is not queued
+            or sets.prev != cache.token or sets.ids is None or sets.replaced):
+        return None
+    return sets
+
+
+def _appended(sets, queued: list, kept: list, parked, live: set) -> list | None:
+    """The jobs of `queued` whose id() is in `live` and neither in `kept` nor in
+    `parked`, in queue order, when they are exactly the ones the last forward appended
+    (`sets.added`: the queue's tail), else None. The kept rows and the parked jobs are
+    disjoint subsets of `live`; the tail is in `live` and, when none of its jobs is kept
+    or parked, a subset of the jobs asked for: of their number, so those jobs. O(kept +
+    appended)."""
+    n = sets.added
+    if len(kept) + (len(parked.ids) if parked is not None else 0) + n != len(live):
+        return None
+    if not n:
+        return []
+    tail = queued[len(queued) - n:]
+    mine = set(map(id, map(_JOB, kept)))
+    if parked is not None:
+        mine |= parked.ids
+    return None if any(id(j) in mine for j in tail) else tail
 
 
 def _reuse(c: Cycle, cache: SelectionCache, queued: list
@@ -284,30 +329,38 @@ def _reuse(c: Cycle, cache: SelectionCache, queued: list
     static, capped, rows, parked). The jobs of `queued` found in the cache by identity, not batch-held or
     deferred since, keep their entry (with a new priority unless the order is fixed: see
     SelectionCache.order); the rest go through
-    Cycle.select in snapshot order. O(queued) set operations plus what select() says."""
+    Cycle.select in snapshot order. O(queued) set operations plus what select() says; with
+    the job sets' delta (_delta, _appended) O(changes + kept rows) instead."""
     st, now, by_id = c.state, c.now, c.by_id
     order = cache.order
     # Jobs are matched by id(): the cache's jobs and the queued ones are alive together, so
     # equal ids are the same object (a copied cache holds other objects, which match
     # nothing). Job ids are unique (select() checks), so by_id names the queued job of an id.
-    live = set(map(id, queued))
+    sets = _delta(c, cache, queued)
+    live = set(map(id, queued)) if sets is None else sets.ids     # the latter: read only
     timed = {id(j) for jid in st.queue_time if (j := by_id.get(jid)) is not None}
     timed &= live                       # queued jobs with a queue time of their own
     again = [jid for jid, rec in st.deferred.items() if rec.until > now]
     again += st.batch_holds
     redo = {id(j) for jid in again if (j := by_id.get(jid)) is not None}
     redo &= live                        # held or deferred since
-    live -= redo
+    if redo:
+        live, sets = live - redo, None
     rows, parked = cache.rows, cache.parked
-    if parked is not None and not parked.ids <= live:      # gone, changed, held, deferred
+    if parked is not None and (not parked.ids.isdisjoint(sets.out) if sets is not None
+                               else not parked.ids <= live):  # gone, changed, held, deferred
         parkedmod.drop(parked, parked.ids - live)
     kept = [e for e in (order if rows is None else rows.rows) if id(e[0]) in live]
-    if len(kept) + (len(parked.ids) if parked is not None else 0) < len(live):
-        live.difference_update(map(id, map(_JOB, kept)))    # some not in the cache
-        if parked is not None:
-            live -= parked.ids
-        redo |= live
-    rest = [j for j in queued if id(j) in redo] if redo else []
+    rest = _appended(sets, queued, kept, parked, live) if sets is not None else None
+    if rest is None:
+        if len(kept) + (len(parked.ids) if parked is not None else 0) < len(live):
+            live = live - set(map(id, map(_JOB, kept)))     # some not in the cache
+            if parked is not None:
+                live -= parked.ids
+            redo |= live
+        rest = [j for j in queued if id(j) in redo] if redo else []
+    elif rest:
+        redo = set(map(id, rest))
     capped = False
     if cache.capped and not c.passive_policy and c.policy.fs.has_caps:
         kept = _under_caps(c, kept)
