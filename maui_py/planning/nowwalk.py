@@ -27,7 +27,7 @@ from bisect import bisect_left, insort
 from typing import Any
 
 from .api import FOREVER, Compiled
-from .bitset import iter_members, members
+from .bitset import members
 from .nodechoice import idle_key, idle_nodes
 
 WALK = True
