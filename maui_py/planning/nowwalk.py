@@ -13,8 +13,9 @@ _keyed_now's triples in the order the heap pops them. walk_take takes them as _p
 does and answers only when that covers the request with every gap below the idle nodes'
 bound: _pop_take's own answer, and the request then fits, as _enough asks. Anything else
 (a gap at the bound, the order run out, a long walk) returns None and the caller asks the
-definition. Nodes enter when a question's `others` holds them; a node whose step function
-changes leaves (Timeline._splice logs it); advance and a fresh load drop the order.
+definition. Nodes enter when a question's `others` holds them, from the WARM + 1-th
+question at an origin on; a node whose step function changes leaves (Timeline._splice
+logs it); advance and a fresh load drop the order.
 
 WALK switches it (False: last_now's walk over every partly used node, the definition
 tests/property/test_cyc55_now_walk.py compares against). Cost: O(log n + entries walked)
@@ -34,6 +35,10 @@ WALK = True
 """Take start-now choices from the kept order when it settles them (module docstring)."""
 VISITS = 48
 """Entries walked at most before the definition is asked instead."""
+WARM = 8
+"""Start-now questions at one origin answered by the definition before the order is made
+(the nodes entered): a replay's cycle asks a few, and entering every partly used node
+for them costs more than their walks (a first cycle asks thousands)."""
 LOG_MAX = 4096
 """Logged node changes kept before the log is emptied (the order takes them in first)."""
 
@@ -47,7 +52,7 @@ class NowOrder:
     `log`: lists of nodes whose step function changed (Timeline._splice appends them
     while any node is entered); `pos`: how far the log has been taken in."""
 
-    __slots__ = ("entries", "nodes", "known", "log", "pos")
+    __slots__ = ("entries", "nodes", "known", "log", "pos", "asked")
 
     def __init__(self) -> None:
         self.entries: list[tuple[int, int]] = []
@@ -55,6 +60,8 @@ class NowOrder:
         self.known = 0
         self.log: list[list[int]] = []
         self.pos = 0
+        self.asked = 0
+        """Questions seen (WARM)."""
 
     def enter(self, T: list[int], i: int) -> None:
         """Node i, of step function T, in. O(h log n)."""
@@ -106,6 +113,9 @@ def walk_take(table: Table, cr: Compiled, e: int, others: int, fast: int, gap_st
     the kept order when it settles it, else None (module docstring). O(log n + entries
     walked + idle nodes taken) plus the nodes entered."""
     o = table._now_order
+    if o.asked < WARM:
+        o.asked += 1
+        return None
     if o.pos < len(o.log):
         o.catch_up()
     tt = table._T

@@ -8,7 +8,8 @@ later: the flat-fit memo misses), and the rest are idle; with _by_gap_after's sm
 bound and sweep length drawn small (both sides alike) so that the idle nodes' key is the
 sweep's end as well as FOREVER. Start-now questions (any, tasks-per-node, several nodes)
 are asked on and off, answers held as the cycle holds a start, holds released and the
-origin moved between them (the order's log and its drop): every answer is the same
+origin moved between them (the order's log and its drop), the order made from the first
+question or after a few (nowwalk.WARM): every answer is the same
 placement, and the table's invariants (the kept order's among them) hold after each step."""
 
 from __future__ import annotations
@@ -63,9 +64,10 @@ def _table(draw):
 @given(st.data())
 def test_the_kept_order_answers_as_the_walk_over_every_partly_used_node(data):
     table = data.draw(_table())
-    small, sweep = nodechoice._SMALL_GROUP, nodechoice._SWEEP_LIMIT
+    small, sweep, warm = nodechoice._SMALL_GROUP, nodechoice._SWEEP_LIMIT, nowwalk.WARM
     nodechoice._SMALL_GROUP = data.draw(st.sampled_from([64, 0, 2]))
     nodechoice._SWEEP_LIMIT = data.draw(st.sampled_from([128, 1, 3]))
+    nowwalk.WARM = data.draw(st.sampled_from([0, 0, 0, 3]))
     try:
         for k in range(data.draw(st.integers(1, 14))):
             op = data.draw(st.sampled_from(["ask"] * 6 + ["release", "advance"]))
@@ -85,7 +87,7 @@ def test_the_kept_order_answers_as_the_walk_over_every_partly_used_node(data):
                     table.reserve_placement(f"s{k}", on)
             table._check()
     finally:
-        nodechoice._SMALL_GROUP, nodechoice._SWEEP_LIMIT = small, sweep
+        nodechoice._SMALL_GROUP, nodechoice._SWEEP_LIMIT, nowwalk.WARM = small, sweep, warm
 
 
 def test_the_kept_order_is_taken_on_a_first_cycle_like_table():
@@ -103,7 +105,7 @@ def test_the_kept_order_is_taken_on_a_first_cycle_like_table():
         out = real(*args)
         answered.append(out is not None)
         return out
-    nowwalk.walk_take = spy
+    nowwalk.walk_take, warm, nowwalk.WARM = spy, nowwalk.WARM, 1
     try:
         for k, (tasks, w) in enumerate([(2, 50), (1, 100), (9, 60), (30, 200), (2, 500)]):
             req = JobRequest(tasks=tasks, per_task=Resources.of(1, 100))
@@ -112,5 +114,5 @@ def test_the_kept_order_is_taken_on_a_first_cycle_like_table():
             table.reserve_placement(f"s{k}", on)
             table._check()
     finally:
-        nowwalk.walk_take = real
-    assert sum(answered) >= 3, answered
+        nowwalk.walk_take, nowwalk.WARM = real, warm
+    assert not answered[0] and sum(answered) >= 2, answered   # the first: warming up
