@@ -27,7 +27,8 @@ from typing import Any
 from ..cfg.choices import NodeAllocation
 from .api import Compiled
 from .firstnow import now_sets
-from .nodechoice import select, take_last_now
+from . import nodechoice, nowwalk
+from .nodechoice import idle_gap, select, take_last_now
 
 Table = Any
 """A ReservationTable (planning/table.py, which imports this module: not imported here)."""
@@ -75,6 +76,12 @@ def last_now(table: Table, cr: Compiled, w: int) -> list[tuple[int, int]] | None
         if g is not None:                 # nodes with a gres all taken now or in the window
             gbusy = g[1] | g[4]
             others ^= others & gbusy
+    if (nowwalk.WALK and others and fast and not fast & table.later and nodechoice.HEAP_TAKE
+            and nodechoice.SKIP_IDLE):      # take_last_now's _pop_take, from a kept order
+        got = nowwalk.walk_take(table, cr, e, others, fast, idle_gap(table, e))
+        if got is not None:
+            table.found_streak += 1
+            return got
     tot_o, cnt_o, keyed = table._keyed_now(cr, others, e) if others else (0, 0, [])
     if not _enough(cr, fast, tot_o, cnt_o):
         table.found_streak = 0

@@ -426,7 +426,7 @@ def take_last_now(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
         return _take_sorted(table, cr, w, fast, flat, limit)
     popped: list[tuple[int, int, int]] = []
     if SKIP_IDLE and not fast & table.later:
-        got, popped = _pop_take(cr, flat, limit, _idle_gap(table, table.origin + w))
+        got, popped = _pop_take(cr, flat, limit, idle_gap(table, table.origin + w))
         if got is not None:
             return got
     else:
@@ -444,7 +444,7 @@ def _take_sorted(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
     if not fast:
         return _take(cr, iter(others))
     if SKIP_IDLE and not fast & table.later:
-        got = _take_before(cr, others, _idle_gap(table, table.origin + w))
+        got = _take_before(cr, others, idle_gap(table, table.origin + w))
         if got is not None:
             return got
     lazy = _by_gap_after(table, fast, 0, table.origin + w, _fit_lookup(cr),
@@ -455,11 +455,11 @@ def _take_sorted(table: "ReservationTable", cr: "Compiled", w: int, fast: int,
 SKIP_IDLE = True
 """take_last_now: when no idle candidate has a change point after the origin (none is in
 table.later) and the partly used nodes cover the request with gaps (from the end to
-their next change point) below _idle_gap's bound, take them without ranking the idle
+their next change point) below idle_gap's bound, take them without ranking the idle
 nodes (False: always merge with _by_gap_after's idle nodes, the definition
 tests/property/test_last_now_properties.py compares against). Exact: such an idle node
 has no change point at all, so _by_gap_after keys it (0, gap, fit, node) with gap FOREVER
-(a small group) or the sweep's end (a large one), both at least _idle_gap's bound; the
+(a small group) or the sweep's end (a large one), both at least idle_gap's bound; the
 partly used keys taken, (0, smaller gap, ...), come first in the merge, which _take leaves
 once the request is covered. Saves the lazy generator's first step (a popcount and a
 write-out of a set as wide as the cluster) on most start-now questions."""
@@ -525,7 +525,25 @@ def _merge_popping(lazy: Iterator[tuple[tuple, int, int]], popped: list[tuple[in
         yield from rest
 
 
-def _idle_gap(table: "ReservationTable", end: int) -> int:
+def idle_key(fast: int, gap: int) -> int:
+    """The gap _by_gap_after keys every node of `fast` with when none has a change point
+    after the origin, `gap` being idle_gap at the job's end: FOREVER for a small group
+    (each node's own next change: none), the sweep's end otherwise. O(N/64)."""
+    return FOREVER if fast.bit_count() <= _SMALL_GROUP else gap
+
+
+def idle_nodes(cr: "Compiled", fast: int) -> Iterator[tuple[int, int]]:
+    """(fit, node) for the nodes of `fast`, none with a change point after the origin, in
+    _by_gap_after's order (their gap key is one for all, idle_key): by fit then node for
+    a small group, by node otherwise. O(k log k) for a small group of k, else lazily
+    O(N/64) per node for the first PEEL then O(1)."""
+    fit_of = _fit_lookup(cr)
+    if fast.bit_count() <= _SMALL_GROUP:
+        return iter(sorted([(fit_of(i), i) for i in members(fast)]))
+    return ((fit_of(i), i) for i in iter_members(fast))
+
+
+def idle_gap(table: "ReservationTable", end: int) -> int:
     """A gap no idle node without change points is ranked below by _by_gap_after, for a
     job ending at `end`: its sweep's end (`far`), FOREVER when the sweep reaches the last
     change point. O(log P)."""

@@ -28,6 +28,7 @@ from .freeshape import FreeShapes
 from .freshload import FreshLoading
 from .firstnow import first_now, placement, walk_order, walk_start
 from .lastnow import asks_last_now, last_now
+from .nowwalk import NowOrder
 from .nodechoice import select
 from .points import PointIndex
 from .scan import Scanning
@@ -106,7 +107,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         whose usage never rises above the origin's, whose fit from the origin is the same
         over any window (_fits_now reads it with one look-up while T is the node's)."""
         self._class_masks: dict[str, int] = {}
-        self._near = NearMembers()      # start-now questions' node lists (bitset.py)
+        self._near, self._now_order = NearMembers(), NowOrder()   # start-now (bitset, nowwalk)
         self.overcommitted: set[int] = set()
         self.freed = 0
         """Bumped whenever resources come free earlier than planned (a hold released before
@@ -225,6 +226,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         O(H x groups x h + total nodes held); on a table that has held nothing yet
         (_load_fresh), O(total nodes held + h log h per distinct step function + P x N/64)."""
         if self.version == 0 and not self.holds:
+            self._now_order = NowOrder()     # step functions remade: drop it
             self._load_fresh(holds)
         else:
             acc: dict[int, list[int]] = {}
@@ -298,6 +300,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         if now <= self.origin:
             return []
         self.version += 1
+        self._now_order = NowOrder()     # step functions remade: drop it
         touched = 0
         idle, full = self.idle0, self.full0
         for chg, ia, fa in self._pts.pop_through(now):
@@ -452,6 +455,7 @@ class ReservationTable(Timeline, FreshLoading, Compiling, Credits, Scanning, giv
         the kept floors (scan) and the free-shape index (freeshape). O(N h log h + P)."""
         self._check_steps()
         self._check_fit_caches()
+        self._now_order.check(self)
         self._check_credits()
         self._check_index()
         self._check_floors()

@@ -278,6 +278,8 @@ class Timeline:
                 groups[key] = [i]
             else:
                 g.append(i)
+        if self._now_order.nodes:       # the kept start-now order drops them (nowwalk.py)
+            self._now_order.log.extend(groups.values())
         own = acc is None
         if own:
             acc, acc0 = {}, [0, 0, 0, 0, 0]

@@ -33,6 +33,12 @@ _SHAPED_KEY = attrgetter("user", "group", "account", "qos", "class_", "request.n
                          "wallclock")
 """_new_static's key of a job (without and with a weighted RES), built in C."""
 
+STATIC_CONST = True
+"""static_sums: when no credential object carries a PRIORITY and no RES subfactor is
+weighted (_static_const), every job's static part is the same float (CRED: cw x 0.0, each
+term a weight times a zero subfactor; RES: cw x 0.0), so it is worked out once for the
+queue instead of keyed per job (False: keyed per credential set, the
+definition tests/property/test_cyc55_static_const.py compares against)."""
 XF_BATCH = True
 """serv_priorities works SERV out from a cached per-job tuple when QUEUETIME and XFACTOR
 are its weighted subfactors, uncapped (config/easy.cfg): False, one serv_priority call per
@@ -171,6 +177,13 @@ class PriorityEngine:
         order at every instant (core/selection.py)."""
         self._res_static = not res_dynamic
         self._res_shaped = self._res_static and any(self.sw[s] for s in SUBFACTORS["RES"])
+        self._static_const = not self._res_shaped and not any(
+            o.get("PRIORITY") for k in ("USERCFG", "GROUPCFG", "ACCOUNTCFG", "QOSCFG", "CLASSCFG")
+            for o in cfg.objects(k).values())
+        """Every job's static part is one float (STATIC_CONST): _cred_priority gives 0.0 for
+        every credential, so each weighted CRED term is a finite weight (the configuration
+        takes integers) times 0.0, a zero, whatever the job's CLASS weight (GROUPCFG
+        CLASSWEIGHT), and the sum 0.0; RES weighs nothing."""
         """RES's static component depends on the request: else it is cw x 0.0 for every job."""
         self.serv_only = not res_dynamic and not self._qos_weights
         """Only SERV moves with time (no fair share given, no targets, no per-user RES):
@@ -544,7 +557,10 @@ class PriorityEngine:
         distinct _new_static key (one job of each key asked, the value depending on the key
         only: see _new_static) instead of once per job; the other jobs are not cached per
         job. A first cycle ranks every queued job: 200,000 jobs have some 400 credential
-        sets. O(jobs) keys built and looked up in C, plus O(distinct keys) static_sum."""
+        sets. O(jobs) keys built and looked up in C, plus O(distinct keys) static_sum;
+        O(1) plus the list when the part is one for every job (STATIC_CONST)."""
+        if STATIC_CONST and self._static_const and jobs:
+            return [self.static_sum(jobs[-1])] * len(jobs)
         keys = map(_SHAPED_KEY if self._res_shaped else _CRED_KEY, reversed(jobs))
         last: dict = {}         # key -> its last job's place from the end: one hash per job
         at = list(map(last.setdefault, keys, count()))
