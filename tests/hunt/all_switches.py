@@ -80,6 +80,7 @@ SWITCHES = (
     ("maui_py.planning.memo", "CEILING"), ("maui_py.policy.backfill", "DEAD"),
     ("maui_py.core.selection", "KNOWN_EMPTY"), ("maui_py.core.firstselect", "SKIP_PLAIN_MEMO"),
     ("maui_py.core.jobsets", "DELTA"), ("maui_py.core.selection", "QUEUE_DELTA"),
+    ("maui_py.planning.nowwalk", "WALK"), ("maui_py.priority.engine", "STATIC_CONST"),
 )
 """(module, name) of the module-level speed switches: True ships, False is the definition."""
 CLASS_SWITCHES = (
