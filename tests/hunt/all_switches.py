@@ -79,6 +79,7 @@ SWITCHES = (
     ("maui_py.core.changes", "DEFER_FLOOR"), ("maui_py.core.restarts", "QUEUED_ONLY"),
     ("maui_py.planning.memo", "CEILING"), ("maui_py.policy.backfill", "DEAD"),
     ("maui_py.core.selection", "KNOWN_EMPTY"), ("maui_py.core.firstselect", "SKIP_PLAIN_MEMO"),
+    ("maui_py.policy.backfill", "DEAD_FIRST"), ("maui_py.planning.memo", "CARRY_MOST"),
 )
 """(module, name) of the module-level speed switches: True ships, False is the definition."""
 CLASS_SWITCHES = (
