@@ -113,7 +113,7 @@ class CycleCaches:
         back (None: none). Made before the cycle moves the planner to `now`. O(points
         passed by now)."""
         prev, self.shrink = self.shrink, shrink
-        return None if prev is None else Carried(prev, self.plan.table, now)
+        return None if prev is None else Carried(prev, self.plan.table, now, shrink)
 
 
 def totals_of(nodes) -> tuple[int, int]:

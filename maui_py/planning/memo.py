@@ -126,6 +126,15 @@ class VectorShrinkMemo:
         most = self.most.get((cr.eligible, cr.d, cr.per_node))
         return most is not None and cr.nodes_needed > most
 
+    def lend_most(self, epoch: Hashable, cr, most: int) -> None:
+        """A ceiling of cr's (eligible, d, per node) known to hold at `epoch` from
+        elsewhere (Carried: the last cycle's, no node given back since with room for a
+        node's share): kept as note_most's, unless one is known. O(1)."""
+        if epoch != self.epoch:
+            self.epoch = epoch
+            self.failed, self.most = {}, {}
+        self.most.setdefault((cr.eligible, cr.d, cr.per_node), most)
+
     def note_most(self, epoch: Hashable, table, cr, ignore: tuple, now: int) -> None:
         """After the start-now question (at `now`) of `cr` failed at `epoch`: when it is
         a tasks-per-node request, no owner ignored, on a table with the free-shape index
@@ -163,6 +172,14 @@ only this cycle's (the definition tests/property/test_memo_switches.py compares
 against)."""
 
 
+CARRY_MOST = True
+"""Carried asks the last cycle's ceilings too (VectorShrinkMemo.above_most: a tasks-per-node
+request, no owner ignored, asking more nodes than its ceiling then fails now when no node
+of its given back on since has room for a node's share) and lends a ceiling so found to
+this cycle's memo; False: only the failures per shape (the definition
+tests/property/test_easy55_carry_most.py compares against)."""
+
+
 class Carried:
     """The last cycle's start-now failures (its VectorShrinkMemo, all noted at its last
     epoch e, on the node table `table`; core/changes.arrivals_wait adds those it finds at
@@ -186,13 +203,14 @@ class Carried:
     epoch, then O(1) per question asked before, else O(kept failures of the shape x dims)
     plus O(dims) big-int operations; `tests/property/test_memo_switches.py`."""
 
-    __slots__ = ("memo", "table", "fell", "at", "gone", "verdicts")
+    __slots__ = ("memo", "table", "fell", "at", "gone", "verdicts", "into")
 
-    def __init__(self, memo: VectorShrinkMemo, table, now: int) -> None:
+    def __init__(self, memo: VectorShrinkMemo, table, now: int,
+                 into: VectorShrinkMemo | None = None) -> None:
         """`table`: the last cycle's planner, not yet moved to `now` (a cycle makes this
         before it syncs): the nodes whose usage falls between its origin and now are
-        read from it here."""
-        self.memo = memo
+        read from it here. `into`: this cycle's memo, lent the ceilings found to hold."""
+        self.memo, self.into = memo, into
         self.table = table if table is not None and Ability.COUNTS not in table.abilities else None
         self.fell = self.table.falls_by(now) if self.table is not None else 0
         self.at: int | None = None
@@ -212,9 +230,17 @@ class Carried:
         got = self.verdicts.get(key)
         if got is None:
             m = self.memo
-            got = self.verdicts[key] = (self.gone is not None
-                                        and m.fails(m.epoch, shape, n, w, cr.d)
-                                        and self._roomless(table, cr))
+            if self.gone is None:
+                got = False
+            elif m.fails(m.epoch, shape, n, w, cr.d):
+                got = self._roomless(table, cr)
+            elif CARRY_MOST and not shape[-1] and m.above_most(m.epoch, cr, ()):
+                got = self._roomless(table, cr)     # shape[-1]: the owners ignored
+                if got and self.into is not None:
+                    self.into.lend_most(epoch, cr, m.most[(cr.eligible, cr.d, cr.per_node)])
+            else:
+                got = False
+            self.verdicts[key] = got
         return got
 
     def _renew(self, table, epoch: int) -> None:

@@ -201,6 +201,9 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
             and not c.access and Ability.COUNTS not in c.table.abilities:
         _first_fit_grouped(c, cands, first, slack)
         return
+    if DEAD_FIRST and DEAD and not c.access and not c.limits.any_active:
+        _first_fit_dead_first(c, cands, first, slack)
+        return
     table = c.table
     if first is None:
         procs = [e[1].procs for e in cands]
@@ -259,6 +262,76 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
                 dead_at = memo.epoch(table)
             if not p:
                 dead[id(cr)] = span(job)
+
+
+def _first_fit_dead_first(c, cands, first: int | None, slack: int) -> None:
+    """first_fit's walk without throttling limits or reservations some jobs may use, its
+    pass memo (`dead`, DEAD) asked first of each candidate and the ceiling's verdict kept
+    there: a candidate whose request failed at this epoch for a span no longer than its
+    own is passed over before anything else is read. Exact: every other step that
+    passes a candidate over only `continue`s (no limit notes it as blocked here), the
+    early end (free < least) is met at the next candidate asked (free unchanged, least
+    not decreasing), and a ceiling holds for every span until the epoch moves, when the
+    memo is emptied as DEAD's is. O(1) per candidate, fewer steps than first_fit's."""
+    table = c.table
+    j, r = (1, 2) if first is None else (0, 1)      # where an entry holds the job, the request
+    procs = list(map(_PROCS, map(itemgetter(j), cands)))
+    least = list(accumulate(reversed(procs), min))     # least[i]: the fewest from i on
+    least.reverse()
+    started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
+    gated = 0 < len(reserved) <= MAX_GATES and Ability.COUNTS in table.abilities
+    gates = one = None
+    span = c.span
+    dead: dict[int, int] = {}           # id(cr) -> shortest span failed at dead_at (0: any)
+    dead_at, shrink = memo.epoch(table), c.shrink
+    for i, e in enumerate(cands):
+        cr = e[r]
+        fw = dead.get(id(cr))
+        if fw is not None and span(e[j]) >= fw:
+            continue
+        free = table.free_now + slack
+        if free <= 0 or free < least[i]:
+            break                       # no job left in this pass is narrow enough
+        n = procs[i]
+        if n > free:
+            continue
+        job = e[j]
+        if first is None:
+            k = e[0]
+        elif job.id in started or job.id in reserved or (nobf and job.qos in nobf):
+            continue
+        else:
+            k = first + i
+        if gated and gates is None:
+            gates = reservation_gates(reserved, table, c.now)
+            one = gates[0] if len(gates) == 1 else None
+        if gates:
+            w = span(job)
+            if (n > one[1] and w > one[0] if one is not None
+                    else any(n > cap and w > room for room, cap in gates)):
+                continue                # it would run into a reservation's start
+        if shrink.above_most(dead_at, cr, ()):
+            dead[id(cr)] = 0            # fails for every span while the epoch holds
+            continue
+        p = c.fits_now(job, cr)
+        if p:
+            c.start(job, p, StartKind.BACKFILL, k)
+            if gates:
+                for g in gates:
+                    if w > g[0]:
+                        g[1] -= n
+        if memo.epoch(table) != dead_at:
+            dead.clear()
+            dead_at = memo.epoch(table)
+        if not p:
+            dead[id(cr)] = span(job)
+
+
+DEAD_FIRST = True
+"""first_fit without throttling limits or reservations some jobs may use walks its
+candidates by _first_fit_dead_first (the pass memo asked first, ceilings kept in it);
+False: first_fit's own walk (the definition tests/property/test_easy55_dead_first.py
+compares against)."""
 
 
 GROUPED = True
