@@ -177,7 +177,7 @@ CARRY_MOST = True
 request, no owner ignored, asking more nodes than its ceiling then fails now when no node
 of its given back on since has room for a node's share) and lends a ceiling so found to
 this cycle's memo; False: only the failures per shape (the definition
-tests/property/test_easy55_carry_most.py compares against)."""
+tests/property/test_memo_switches.py compares against)."""
 
 
 class Carried:

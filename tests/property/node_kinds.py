@@ -142,15 +142,16 @@ def switch_replay(module, name: str):
     return replay
 
 
-def assert_used_and_alike(replay, w, cls, method: str, monkeypatch) -> None:
-    """As assert_replays_alike, and with the switch on `cls.method` answered true at least
-    once (the shortcut was used)."""
+def assert_used_and_alike(replay, w, cls, method: str, monkeypatch,
+                          called: bool = False) -> None:
+    """As assert_replays_alike, and with the switch on `cls.method` answered true (or, if
+    `called`, was called) at least once: the shortcut was used."""
     answered = []
     real = getattr(cls, method)
 
     def counted(self, *a):
         got = real(self, *a)
-        answered.append(got)
+        answered.append(True if called else got)
         return got
     monkeypatch.setattr(cls, method, counted)
     nodes, sims, text, per_event = w

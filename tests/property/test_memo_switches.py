@@ -1,8 +1,10 @@
-"""Two start-now memos decide exactly as asking the planner. memo.CARRY (planning/
+"""Three start-now memos decide exactly as asking the planner. memo.CARRY (planning/
 memo.Carried): the last cycle's start-now failures asked again. memo.CEILING
 (VectorShrinkMemo.above_most / note_most): a tasks-per-node request asking more nodes than
 the free-shape index's bound, measured after a failure of its (eligible, d, per node) at
-this epoch, fails without asking the planner. In replays on several node kinds (memory,
+this epoch, fails without asking the planner. memo.CARRY_MOST: Carried asks the last
+cycle's ceilings too (no node given back since has room for a node's share) and lends a
+ceiling so found to this cycle's memo. In replays on several node kinds (memory,
 GPUs, features) with jobs of many sizes that end early and arrivals between, under
 CURRENTHIGHEST and HIGHEST and deeper reservation policies, each cycle's decisions, reports
 and reservations equal and the table checked after every cycle (`_check()`,
@@ -33,8 +35,10 @@ SETTINGS = settings(max_examples=80 * int(os.environ.get("MAUI_TABLE_EXAMPLES_X"
 SWITCHES = {"CARRY": dict(two_node=True, snapshots=(2, 4, [1, 2, 3], ["FIRSTAVAILABLE",
                                                                      "MINRESOURCE"])),
             "CEILING": dict(two_node=False, snapshots=(3, 5, [1, 1, 2], [
-                "FIRSTAVAILABLE", "MINRESOURCE", "PRIORITY"]))}
-"""Per switch: the workloads' two-node jobs (CARRY) or 1-4 node spreads (CEILING), and
+                "FIRSTAVAILABLE", "MINRESOURCE", "PRIORITY"])),
+            "CARRY_MOST": dict(two_node=False, snapshots=(3, 5, [1, 1, 2], [
+                "FIRSTAVAILABLE", "MINRESOURCE"]))}
+"""Per switch: the workloads' two-node jobs (CARRY) or 1-4 node spreads, and
 full_snapshots' (kinds, most nodes, depths, allocations)."""
 
 
@@ -88,3 +92,23 @@ def test_a_ceiling_answers_the_wider_jobs_of_a_shape(monkeypatch):
     text = "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nNODEALLOCATIONPOLICY FIRSTAVAILABLE\n"
     assert_used_and_alike(switch_replay(memo, "CEILING"), (nodes, sims, text, True),
                           memo.VectorShrinkMemo, "above_most", monkeypatch)
+
+
+def test_a_ceiling_is_carried_when_nothing_given_back_could_help(monkeypatch):
+    """Three nodes, two with most of their memory taken for long; 2-node jobs of 2 GB a
+    task wait behind a 3-node one while small jobs end on the third node one after the
+    other: the cycles at those ends answer the 2-node jobs by the last cycle's ceiling
+    (lent to this cycle's memo), and decide as asking the planner."""
+    nodes = tuple(Node(f"n{i}", Resources.of(4, mem=4096)) for i in range(3))
+    task = Resources.of(1, mem=2000)
+
+    def job(jid, n, wc, t, per=task):
+        return Job(jid, "u0", JobRequest(tasks=n, per_task=per, nodes=n, tasks_per_node=1), wc, t)
+    sims = [SimJob(job(f"busy{k}", 1, 5000, 0, Resources.of(1, mem=3000)), 5000) for k in range(2)]
+    sims += [SimJob(job(f"s{k}", 1, 3000, 0, Resources.of(1, mem=100)), 200 + 100 * k)
+             for k in range(3)]
+    sims += [SimJob(job("top", 3, 100, 1), 100)]
+    sims += [SimJob(job(f"w{k}", 2, 900 - 100 * k, 2 + k), 50) for k in range(3)]
+    text = "QUEUETIMEWEIGHT 1\nRESERVATIONDEPTH 1\nNODEALLOCATIONPOLICY FIRSTAVAILABLE\n"
+    assert_used_and_alike(switch_replay(memo, "CARRY_MOST"), (nodes, sims, text, True),
+                          memo.VectorShrinkMemo, "lend_most", monkeypatch, called=True)
