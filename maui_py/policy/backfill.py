@@ -215,7 +215,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
     limited = c.limits.any_active
     shared = bool(c.access)
     gated = 0 < len(c.state.reservations) <= MAX_GATES and Ability.COUNTS in table.abilities
-    gates = one = None                  # made for the first candidate narrow enough
+    gates = one = w = None              # made for the first candidate narrow enough
     span = c.span
     skip = DEAD and not shared          # ignore() may differ between jobs of one request
     dead: dict[int, int] = {}           # id(cr) -> shortest span failed at dead_at: see DEAD
@@ -237,11 +237,8 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
         if gated and gates is None:
             gates = reservation_gates(c.state.reservations, table, c.now)
             one = gates[0] if len(gates) == 1 else None
-        if gates:
-            w = span(job)
-            if (n > one[1] and w > one[0] if one is not None
-                    else any(n > cap and w > room for room, cap in gates)):
-                continue                # it would run into a reservation's start
+        if gates and gated_out(gates, one, n, w := span(job)):
+            continue                    # it would run into a reservation's start
         if limited and c.limits.active_violation(job, c.usage, level):
             if blocked is not None:
                 blocked.append(e if first is None else (k, job, cr))
@@ -251,11 +248,7 @@ def first_fit(c, cands, level, first: int | None = None, slack: int = 0,
             continue                    # (span asked only when cr failed before)
         p = c.fits_now(job, cr)
         if p:
-            c.start(job, p, StartKind.BACKFILL, k)
-            if gates:
-                for g in gates:
-                    if w > g[0]:
-                        g[1] -= n
+            start_gated(c, job, p, k, gates, n, w)
         if skip:
             if memo.epoch(table) != dead_at:
                 dead.clear()
@@ -280,7 +273,7 @@ def _first_fit_dead_first(c, cands, first: int | None, slack: int) -> None:
     least.reverse()
     started, reserved, nobf = c.started, c.state.reservations, c.settings.no_backfill
     gated = 0 < len(reserved) <= MAX_GATES and Ability.COUNTS in table.abilities
-    gates = one = None
+    gates = one = w = None
     span = c.span
     dead: dict[int, int] = {}           # id(cr) -> shortest span failed at dead_at (0: any)
     dead_at, shrink = memo.epoch(table), c.shrink
@@ -305,21 +298,14 @@ def _first_fit_dead_first(c, cands, first: int | None, slack: int) -> None:
         if gated and gates is None:
             gates = reservation_gates(reserved, table, c.now)
             one = gates[0] if len(gates) == 1 else None
-        if gates:
-            w = span(job)
-            if (n > one[1] and w > one[0] if one is not None
-                    else any(n > cap and w > room for room, cap in gates)):
-                continue                # it would run into a reservation's start
+        if gates and gated_out(gates, one, n, w := span(job)):
+            continue                    # it would run into a reservation's start
         if shrink.above_most(dead_at, cr, ()):
             dead[id(cr)] = 0            # fails for every span while the epoch holds
             continue
         p = c.fits_now(job, cr)
         if p:
-            c.start(job, p, StartKind.BACKFILL, k)
-            if gates:
-                for g in gates:
-                    if w > g[0]:
-                        g[1] -= n
+            start_gated(c, job, p, k, gates, n, w)
         if memo.epoch(table) != dead_at:
             dead.clear()
             dead_at = memo.epoch(table)
@@ -429,19 +415,14 @@ class _GroupedWalk:
                 self.gates = reservation_gates(c.state.reservations, table, c.now)
                 self.one = self.gates[0] if len(self.gates) == 1 else None
             gates, one, w = self.gates, self.one, ask.spans[i]
-            if gates and (n > one[1] and w > one[0] if one is not None
-                          else any(n > cap and w > room for room, cap in gates)):
+            if gates and gated_out(gates, one, n, w):
                 ask.passed()            # it would run into a reservation's start
                 continue
             p = c.fits_now(job, e[r])
             if not p:
                 ask.failed()
                 continue
-            c.start(job, p, StartKind.BACKFILL, e[0] if first is None else first + lo + i)
-            if gates:
-                for g in gates:
-                    if w > g[0]:
-                        g[1] -= n
+            start_gated(c, job, p, e[0] if first is None else first + lo + i, gates, n, w)
             ask.passed()
             if memo.epoch(table) != self.epoch:
                 self.epoch = memo.epoch(table)
@@ -466,6 +447,24 @@ _PROCS, _ENTRY_JOB = attrgetter("procs"), itemgetter(0)
 MAX_GATES = 4
 """Gates are made when there are at most this many reservations (EASY and shallow depths);
 with many, making them costs more than the scans they save."""
+
+
+def gated_out(gates: list[list[int]], one: list[int] | None, n: int, w: int) -> bool:
+    """Would a job of n processors running w seconds run into a reservation's start (a
+    gate (room, cap) it outlasts with fewer than n processors left there)? `one`: the
+    only gate, if there is one. O(gates)."""
+    return (n > one[1] and w > one[0] if one is not None
+            else any(n > cap and w > room for room, cap in gates))
+
+
+def start_gated(c, job, p, k: int, gates, n: int, w: int | None) -> None:
+    """Start a backfill candidate at position k; each gate it outlasts (w: its span,
+    known whenever there are gates) has n processors fewer left. O(gates)."""
+    c.start(job, p, StartKind.BACKFILL, k)
+    if gates:
+        for g in gates:
+            if w > g[0]:
+                g[1] -= n
 
 
 def reservation_gates(reservations, table, now: int) -> list[list[int]]:
