@@ -247,26 +247,30 @@ class GivenBack:
         first windows is the same when each is looked for only before the least so far.
         O(regions x their nodes' segments within reach), fewer once one is found."""
         d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
-        vecs = [h.vec for h in map(self.holds.get, ignore) if h is not None]
+        own = 0                         # the nodes of the holds taken as free
+        for h in map(self.holds.get, ignore):
+            if h is not None:
+                own |= h.mask
         reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
         v = m * d[0]
         base, top = max(now, self.origin), start - 1
+        T_, U_ = self._T, self._U
         lo = None
         seen: dict[tuple, int | None] = {}
         lims: dict[tuple[int, ...], tuple[int, ...] | None | bool] = {}
         for mask, x, y in regions:
             a = x - w + 1 if x - w + 1 > base else base
             b = y - 1 if y - 1 < top else top
-            if a > b:
+            mm = mask & E
+            if a > b or not mm:
                 continue                # out of reach, or nothing before the first found
-            for i in members(mask & E):
-                mine = any(i in u for u in vecs)
+            for i in (mm.bit_length() - 1,) if not mm & (mm - 1) else members(mm):
+                mine = own >> i & 1
                 c = cap[i]
                 if reach is not None and not mine:
                     W = reach.get((i, x, y))
                     if W is None:
-                        W = reach[i, x, y] = core_reach(self._T[i], self._U[i], c[0], base,
-                                                        x, y)
+                        W = reach[i, x, y] = core_reach(T_[i], U_[i], c[0], base, x, y)
                     need = c[0] if excl else v
                     if need > c[0] or W[need] < w:
                         continue        # its processors alone rule it out (CORE_REACH)
@@ -276,10 +280,10 @@ class GivenBack:
                     lim = lims[c] = _limit(d, excl, m, c)
                 if lim is False:
                     continue            # fit_on never reaches m on such a node
-                key = None if mine else (id(self._T[i]), c, a, b)
+                key = None if mine else (id(T_[i]), c, a, b)
                 got = seen.get(key, False) if key is not None else False
                 if got is False:
-                    T, U = self._steps_without(i, ignore) if mine else (self._T[i], self._U[i])
+                    T, U = self._steps_without(i, ignore) if mine else (T_[i], U_[i])
                     got = _first_window(T, U, a, b, w, lim, zero)
                     if key is not None:
                         seen[key] = got
