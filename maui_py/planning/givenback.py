@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from itertools import accumulate
+from operator import le
 
 from .api import Compiled
 from .bitset import members
-from .steps import fit_on
+from .steps import fit_on, tasks_in
 
 LOG = 1024
 """Entries kept; the older half goes when there are more."""
@@ -30,6 +31,15 @@ window as long as the request's, meeting the region and starting in reach, keeps
 processors it needs there free throughout (core_reach, computed once per node and region
 while the epoch and now stay; a necessary condition, so the answer is the same). False: every
 node is walked, the definition tests/property/test_kept_settled.py compares against."""
+
+ONE_FIRST = True
+"""gained_from asks a request one node holds only for its first gained instant
+(_first_gained), which is all it returns for one: a region whose reach starts at or after
+the first instant found so far is passed over, each node's windows are looked at only up
+to that instant and stop at the first that fits, and a segment's fit is its usage compared
+dimension by dimension (in C) with the node's capacity less m x d (fit_on's answer for m
+tasks). The same instant. False: _gained's span, the definition
+tests/property/test_cons55_first_gained.py compares against."""
 
 FOREVER = 1 << 62
 
@@ -109,10 +119,14 @@ class GivenBack:
         node that gained a window there holds it); for others, the start the scan over
         [lo, hi] found, the first that fits. Same cost as starts_in."""
         w = max(int(wallclock), 1)
+        m = cr.per_node if cr.mode == "tpn" else 1
+        one = cr.nodes_needed <= 1 and cr.tasks <= m
+        if one and ONE_FIRST and m >= 1:
+            return self._first_gained(cr, m, w, regions, now, start, ignore)
         got = self._gained(cr, w, regions, now, start, ignore)
         if got is None:
             return None
-        if cr.nodes_needed <= 1 and (cr.tasks <= (cr.per_node if cr.mode == "tpn" else 1)):
+        if one:
             return got[0]
         self.gain_scans += 1
         found = self.scan(cr, w, got[0], got[1], ignore)
@@ -225,6 +239,95 @@ class GivenBack:
                     lo = got[0] if lo is None else min(lo, got[0])
                     hi = got[1] if hi is None else max(hi, got[1])
         return None if lo is None else (lo, hi)
+
+    def _first_gained(self, cr: Compiled, m: int, w: int, regions: list[tuple[int, int, int]],
+                      now: int, start: int, ignore: tuple[str, ...]) -> int | None:
+        """_gained's lo for a request one node holds (m tasks of it on one node), asked
+        only up to the first instant found so far (ONE_FIRST): the least of the nodes'
+        first windows is the same when each is looked for only before the least so far.
+        O(regions x their nodes' segments within reach), fewer once one is found."""
+        d, excl, zero, cap, E = cr.d, cr.exclusive, self.zero, self.cap, cr.eligible
+        own = 0                         # the nodes of the holds taken as free
+        for h in map(self.holds.get, ignore):
+            if h is not None:
+                own |= h.mask
+        reach = self._reaches_at(now) if CORE_REACH and d[0] > 0 else None
+        v = m * d[0]
+        base, top = max(now, self.origin), start - 1
+        T_, U_ = self._T, self._U
+        lo = None
+        seen: dict[tuple, int | None] = {}
+        lims: dict[tuple[int, ...], tuple[int, ...] | None | bool] = {}
+        for mask, x, y in regions:
+            a = x - w + 1 if x - w + 1 > base else base
+            b = y - 1 if y - 1 < top else top
+            mm = mask & E
+            if a > b or not mm:
+                continue                # out of reach, or nothing before the first found
+            for i in (mm.bit_length() - 1,) if not mm & (mm - 1) else members(mm):
+                mine = own >> i & 1
+                c = cap[i]
+                if reach is not None and not mine:
+                    W = reach.get((i, x, y))
+                    if W is None:
+                        W = reach[i, x, y] = core_reach(T_[i], U_[i], c[0], base, x, y)
+                    need = c[0] if excl else v
+                    if need > c[0] or W[need] < w:
+                        continue        # its processors alone rule it out (CORE_REACH)
+                if c in lims:
+                    lim = lims[c]
+                else:
+                    lim = lims[c] = _limit(d, excl, m, c)
+                if lim is False:
+                    continue            # fit_on never reaches m on such a node
+                key = None if mine else (id(T_[i]), c, a, b)
+                got = seen.get(key, False) if key is not None else False
+                if got is False:
+                    T, U = self._steps_without(i, ignore) if mine else (T_[i], U_[i])
+                    got = _first_window(T, U, a, b, w, lim, zero)
+                    if key is not None:
+                        seen[key] = got
+                if got is not None:
+                    lo, top = got, got - 1
+                    b = top if top < b else b
+                    if a > b:
+                        break
+        return lo
+
+
+def _limit(d: tuple[int, ...], exclusive: bool, m: int, cap: tuple[int, ...]
+           ) -> tuple[int, ...] | None | bool:
+    """What fit_on(d, exclusive, cap, u, zero) >= m (m >= 1) asks of a usage u, as data:
+    a tuple L (u fits when u[k] <= L[k] for every k: cap less m x d where d asks any, else
+    no bound), None (exclusive: u fits when it is zero) or False (it never fits). O(dims)."""
+    if exclusive:
+        return None if tasks_in(d, cap) >= m else False
+    return tuple(c - m * x if x > 0 else FOREVER for x, c in zip(d, cap))
+
+
+def _first_window(T: list[int], U: list[tuple[int, ...]], a: int, b: int, w: int,
+                  lim: tuple[int, ...] | None, zero: tuple[int, ...]) -> int | None:
+    """_window_in's first t, the fit given as _limit's data (None: the usage is zero);
+    it stops there. O(segments in [a, first + w))."""
+    end = b + w
+    last = len(T) - 1
+    run = None                          # where the current run of fitting segments began
+    for k in range(max(bisect_right(T, a) - 1, 0), last + 1):
+        s = T[k]
+        if s < a:
+            s = a
+        if s >= end:
+            break
+        u = U[k]
+        if (u != zero) if lim is None else not all(map(le, u, lim)):
+            run = None
+            continue
+        if run is None:
+            run = s
+        e = T[k + 1] if k < last and T[k + 1] < end else end
+        if run <= e - w and run <= b:
+            return run
+    return None
 
 
 def core_reach(T: list[int], U: list[tuple[int, ...]], c0: int, lo: int, x: int, y: int
