@@ -82,6 +82,7 @@ SWITCHES = (
     ("maui_py.core.jobsets", "DELTA"), ("maui_py.core.selection", "QUEUE_DELTA"),
     ("maui_py.planning.nowwalk", "WALK"), ("maui_py.priority.engine", "STATIC_CONST"),
     ("maui_py.policy.backfill", "DEAD_FIRST"), ("maui_py.planning.memo", "CARRY_MOST"),
+    ("maui_py.planning.givenback", "ONE_FIRST"),
 )
 """(module, name) of the module-level speed switches: True ships, False is the definition."""
 CLASS_SWITCHES = (
