@@ -3,6 +3,8 @@ longer does per node or per partly used node. Counts, not timings."""
 
 from __future__ import annotations
 
+import pytest
+
 from maui_py.cfg.choices import NodeAllocation
 from maui_py.model import JobRequest, Node, Resources
 from maui_py.planning import nodechoice
@@ -62,17 +64,23 @@ def test_a_one_task_start_now_ranks_one_partly_used_node_not_all():
     assert [n for n, _r in q.allocation] == [f"n{e[1]}" for e in ranked[:3]]
 
 
-def test_a_first_cycle_compiles_and_ranks_per_shape_and_credential_set_not_per_job():
+@pytest.mark.parametrize("const, statics_made", [(False, 4), (True, 2)])
+def test_a_first_cycle_compiles_and_ranks_per_shape_and_credential_set_not_per_job(
+        monkeypatch, const, statics_made):
     """600 queued jobs of 3 request shapes and 3 users, no order carried: the first cycle
     compiles and limit-checks 3 shapes and works out 3 static priority parts, and the
-    first job's for the order kept (core/firstselect.py), where Cycle.select does both for each of the 600 jobs; the
-    order, priorities and decisions are Cycle.select's."""
+    first job's for the order kept (core/firstselect.py), where Cycle.select does both for
+    each of the 600 jobs; with no credential PRIORITY and no RES weight
+    (priority/engine.STATIC_CONST) one static part for the whole queue instead of one per
+    credential set. The order, priorities and decisions are Cycle.select's."""
     from maui_py.cfg import parse_config
     from maui_py.core import firstselect
     from maui_py.core.cycle import run_cycle
     from maui_py.model import ClusterSnapshot, Job
+    from maui_py.priority import engine
     from maui_py.priority.engine import PriorityEngine
 
+    monkeypatch.setattr(engine, "STATIC_CONST", const)
     nodes = tuple(Node(f"n{i}", Resources.of(4, 4000)) for i in range(4))
     jobs = tuple(Job(f"q{k}", f"u{k % 3}", JobRequest(tasks=1 + k % 3,
                                                      per_task=Resources.of(1, 500)),
@@ -98,8 +106,8 @@ def test_a_first_cycle_compiles_and_ranks_per_shape_and_credential_set_not_per_j
             PriorityEngine._new_static = real_static
         results.append((got, firstselect.shapes_compiled - before, statics["n"]))
     (fast, shapes, made), (slow, _none, per_job) = results
-    # 3 credential sets, and the static part of the first job in order (the cache's)
-    assert (shapes, made) == (3, 4) and per_job == 600
+    # 3 credential sets (or one for the queue), and the first job's in order (the cache's)
+    assert (shapes, made) == (3, statics_made) and per_job == 600
     assert fast.order == slow.order and fast.decisions == slow.decisions
     order = [(j.id, p.hex()) for j, _cr, p in fast.state.caches.selection.order]
     assert order == [(j.id, p.hex()) for j, _cr, p in slow.state.caches.selection.order]
